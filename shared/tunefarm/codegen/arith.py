@@ -1,0 +1,240 @@
+"""Integer arithmetic analysis: affine forms, interval bounds and simplification.
+
+Bound inference (which region of a producer does a loop tile read?), guard elimination
+(is `x < 56` always true here?) and vectorisation (is this load contiguous in the vector
+lane?) all reduce to the same two questions about index expressions: what is its affine form
+in the loop variables, and what interval can it take. This module answers both.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from tunefarm.ir.expr import (
+    Binary,
+    Compare,
+    Const,
+    Expr,
+    Logical,
+    Select,
+    Var,
+    is_float,
+)
+from tunefarm.ir.transform import rewrite
+
+Range = tuple[float, float]  # inclusive [lo, hi]; may be infinite
+INF = math.inf
+
+
+@dataclass
+class Affine:
+    """sum(coefs[v] * v) + sum(c * opaque_expr) + const, over int32 variables."""
+
+    coefs: dict[str, int] = field(default_factory=dict)
+    const: int = 0
+    opaque: list[tuple[Expr, int]] = field(default_factory=list)
+
+    def scaled(self, k: int) -> "Affine":
+        return Affine(
+            {v: c * k for v, c in self.coefs.items()},
+            self.const * k,
+            [(e, c * k) for e, c in self.opaque],
+        )
+
+    def plus(self, other: "Affine") -> "Affine":
+        coefs = dict(self.coefs)
+        for v, c in other.coefs.items():
+            coefs[v] = coefs.get(v, 0) + c
+        opaque = list(self.opaque)
+        for e, c in other.opaque:
+            for i, (e2, c2) in enumerate(opaque):
+                if e2 == e:
+                    opaque[i] = (e2, c2 + c)
+                    break
+            else:
+                opaque.append((e, c))
+        return Affine(
+            {v: c for v, c in coefs.items() if c},
+            self.const + other.const,
+            [(e, c) for e, c in opaque if c],
+        )
+
+    @property
+    def is_const(self) -> bool:
+        return not self.coefs and not self.opaque
+
+
+def to_affine(e: Expr) -> Affine:
+    """Affine form of an integer expression; non-affine parts become opaque terms."""
+    if isinstance(e, Const):
+        return Affine(const=int(e.value))
+    if isinstance(e, Var):
+        return Affine({e.name: 1})
+    if isinstance(e, Binary) and e.op in ("+", "-"):
+        a, b = to_affine(e.a), to_affine(e.b)
+        return a.plus(b if e.op == "+" else b.scaled(-1))
+    if isinstance(e, Binary) and e.op == "*":
+        a, b = to_affine(e.a), to_affine(e.b)
+        if b.is_const:
+            return a.scaled(b.const)
+        if a.is_const:
+            return b.scaled(a.const)
+    return Affine(opaque=[(e, 1)])
+
+
+def from_affine(a: Affine, dtype: str = "int32") -> Expr:
+    terms: list[Expr] = []
+    for v, c in a.coefs.items():
+        terms.append(Var(v, dtype) if c == 1 else Binary("*", Var(v, dtype), Const(c), dtype))
+    for e, c in a.opaque:
+        terms.append(e if c == 1 else Binary("*", e, Const(c), dtype))
+    if not terms:
+        return Const(a.const, dtype)
+    out = terms[0]
+    for t in terms[1:]:
+        out = Binary("+", out, t, dtype)
+    if a.const > 0:
+        out = Binary("+", out, Const(a.const), dtype)
+    elif a.const < 0:
+        out = Binary("-", out, Const(-a.const), dtype)
+    return out
+
+
+def _mul_range(a: Range, b: Range) -> Range:
+    cands = []
+    for x in a:
+        for y in b:
+            cands.append(0.0 if (x == 0 or y == 0) else x * y)
+    return (min(cands), max(cands))
+
+
+def bounds(e: Expr, ranges: Mapping[str, Range]) -> Range:
+    """Interval of an integer expression given inclusive ranges of its variables."""
+    if isinstance(e, Const):
+        return (e.value, e.value)
+    if isinstance(e, Var):
+        return ranges.get(e.name, (-INF, INF))
+    if isinstance(e, Binary):
+        a, b = bounds(e.a, ranges), bounds(e.b, ranges)
+        if e.op == "+":
+            return (a[0] + b[0], a[1] + b[1])
+        if e.op == "-":
+            return (a[0] - b[1], a[1] - b[0])
+        if e.op == "*":
+            return _mul_range(a, b)
+        if e.op == "min":
+            return (min(a[0], b[0]), min(a[1], b[1]))
+        if e.op == "max":
+            return (max(a[0], b[0]), max(a[1], b[1]))
+        if e.op in ("//", "%") and isinstance(e.b, Const) and e.b.value > 0 and a[0] >= 0:
+            c = e.b.value
+            if e.op == "//":
+                return (a[0] // c, a[1] // c)
+            if a[1] - a[0] < c and a[0] % c <= a[1] % c:
+                return (a[0] % c, a[1] % c)
+            return (0, c - 1)
+    if isinstance(e, Select):
+        t, f = bounds(e.true_value, ranges), bounds(e.false_value, ranges)
+        return (min(t[0], f[0]), max(t[1], f[1]))
+    return (-INF, INF)
+
+
+def _fold_div_mod(e: Binary, ranges: Mapping[str, Range]) -> Expr | None:
+    """(q*c + r) // c -> q and (q*c + r) % c -> r when 0 <= r < c."""
+    if not (isinstance(e.b, Const) and e.b.value > 0):
+        return None
+    c = int(e.b.value)
+    if c == 1:
+        return e.a if e.op == "//" else Const(0)
+    num = to_affine(e.a)
+    q = Affine({v: k // c for v, k in num.coefs.items() if k % c == 0}, num.const // c)
+    q.opaque = [(x, k // c) for x, k in num.opaque if k % c == 0]
+    r = Affine({v: k for v, k in num.coefs.items() if k % c}, num.const % c)
+    r.opaque = [(x, k) for x, k in num.opaque if k % c]
+    lo, hi = bounds(from_affine(r), ranges)
+    if 0 <= lo and hi < c:
+        return from_affine(q) if e.op == "//" else from_affine(r)
+    return None
+
+
+def _decide(e: Compare, ranges: Mapping[str, Range]) -> bool | None:
+    lo, hi = bounds(simplify_int(Binary("-", e.a, e.b, "int32"), ranges), ranges)
+    table = {
+        "<": (hi < 0, lo >= 0),
+        "<=": (hi <= 0, lo > 0),
+        ">": (lo > 0, hi <= 0),
+        ">=": (lo >= 0, hi < 0),
+        "==": (lo == hi == 0, lo > 0 or hi < 0),
+        "!=": (lo > 0 or hi < 0, lo == hi == 0),
+    }
+    true, false = table[e.op]
+    return True if true else False if false else None
+
+
+def simplify_int(e: Expr, ranges: Mapping[str, Range]) -> Expr:
+    return from_affine(to_affine(e), e.dtype)
+
+
+def simplify(e: Expr, ranges: Mapping[str, Range] | None = None) -> Expr:
+    """Constant folding, affine canonicalisation, div/mod folding, provable conditions."""
+    ranges = ranges or {}
+
+    def fn(node: Expr) -> Expr | None:
+        if isinstance(node, Binary):
+            return _simplify_binary(node, ranges)
+        if isinstance(node, Compare) and not is_float(node.a.dtype):
+            decided = _decide(node, ranges)
+            return None if decided is None else Const(int(decided), "bool")
+        if isinstance(node, Logical):
+            return _simplify_logical(node)
+        if isinstance(node, Select) and isinstance(node.cond, Const):
+            return node.true_value if node.cond.value else node.false_value
+        return None
+
+    return rewrite(e, fn)
+
+
+def _simplify_binary(node: Binary, ranges: Mapping[str, Range]) -> Expr | None:
+    a, b = node.a, node.b
+    if is_float(node.dtype):
+        if isinstance(a, Const) and isinstance(b, Const) and node.op in ("+", "-", "*"):
+            val = {"+": a.value + b.value, "-": a.value - b.value, "*": a.value * b.value}
+            return Const(float(val[node.op]), node.dtype)
+        return None
+    if node.op in ("+", "-", "*"):
+        return from_affine(to_affine(node), node.dtype)
+    if node.op in ("//", "%"):
+        if isinstance(a, Const) and isinstance(b, Const) and b.value > 0:
+            return Const(a.value // b.value if node.op == "//" else a.value % b.value)
+        return _fold_div_mod(node, ranges)
+    if node.op in ("min", "max"):
+        ra, rb = bounds(a, ranges), bounds(b, ranges)
+        if node.op == "min":
+            return a if ra[1] <= rb[0] else b if rb[1] <= ra[0] else None
+        return a if ra[0] >= rb[1] else b if rb[0] >= ra[1] else None
+    return None
+
+
+def _simplify_logical(node: Logical) -> Expr | None:
+    a, b = node.a, node.b
+    if node.op == "not":
+        return Const(int(not a.value), "bool") if isinstance(a, Const) else None
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, Const):
+            if node.op == "and":
+                return y if x.value else Const(0, "bool")
+            return Const(1, "bool") if x.value else y
+    return None
+
+
+def coefficient(e: Expr, var: str) -> int | None:
+    """Coefficient of `var` in `e` if `e` is affine in it (var absent from opaque parts)."""
+    from tunefarm.ir.transform import free_vars
+
+    aff = to_affine(e)
+    for x, _ in aff.opaque:
+        if var in free_vars(x):
+            return None
+    return aff.coefs.get(var, 0)
