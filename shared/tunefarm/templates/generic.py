@@ -1,0 +1,232 @@
+"""A generic template for every op without a specialised one.
+
+Elementwise helper stages are inlined; each remaining stage runs at root with its outer
+spatial axes fused and parallelised and its innermost spatial axis moved inside any
+reduction and vectorised. Two knobs (parallel, vectorize) give a small space to sweep.
+The ops here are defined by a build function (task -> input and output tensors), a numpy
+reference, and a FLOP count.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from tunefarm.ir import layouts as L
+from tunefarm.ir import reference as R
+from tunefarm.ir import tensor as te
+from tunefarm.ir.ops.conv import conv2d_nchw, conv2d_nhwc
+from tunefarm.ir.ops.dense import batch_matmul, matmul
+import importlib
+from tunefarm.ir.ops.layout import layout_transform
+from tunefarm.ir.ops.softmax import softmax
+from tunefarm.ir.tensor import Tensor
+from tunefarm.schedule import steps as S
+from tunefarm.schedule.space import ConfigSpace
+from tunefarm.task import Task
+from tunefarm.templates.base import (
+    KernelDef,
+    TaskError,
+    Template,
+    as_pair,
+    as_padding,
+    check_config,
+    identity,
+    io_key,
+)
+
+Inputs = list[tuple[str, tuple[int, ...]]]
+
+
+def _shape(task: Task, key: str) -> tuple[int, ...]:
+    try:
+        shape = tuple(int(v) for v in task.args[key])
+    except KeyError:
+        raise TaskError(f"{task.op}: missing param {key!r}") from None
+    except (TypeError, ValueError):
+        raise TaskError(f"{task.op}: param {key!r} must be a list of ints") from None
+    if not shape or min(shape) < 1:
+        raise TaskError(f"{task.op}: param {key!r} must be a non-empty shape of positive ints")
+    return shape
+
+
+def _conv_attrs(task: Task):
+    a = task.args
+    return (as_pair(a.get("strides", 1), "strides"), as_padding(a.get("padding", 0)),
+            as_pair(a.get("dilation", 1), "dilation"), int(a.get("groups", 1)))
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    op: str
+    inputs: Callable[[Task], Inputs]
+    build: Callable[[Task, list[Tensor]], Tensor]
+    reference: Callable[[Task, list[np.ndarray]], np.ndarray]
+    flops: Callable[[Task, tuple[int, ...]], float]
+
+
+def _ew_inputs(task: Task) -> Inputs:
+    shapes = task.args.get("shapes")
+    if not shapes:
+        raise TaskError("elementwise: missing param 'shapes' (a list of input shapes)")
+    return [(f"x{i}", tuple(int(v) for v in s)) for i, s in enumerate(shapes)]
+
+
+UNARY = {"relu", "sigmoid", "hard_swish", "hard_sigmoid", "leaky_relu", "clip", "cast"}
+BINARY = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "bias_add"}
+
+
+def _ew_fn(task: Task) -> str:
+    fn = task.args.get("fn")
+    if fn not in UNARY | BINARY:
+        raise TaskError(f"elementwise: fn must be one of {sorted(UNARY | BINARY)}, got {fn!r}")
+    want = 1 if fn in UNARY else 2
+    if len(task.args.get("shapes", ())) != want:
+        raise TaskError(f"elementwise: fn {fn!r} takes {want} input shape(s) in 'shapes'")
+    return fn
+
+
+def _ew_attrs(task: Task, fn: str) -> dict[str, Any]:
+    a = task.args
+    return {"clip": {"lo": a.get("lo", 0.0), "hi": a.get("hi", 6.0)},
+            "leaky_relu": {"alpha": a.get("alpha", 0.01)},
+            "hard_sigmoid": {"alpha": a.get("alpha", 0.2), "beta": a.get("beta", 0.5)},
+            "cast": {"dtype": a.get("dtype", "float32")},
+            "bias_add": {"axis": a.get("axis", 1)}}.get(fn, {})
+
+
+def _ew_build(task: Task, xs: list[Tensor]) -> Tensor:
+    fn = _ew_fn(task)
+    try:
+        return getattr(importlib.import_module('tunefarm.ir.ops.elementwise'), fn)(*xs, **_ew_attrs(task, fn), name="out")
+    except ValueError as exc:
+        raise TaskError(f"elementwise {fn}: {exc}") from None
+
+
+def _ew_ref(task: Task, xs: list[np.ndarray]) -> np.ndarray:
+    fn = _ew_fn(task)
+    return getattr(R, fn)(*xs, **_ew_attrs(task, fn))
+
+
+def _conv_inputs(layout: str) -> Callable[[Task], Inputs]:
+    return lambda t: [("data", _shape(t, "data")), ("weight", _shape(t, "weight"))]
+
+
+def _conv_build(fn: Callable) -> Callable[[Task, list[Tensor]], Tensor]:
+    def build(task: Task, xs: list[Tensor]) -> Tensor:
+        s, p, d, g = _conv_attrs(task)
+        try:
+            return fn(xs[0], xs[1], s, p, d, g, name="out")
+        except ValueError as exc:
+            raise TaskError(f"{task.op}: {exc}") from None
+
+    return build
+
+
+def _conv_ref(fn: Callable) -> Callable[[Task, list[np.ndarray]], np.ndarray]:
+    def ref(task: Task, xs: list[np.ndarray]) -> np.ndarray:
+        s, p, d, g = _conv_attrs(task)
+        return fn(xs[0], xs[1], s, p, d, g)
+
+    return ref
+
+
+def _conv_flops(out_shape: tuple[int, ...], weight: tuple[int, ...]) -> float:
+    return 2.0 * math.prod(out_shape) * math.prod(weight) / weight[0]
+
+
+def _bmm_inputs(t: Task) -> Inputs:
+    return [("a", _shape(t, "a")), ("b", _shape(t, "b"))]
+
+
+SPECS = [
+    OpSpec("elementwise", _ew_inputs, _ew_build, _ew_ref, lambda t, o: float(math.prod(o))),
+    OpSpec("group_conv2d", _conv_inputs("NCHW"), _conv_build(conv2d_nchw),
+           _conv_ref(R.conv2d_nchw), lambda t, o: _conv_flops(o, _shape(t, "weight"))),
+    OpSpec("conv2d_nhwc", _conv_inputs("NHWC"), _conv_build(conv2d_nhwc),
+           _conv_ref(R.conv2d_nhwc),
+           lambda t, o: 2.0 * math.prod(o) * math.prod(_shape(t, "weight")[:3])),
+    OpSpec("matmul", _bmm_inputs, lambda t, xs: matmul(xs[0], xs[1], name="out"),
+           lambda t, xs: R.matmul(xs[0], xs[1]),
+           lambda t, o: 2.0 * math.prod(o) * _shape(t, "a")[-1]),
+    OpSpec("batch_matmul", _bmm_inputs,
+           lambda t, xs: batch_matmul(xs[0], xs[1], bool(t.args.get("transpose_b", False)),
+                                        name="out"),
+           lambda t, xs: R.batch_matmul(xs[0], xs[1], bool(t.args.get("transpose_b", False))),
+           lambda t, o: 2.0 * math.prod(o) * _shape(t, "a")[-1]),
+    OpSpec("softmax", lambda t: [("x", _shape(t, "shape"))],
+           lambda t, xs: softmax(xs[0], int(t.args.get("axis", -1)), name="out"),
+           lambda t, xs: R.softmax(xs[0], int(t.args.get("axis", -1))),
+           lambda t, o: 4.0 * math.prod(o)),
+    OpSpec("layout_transform", lambda t: [("x", _shape(t, "shape"))],
+           lambda t, xs: layout_transform(xs[0], t.args["src"], t.args["dst"], name="out"),
+           lambda t, xs: L.transform(xs[0], t.args["src"], t.args["dst"]),
+           lambda t, o: 0.0),
+]
+
+
+def generic_steps(out: Tensor, inputs: list[Tensor], cfg: dict[str, Any]) -> list[S.Step]:
+    """Inline elementwise helpers; root stages: fuse+parallel outer, vectorize innermost."""
+    dag = te.ComputeDAG([out], inputs)
+    steps: list[S.Step] = []
+    for t in dag.compute_stages:
+        op = t.op
+        if t is not out and not op.reduce_axes and len(dag.readers(t)) >= 1:
+            steps.append(S.ComputeInline(t.name))
+            continue
+        spatial = [a.name for a in op.axes]
+        reduce = [a.name for a in op.reduce_axes]
+        inner = spatial[-1]
+        if reduce:
+            steps.append(S.Reorder(t.name, (*spatial[:-1], *reduce, inner)))
+        outer = spatial[:-1]
+        if cfg["parallel"] and outer:
+            if len(outer) > 1:
+                steps.append(S.Fuse(t.name, tuple(outer)))
+            steps.append(S.Parallel(t.name, "+".join(outer)))
+        if cfg["vectorize"]:
+            steps.append(S.Vectorize(t.name, inner))
+    return steps
+
+
+class GenericTemplate(Template):
+    def __init__(self, spec: OpSpec):
+        self.spec = spec
+        self.op = spec.op
+
+    def validate(self, task: Task) -> dict[str, Any]:
+        shapes = self.spec.inputs(task)
+        xs = [te.placeholder(s, name=n) for n, s in shapes]
+        try:
+            out = self.spec.build(task, xs)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise TaskError(f"{task.op}: {exc}") from None
+        return {"inputs": xs, "out": out}
+
+    def logical_inputs(self, task):
+        return self.spec.inputs(task)
+
+    def reference(self, task, inputs):
+        return np.asarray(self.spec.reference(task, list(inputs.values())), dtype=np.float32)
+
+    def flops(self, task):
+        return float(self.spec.flops(task, self.validate(task)["out"].shape))
+
+    def space(self, task: Task, lanes: int) -> ConfigSpace:
+        sp = ConfigSpace()
+        sp.define_knob("parallel", [True, False])
+        sp.define_knob("vectorize", [True, False])
+        return sp
+
+    def instantiate(self, task: Task, config: dict[str, Any], lanes: int) -> KernelDef:
+        cfg = check_config(self.space(task, lanes), config, task.op)
+        v = self.validate(task)
+        steps = generic_steps(v["out"], v["inputs"], cfg)
+        return KernelDef(v["inputs"], [v["out"]], steps, [identity] * len(v["inputs"]),
+                         identity, io_key(task))
+
+
+TEMPLATES = [GenericTemplate(s) for s in SPECS]

@@ -1,0 +1,207 @@
+"""x86 conv2d in the blocked NCHW[x]c layout, with a register-tiled micro-kernel.
+
+The schedule follows the known recipe for x86 convolutions: activations NCHW[ib]c, weights
+OIHW[ib]i[ob]o, output-channel block = vector width; an accumulator tile of `reg_n` output
+columns x `oc_inner` channel vectors lives in registers (a local buffer indexed by constants
+after unrolling) while the reduction runs over input-channel blocks, kernel rows and columns;
+the epilogue (bias, residual, activation) is applied as the tile is stored; one OpenMP
+region over (batch, output-channel block, output row).
+
+Knobs: tile_ic (ib), tile_oc (ob), tile_ow (reg_n), oc_inner, unroll_kw, order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tunefarm.ir import layouts as L
+from tunefarm.ir import reference as R
+from tunefarm.ir import tensor as te
+from tunefarm.ir.ops.conv import conv2d_nchwc, conv_output_size
+from tunefarm.schedule import steps as S
+from tunefarm.schedule.space import ConfigSpace
+from tunefarm.task import Task
+from tunefarm.templates.base import (
+    KernelDef,
+    TaskError,
+    Template,
+    as_pair,
+    as_padding,
+    build_epilogue,
+    check_config,
+    divisors,
+    epilogue_inputs,
+    io_key,
+    parse_epilogue,
+    reference_epilogue,
+)
+
+ORDERS = ("kw_outer", "icb_outer")
+
+
+def conv_params(task: Task) -> dict[str, Any]:
+    """Normalised conv params: data (N,C,H,W), weight (O,C/g,KH,KW), attrs, output shape."""
+    a = task.args
+    try:
+        n, c, h, w = (int(v) for v in a["data"])
+        o, ci, kh, kw = (int(v) for v in a["weight"])
+    except KeyError as exc:
+        raise TaskError(f"{task.op}: missing param {exc.args[0]!r} (need data, weight)") from None
+    except (TypeError, ValueError):
+        raise TaskError(f"{task.op}: data must be (N,C,H,W) and weight (O,I,KH,KW)") from None
+    groups = int(a.get("groups", 1))
+    if groups < 1 or c % groups or o % groups or ci * groups != c:
+        raise TaskError(
+            f"{task.op}: weight {a['weight']} does not match data channels {c} with groups="
+            f"{groups} (need weight I = C/groups and O divisible by groups)"
+        )
+    strides, dilation = as_pair(a.get("strides", 1), "strides"), as_pair(a.get("dilation", 1), "dilation")
+    padding = as_padding(a.get("padding", 0))
+    if min(strides) < 1 or min(dilation) < 1 or min(padding) < 0:
+        raise TaskError(f"{task.op}: strides and dilation must be >= 1 and padding >= 0")
+    oh = conv_output_size(h, kh, strides[0], padding[0] + padding[2], dilation[0])
+    ow = conv_output_size(w, kw, strides[1], padding[1] + padding[3], dilation[1])
+    if oh < 1 or ow < 1:
+        raise TaskError(f"{task.op}: kernel {kh}x{kw} is larger than the padded input {h}x{w}")
+    epilogue = tuple(a.get("epilogue", ()))
+    parse_epilogue(epilogue)
+    return dict(n=n, c=c, h=h, w=w, o=o, kh=kh, kw=kw, groups=groups, strides=strides,
+                padding=padding, dilation=dilation, oh=oh, ow=ow, epilogue=epilogue)
+
+
+def conv_flops(p: dict[str, Any]) -> float:
+    return 2.0 * p["n"] * p["o"] * p["oh"] * p["ow"] * (p["c"] // p["groups"]) * p["kh"] * p["kw"]
+
+
+def conv_reference(p: dict[str, Any], inputs: dict[str, np.ndarray]) -> np.ndarray:
+    out = R.conv2d_nchw(inputs["data"], inputs["weight"], p["strides"], p["padding"],
+                        p["dilation"], p["groups"])
+    return reference_epilogue(out, p["epilogue"], inputs)
+
+
+def conv_logical_inputs(p: dict[str, Any]) -> list[tuple[str, tuple[int, ...]]]:
+    data = ("data", (p["n"], p["c"], p["h"], p["w"]))
+    weight = ("weight", (p["o"], p["c"] // p["groups"], p["kh"], p["kw"]))
+    return [data, weight, *epilogue_inputs(p["epilogue"], p["o"], (p["n"], p["o"], p["oh"], p["ow"]))]
+
+
+def register_tile_steps(out: str, acc: str, spatial: tuple[str, ...], cfg: dict[str, Any],
+                        reduce_order: tuple[str, ...], unroll: tuple[str, ...]) -> list[S.Step]:
+    """Steps shared by the blocked conv-like templates: tile the output columns, fuse and
+    parallelise the outer axes, compute the accumulator tile at the column block."""
+    n, cc, oh, ow, cb = spatial
+    reg_n, inner = cfg["tile_ow"][1], cfg.get("oc_inner", 1)
+    fused = f"{n}+{cc}.0+{oh}"
+    steps: list[S.Step] = [
+        S.Split(out, cc, (inner,)),
+        S.Split(out, ow, (reg_n,)),
+        S.Reorder(out, (n, f"{cc}.0", oh, f"{ow}.0", f"{cc}.1", f"{ow}.1", cb)),
+        S.Fuse(out, (n, f"{cc}.0", oh)),
+        S.Parallel(out, fused),
+        S.Unroll(out, f"{cc}.1"),
+        S.Unroll(out, f"{ow}.1"),
+        S.Vectorize(out, cb),
+        S.ComputeAt(acc, out, f"{ow}.0"),
+        S.Reorder(acc, (n, oh, *reduce_order, cc, ow, cb)),
+        S.Unroll(acc, cc),
+        S.Unroll(acc, ow),
+        S.Vectorize(acc, cb),
+    ]
+    steps += [S.Unroll(acc, ax) for ax in unroll]
+    return steps
+
+
+def pad_steps(stage: str, axes: tuple[str, ...]) -> list[S.Step]:
+    """The zero-padded copy is computed once per call, in parallel over (n, c-block, row)."""
+    n, cc, h, _w, cb = axes
+    return [S.Fuse(stage, (n, cc, h)), S.Parallel(stage, f"{n}+{cc}+{h}"), S.Vectorize(stage, cb)]
+
+
+class Conv2dNCHWc(Template):
+    op = "conv2d"
+
+    def validate(self, task: Task) -> dict[str, Any]:
+        p = conv_params(task)
+        if p["groups"] != 1:
+            raise TaskError("conv2d_nchwc template handles groups=1 only")
+        return p
+
+    def logical_inputs(self, task):
+        return conv_logical_inputs(self.validate(task))
+
+    def reference(self, task, inputs):
+        return conv_reference(self.validate(task), inputs)
+
+    def flops(self, task):
+        return conv_flops(self.validate(task))
+
+    def space(self, task: Task, lanes: int) -> ConfigSpace:
+        p = self.validate(task)
+        sp = ConfigSpace()
+        sp.define_split("tile_ic", p["c"], 2, max_factor=64)
+        sp.define_split("tile_oc", p["o"], 2, max_factor=64)
+        sp.define_split("tile_ow", p["ow"], 2, max_factor=32)
+        sp.define_knob("oc_inner", [1, 2, 4])
+        sp.define_knob("unroll_kw", [True, False])
+        sp.define_knob("order", list(ORDERS))
+        return sp
+
+    def preferred(self, task, space, lanes):
+        p = self.validate(task)
+        ob = _best_block(p["o"], lanes)
+        ib = _best_block(p["c"], lanes)
+        reg = max(d for d in divisors(p["ow"]) if d <= 14)
+        inner = 2 if reg <= 8 and (p["o"] // ob) % 2 == 0 else 1
+        return {"tile_ic": (p["c"] // ib, ib), "tile_oc": (p["o"] // ob, ob),
+                "tile_ow": (p["ow"] // reg, reg), "oc_inner": inner, "unroll_kw": True,
+                "order": "kw_outer"}
+
+    def instantiate(self, task: Task, config: dict[str, Any], lanes: int) -> KernelDef:
+        p = self.validate(task)
+        cfg = check_config(self.space(task, lanes), config, "conv2d")
+        ib, ob = cfg["tile_ic"][1], cfg["tile_oc"][1]
+        if (p["o"] // ob) % cfg["oc_inner"]:
+            raise TaskError(f"conv2d: oc_inner={cfg['oc_inner']} does not divide the "
+                            f"{p['o'] // ob} output-channel blocks of tile_oc={cfg['tile_oc']}")
+        data = te.placeholder((p["n"], p["c"] // ib, p["h"], p["w"], ib), name="data")
+        weight = te.placeholder((p["o"] // ob, p["c"] // ib, p["kh"], p["kw"], ib, ob), name="weight")
+        conv = conv2d_nchwc(data, weight, p["strides"], p["padding"], p["dilation"], name="conv")
+        out, extra = build_epilogue(conv, p["epilogue"], lambda i: (i[1], i[4]), (p["o"] // ob, ob), "out")
+        steps: list[S.Step] = []
+        acc = "conv"
+        if out is conv:
+            steps.append(S.CacheWrite("conv"))
+            acc = "conv.local"
+        if any(p["padding"]):
+            steps += pad_steps("conv_pad", ("n", "icc", "h", "w", "icb"))
+        order = ("icc", "kh", "kw", "icb") if cfg["order"] == "kw_outer" else ("icc", "kh", "icb", "kw")
+        unroll = ("kw",) if cfg["unroll_kw"] else ()
+        steps += register_tile_steps(out.name, acc, ("n", "occ", "oh", "ow", "ocb"), cfg, order, unroll)
+        packers = [
+            lambda x: L.transform(x, "NCHW", f"NCHW{ib}c"),
+            lambda x: L.transform(x, "OIHW", f"OIHW{ib}i{ob}o"),
+        ]
+        for kind, _ in extra:
+            packers.append((lambda x: x.reshape(-1, ob).copy()) if kind == "bias"
+                           else (lambda x: L.transform(x, "NCHW", f"NCHW{ob}c")))
+        return KernelDef(
+            inputs=[data, weight, *(t for _, t in extra)],
+            outputs=[out],
+            steps=steps,
+            packers=packers,
+            output_packer=lambda x: L.transform(x, "NCHW", f"NCHW{ob}c"),
+            io_key=io_key(task, ib=ib, ob=ob),
+            notes={"data_layout": f"NCHW{ib}c", "out_layout": f"NCHW{ob}c",
+                   "weight_layout": f"OIHW{ib}i{ob}o"},
+        )
+
+
+def _best_block(channels: int, lanes: int) -> int:
+    """The largest power-of-two divisor of `channels` up to the vector width (or all of a
+    small channel count, e.g. 3 for RGB input)."""
+    for b in (lanes, lanes // 2, lanes // 4, 2):
+        if b >= 2 and channels % b == 0:
+            return b
+    return channels if channels <= 64 else 1

@@ -1,0 +1,109 @@
+"""x86 depthwise conv2d in NCHW[cb]c: memory-bound, so vectorise over the channel block,
+keep a row tile of accumulators in registers and unroll the kernel window.
+
+Knobs: tile_c (cb), tile_ow (reg_n), unroll_kw.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tunefarm.ir import layouts as L
+from tunefarm.ir import tensor as te
+from tunefarm.ir.ops.conv import depthwise_conv2d_nchwc
+from tunefarm.schedule import steps as S
+from tunefarm.schedule.space import ConfigSpace
+from tunefarm.task import Task
+from tunefarm.templates.base import (
+    KernelDef,
+    TaskError,
+    Template,
+    build_epilogue,
+    check_config,
+    divisors,
+    io_key,
+)
+from tunefarm.templates.x86.conv2d import (
+    _best_block,
+    conv_flops,
+    conv_logical_inputs,
+    conv_params,
+    conv_reference,
+    pad_steps,
+    register_tile_steps,
+)
+
+
+class DepthwiseNCHWc(Template):
+    op = "depthwise_conv2d"
+
+    def validate(self, task: Task) -> dict[str, Any]:
+        p = conv_params(task)
+        if not (p["groups"] == p["c"] == p["o"]):
+            raise TaskError(
+                f"depthwise_conv2d needs groups == channels == output channels (multiplier 1), "
+                f"got groups={p['groups']}, C={p['c']}, O={p['o']}"
+            )
+        return p
+
+    def logical_inputs(self, task):
+        return conv_logical_inputs(self.validate(task))
+
+    def reference(self, task, inputs):
+        return conv_reference(self.validate(task), inputs)
+
+    def flops(self, task):
+        return conv_flops(self.validate(task))
+
+    def space(self, task: Task, lanes: int) -> ConfigSpace:
+        p = self.validate(task)
+        sp = ConfigSpace()
+        sp.define_split("tile_c", p["c"], 2, max_factor=64)
+        sp.define_split("tile_ow", p["ow"], 2, max_factor=32)
+        sp.define_knob("unroll_kw", [True, False])
+        return sp
+
+    def preferred(self, task, space, lanes):
+        p = self.validate(task)
+        cb = _best_block(p["c"], lanes)
+        reg = max(d for d in divisors(p["ow"]) if d <= 8)
+        return {"tile_c": (p["c"] // cb, cb), "tile_ow": (p["ow"] // reg, reg), "unroll_kw": True}
+
+    def instantiate(self, task: Task, config: dict[str, Any], lanes: int) -> KernelDef:
+        p = self.validate(task)
+        cfg = check_config(self.space(task, lanes), config, "depthwise_conv2d")
+        cb = cfg["tile_c"][1]
+        data = te.placeholder((p["n"], p["c"] // cb, p["h"], p["w"], cb), name="data")
+        weight = te.placeholder((p["c"] // cb, 1, p["kh"], p["kw"], 1, cb), name="weight")
+        conv = depthwise_conv2d_nchwc(data, weight, p["strides"], p["padding"], p["dilation"],
+                                      name="conv")
+        out, extra = build_epilogue(conv, p["epilogue"], lambda i: (i[1], i[4]),
+                                    (p["c"] // cb, cb), "out")
+        steps: list[S.Step] = []
+        acc = "conv"
+        if out is conv:
+            steps.append(S.CacheWrite("conv"))
+            acc = "conv.local"
+        if any(p["padding"]):
+            steps += pad_steps("conv_pad", ("n", "cc", "h", "w", "cb"))
+        unroll = ("kh", "kw") if cfg["unroll_kw"] else ()
+        tile = {"tile_ow": cfg["tile_ow"], "oc_inner": 1}
+        steps += register_tile_steps(out.name, acc, ("n", "cc", "oh", "ow", "cb"), tile,
+                                     ("kh", "kw"), unroll)
+        packers = [
+            lambda x: L.transform(x, "NCHW", f"NCHW{cb}c"),
+            lambda x: L.transform(x, "OIHW", f"OIHW1i{cb}o"),
+        ]
+        for kind, _ in extra:
+            packers.append((lambda x: x.reshape(-1, cb).copy()) if kind == "bias"
+                           else (lambda x: L.transform(x, "NCHW", f"NCHW{cb}c")))
+        return KernelDef(
+            inputs=[data, weight, *(t for _, t in extra)],
+            outputs=[out],
+            steps=steps,
+            packers=packers,
+            output_packer=lambda x: L.transform(x, "NCHW", f"NCHW{cb}c"),
+            io_key=io_key(task, cb=cb),
+            notes={"data_layout": f"NCHW{cb}c", "out_layout": f"NCHW{cb}c",
+                   "weight_layout": f"OIHW1i{cb}o"},
+        )
