@@ -1,0 +1,269 @@
+"""Builders: MeasureInput -> compiled shared object (or an error code), batch in, batch out.
+
+`LocalBuilder` generates and compiles candidates in a small pool of long-lived worker
+processes. The pool is our own rather than `concurrent.futures`, because a worker that dies
+or hangs must cost exactly its own candidate: we know which job each worker holds, so a dead
+worker becomes an error result for that job and is replaced, and the rest of the batch goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import sys
+import time
+import weakref
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.context import BaseContext
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any
+
+from tunefarm.measure import worker
+from tunefarm.measure.errors import MeasureErrorNo
+from tunefarm.measure.hooks import SourceGenerator, default_generate
+from tunefarm.measure.types import BuildResult, MeasureInput
+
+_GRACE_S = 5.0  # beyond timeout_s before the parent kills a worker (the worker times gcc itself)
+
+
+class Builder(ABC):
+    """Builds candidates. Never raises for a bad candidate: it gets an error BuildResult."""
+
+    @abstractmethod
+    def build(self, inputs: Sequence[MeasureInput]) -> list[BuildResult]:
+        """One BuildResult per input, in input order."""
+
+
+def exit_reason(exitcode: int | None) -> str:
+    """Human words for a child's exit code ("killed by signal SIGSEGV", "exit code 3")."""
+    if exitcode is None:
+        return "still running"
+    if exitcode < 0:
+        try:
+            return f"killed by signal {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+@dataclass
+class _Slot:
+    """One worker process and the job it holds (None when idle)."""
+
+    proc: BaseProcess
+    conn: Connection
+    job: int | None = None
+    started: float = 0.0
+
+
+@dataclass(frozen=True)
+class _Reply:
+    status: str  # "ok" | "err" (worker raised) | "died" | "timeout"
+    value: Any
+    seconds: float
+
+
+class _WorkerPool:
+    """Up to `size` worker processes running `fn(arg)` jobs, one job per worker at a time."""
+
+    def __init__(self, ctx: BaseContext, size: int) -> None:
+        self._ctx, self._size = ctx, size
+        self._slots: list[_Slot] = []
+
+    def _spawn(self) -> _Slot:
+        parent_end, child_end = self._ctx.Pipe()
+        proc = self._ctx.Process(
+            target=worker.pool_worker_main, args=(child_end,), name="tunefarm-build", daemon=True
+        )
+        proc.start()
+        child_end.close()
+        slot = _Slot(proc, parent_end)
+        self._slots.append(slot)
+        return slot
+
+    def _discard(self, slot: _Slot) -> None:
+        if slot.proc.is_alive():
+            slot.proc.kill()
+        slot.proc.join()
+        slot.conn.close()
+        self._slots.remove(slot)
+
+    def _dispatch(self, fn: Callable[[Any], Any], args: list[Any], todo: deque[int]) -> None:
+        sys_path = list(sys.path)
+        while todo:
+            idle = [s for s in self._slots if s.job is None]
+            if not idle and len(self._slots) >= self._size:
+                return
+            slot = idle[0] if idle else self._spawn()
+            index = todo.popleft()
+            try:
+                slot.conn.send((sys_path, pickle.dumps((fn, args[index]))))
+            except OSError:  # the idle worker died since its last job: replace it, retry
+                todo.appendleft(index)
+                self._discard(slot)
+                continue
+            slot.job, slot.started = index, time.monotonic()
+
+    def _collect(self, slot: _Slot) -> _Reply | None:
+        """The reply of a finished or dead worker; None while it is still working."""
+        seconds = time.monotonic() - slot.started
+        if slot.conn.poll():
+            try:
+                status, value = slot.conn.recv()
+                slot.job = None
+                return _Reply(status, value, seconds)
+            except (EOFError, OSError):
+                pass
+        elif slot.proc.is_alive():
+            return None
+        slot.proc.join(1.0)
+        reply = _Reply("died", f"build worker died ({exit_reason(slot.proc.exitcode)})", seconds)
+        self._discard(slot)
+        return reply
+
+    def map(
+        self, fn: Callable[[Any], Any], args: list[Any], timeout_s: float
+    ) -> list[_Reply | None]:
+        """Run fn on every arg; a job running past `timeout_s` has its worker killed."""
+        replies: list[_Reply | None] = [None] * len(args)
+        todo = deque(range(len(args)))
+        while True:
+            self._dispatch(fn, args, todo)
+            busy = [s for s in self._slots if s.job is not None]
+            if not busy:
+                break
+            first_deadline = min(s.started for s in busy) + timeout_s
+            wait(
+                [s.conn for s in busy] + [s.proc.sentinel for s in busy],
+                timeout=max(0.0, first_deadline - time.monotonic()),
+            )
+            for slot in busy:
+                job = slot.job
+                reply = self._collect(slot)
+                if reply is None and time.monotonic() - slot.started >= timeout_s:
+                    reply = _Reply(
+                        "timeout",
+                        f"build worker ran past {timeout_s:.1f} s and was "
+                        "killed (hung source generator?)",
+                        timeout_s,
+                    )
+                    self._discard(slot)
+                if reply is not None:
+                    replies[job] = reply
+        return replies
+
+    def close(self) -> None:
+        for slot in list(self._slots):
+            try:
+                slot.conn.send(None)
+            except OSError:
+                pass
+            slot.proc.join(1.0)
+            self._discard(slot)
+
+
+class LocalBuilder(Builder):
+    """Generate C with `generate` and compile it with `cc` in `n_parallel` worker processes.
+
+    timeout_s: limit for generating plus compiling one candidate (gcc is killed past it).
+    cache_dir: where `<sha256>.so` files live; default `$TUNEFARM_CACHE` or
+        `~/.cache/tunefarm/build` (read once, here). A file already there is reused.
+    generate: a picklable module-level function (it is sent to the worker processes).
+    options: extra compiler flags appended to every build.
+    """
+
+    def __init__(
+        self,
+        n_parallel: int | None = None,
+        timeout_s: float = 30,
+        cache_dir: str | os.PathLike[str] | None = None,
+        cc: str = "gcc",
+        generate: SourceGenerator = default_generate,
+        options: Sequence[str] = (),
+    ) -> None:
+        n = (os.cpu_count() or 1) if n_parallel is None else n_parallel
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"n_parallel must be an int >= 1 or None, got {n_parallel!r}")
+        if not isinstance(timeout_s, (int, float)) or not 0 < timeout_s < float("inf"):
+            raise ValueError(f"timeout_s must be a positive number of seconds, got {timeout_s!r}")
+        if not isinstance(cc, str) or not cc:
+            raise ValueError(f"cc must be a compiler command name or path, got {cc!r}")
+        if isinstance(options, str) or not all(isinstance(o, str) for o in options):
+            raise ValueError(f"options must be a sequence of flag strings, got {options!r}")
+        try:
+            pickle.dumps(generate)
+        except Exception as exc:
+            raise ValueError(
+                f"generate must be a picklable module-level function, got {generate!r} ({exc})"
+            ) from exc
+        default_dir = os.environ.get("TUNEFARM_CACHE") or Path.home() / ".cache/tunefarm/build"
+        self.cache_dir = Path(cache_dir if cache_dir is not None else default_dir).absolute()
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        self.n_parallel, self.timeout_s, self.cc = n, float(timeout_s), cc
+        self.generate, self.options = generate, tuple(options)
+        self._cc_identity: str | None = None
+        self._pool = _WorkerPool(worker.process_context(), n)
+        self._finalizer = weakref.finalize(self, self._pool.close)
+
+    def build(self, inputs: Sequence[MeasureInput]) -> list[BuildResult]:
+        """One BuildResult per input, in order; failures are error results, never raised."""
+        inputs = list(inputs)
+        for i, inp in enumerate(inputs):
+            if not isinstance(inp, MeasureInput):
+                raise ValueError(f"inputs[{i}] must be a MeasureInput, got {type(inp).__name__}")
+        if not inputs:
+            return []
+        jobs = [
+            worker.BuildJob(
+                inp,
+                self.generate,
+                self.cc,
+                self._compiler_identity(),
+                self.options,
+                str(self.cache_dir),
+                self.timeout_s,
+            )
+            for inp in inputs
+        ]
+        replies = self._pool.map(worker.build_one, jobs, self.timeout_s + _GRACE_S)
+        return [_to_result(r) for r in replies]
+
+    def _compiler_identity(self) -> str:
+        """First line of `cc --version`, asked once; part of the cache key."""
+        if self._cc_identity is None:
+            try:
+                rc, output = worker.run_killable([self.cc, "--version"], 10.0)
+            except OSError:
+                rc, output = None, ""
+            self._cc_identity = output.splitlines()[0] if rc == 0 and output else ""
+        return self._cc_identity
+
+    def close(self) -> None:
+        """Stop the worker processes (also done at exit or when the builder is collected)."""
+        self._finalizer()
+
+    def __enter__(self) -> LocalBuilder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _to_result(reply: _Reply | None) -> BuildResult:
+    if reply is None:  # not expected: every dispatched job gets a reply
+        return BuildResult.failed(MeasureErrorNo.UNKNOWN_ERROR, "build job got no reply")
+    if reply.status == "ok" and isinstance(reply.value, BuildResult):
+        return reply.value
+    if reply.status == "timeout":
+        return BuildResult.failed(MeasureErrorNo.BUILD_TIMEOUT, reply.value, reply.seconds)
+    if reply.status == "err":
+        return BuildResult.failed(
+            MeasureErrorNo.BUILD_ERROR, f"build worker failed: {reply.value}", reply.seconds
+        )
+    return BuildResult.failed(MeasureErrorNo.BUILD_ERROR, str(reply.value), reply.seconds)

@@ -1,0 +1,218 @@
+"""Runners: built candidates -> measured costs (or an error code), batch in, batch out.
+
+`LocalRunner` measures one candidate at a time, each in a fresh child process, because a
+generated kernel may segfault, scribble over memory or never return, and none of that may
+take the tuner down or poison the next measurement. Measurements never overlap, so they do
+not compete for cores or caches.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+import weakref
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from tunefarm.measure import worker
+from tunefarm.measure.builder import exit_reason
+from tunefarm.measure.errors import MeasureErrorNo
+from tunefarm.measure.hooks import IOFactory, default_io
+from tunefarm.measure.types import (
+    ArgSpec,
+    BuildResult,
+    KernelIO,
+    MeasureInput,
+    MeasureResult,
+    MeasureSettings,
+)
+
+_REAP_S = 5.0  # how long a child that already replied may take to exit before it is killed
+
+
+class Runner(ABC):
+    """Measures built candidates. Never raises for a bad candidate: it gets an error result."""
+
+    @abstractmethod
+    def run(
+        self, inputs: Sequence[MeasureInput], builds: Sequence[BuildResult]
+    ) -> list[MeasureResult]:
+        """One MeasureResult per (input, build) pair, in order."""
+
+
+@dataclass(frozen=True)
+class _IOEntry:
+    """Reference data of one io_key, written once to an .npz; or why it could not be made."""
+
+    path: str | None
+    layouts: tuple[tuple[tuple[int, ...], str], ...]  # (shape, dtype) per arg
+    outputs: tuple[int, ...]  # positions that have an expected value
+    error: str = ""
+
+
+class LocalRunner(Runner):
+    """Measure on this machine, one isolated child process per candidate.
+
+    settings: timing and checking parameters (timeout_s limits each child).
+    io_factory: (input, seed) -> KernelIO; called once per io_key, in this process.
+    seed: passed to io_factory, so every candidate of a workload sees the same data.
+    """
+
+    def __init__(
+        self,
+        settings: MeasureSettings = MeasureSettings(),
+        io_factory: IOFactory = default_io,
+        seed: int = 0,
+    ) -> None:
+        if not isinstance(settings, MeasureSettings):
+            raise ValueError(f"settings must be a MeasureSettings, got {type(settings).__name__}")
+        if not callable(io_factory):
+            raise ValueError(
+                f"io_factory must be callable (input, seed) -> KernelIO, got {io_factory!r}"
+            )
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"seed must be an int, got {seed!r}")
+        self.settings, self.io_factory, self.seed = settings, io_factory, seed
+        self._ctx = worker.process_context()
+        self._tmpdir = tempfile.mkdtemp(prefix="tunefarm-io-")
+        self._finalizer = weakref.finalize(self, shutil.rmtree, self._tmpdir, True)
+        self._io: dict[str, _IOEntry] = {}
+
+    def run(
+        self, inputs: Sequence[MeasureInput], builds: Sequence[BuildResult]
+    ) -> list[MeasureResult]:
+        """Measure each built candidate in turn; failed builds pass their error through."""
+        if not self._finalizer.alive:
+            raise ValueError("this LocalRunner is closed; create a new one")
+        if len(inputs) != len(builds):
+            raise ValueError(
+                f"inputs and builds must have equal length, got {len(inputs)} "
+                f"inputs and {len(builds)} builds"
+            )
+        for i, (inp, build) in enumerate(zip(inputs, builds, strict=True)):
+            if not isinstance(inp, MeasureInput) or not isinstance(build, BuildResult):
+                raise ValueError(
+                    f"item {i}: expected (MeasureInput, BuildResult), got "
+                    f"({type(inp).__name__}, {type(build).__name__})"
+                )
+        return [self._run_one(inp, build) for inp, build in zip(inputs, builds, strict=True)]
+
+    def close(self) -> None:
+        """Delete the temporary reference-data files (also done at exit or on collection)."""
+        self._finalizer()
+        self._io.clear()
+
+    def __enter__(self) -> LocalRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _run_one(self, inp: MeasureInput, build: BuildResult) -> MeasureResult:
+        start, stamp = time.perf_counter(), time.time()
+
+        def result(
+            error_no: MeasureErrorNo,
+            msg: str,
+            costs: tuple[float, ...] = (),
+            settings: MeasureSettings = self.settings,
+        ) -> MeasureResult:
+            wall = build.build_seconds + time.perf_counter() - start
+            return MeasureResult(costs, error_no, msg, wall, stamp, settings)
+
+        if not build.ok:
+            error_no = build.error_no or MeasureErrorNo.UNKNOWN_ERROR
+            return result(error_no, build.error_msg or "build produced no artifact")
+        entry = self._reference(inp, build.io_key)
+        problem = entry.error or _layout_mismatch(entry, build.arg_specs)
+        if problem:
+            return result(MeasureErrorNo.RUNTIME_ERROR, problem)
+        job = {
+            "artifact": build.artifact,
+            "io_path": entry.path,
+            "arg_specs": [s.to_json() for s in build.arg_specs],
+            "settings": self.settings.to_json(),
+        }
+        reply = self._measure_in_child(job)
+        error_no = MeasureErrorNo(reply["error_no"])
+        if error_no != MeasureErrorNo.NO_ERROR:
+            return result(error_no, reply["error_msg"])
+        used = replace(self.settings, number=int(reply["number"]))
+        return result(error_no, "", tuple(reply["costs"]), used)
+
+    def _reference(self, inp: MeasureInput, io_key: str) -> _IOEntry:
+        """Reference data for `io_key`, made by io_factory on first use and cached."""
+        entry = self._io.get(io_key)
+        if entry is not None:
+            return entry
+        try:
+            kio = self.io_factory(inp, self.seed)
+            if not isinstance(kio, KernelIO):
+                raise TypeError(f"io_factory returned {type(kio).__name__}, expected KernelIO")
+            path = Path(self._tmpdir) / f"io{len(self._io)}.npz"
+            kio.save(path)
+            layouts = tuple((tuple(a.shape), a.dtype.name) for a in kio.args)
+            entry = _IOEntry(str(path), layouts, tuple(sorted(kio.expected)))
+        except Exception as exc:
+            entry = _IOEntry(
+                None,
+                (),
+                (),
+                f"io_factory failed for io_key {io_key!r}: {type(exc).__name__}: {exc}",
+            )
+        self._io[io_key] = entry
+        return entry
+
+    def _measure_in_child(self, job: dict[str, Any]) -> dict[str, Any]:
+        """Run worker.measure_child in a fresh process; its death or hang becomes a reply."""
+        recv_end, send_end = self._ctx.Pipe(duplex=False)
+        proc = self._ctx.Process(
+            target=worker.measure_child, args=(send_end, job), name="tunefarm-measure", daemon=True
+        )
+        proc.start()
+        send_end.close()  # so that the child's death reads as EOF here
+        timeout_s = self.settings.timeout_s
+        try:
+            if not recv_end.poll(timeout_s):
+                proc.kill()
+                return {
+                    "error_no": int(MeasureErrorNo.RUN_TIMEOUT),
+                    "error_msg": f"measurement ran past {timeout_s:g} s and was killed",
+                }
+            try:
+                return recv_end.recv()
+            except (EOFError, OSError):
+                proc.join(_REAP_S)
+                return {
+                    "error_no": int(MeasureErrorNo.RUNTIME_ERROR),
+                    "error_msg": f"measurement child {exit_reason(proc.exitcode)}",
+                }
+        finally:
+            recv_end.close()
+            proc.join(_REAP_S)
+            if proc.is_alive():  # replied but hangs on exit (e.g. in a library destructor)
+                proc.kill()
+                proc.join()
+
+
+def _layout_mismatch(entry: _IOEntry, specs: tuple[ArgSpec, ...]) -> str:
+    """Why the reference arrays do not fit the kernel's arguments ("" if they do)."""
+    if len(entry.layouts) != len(specs):
+        return (
+            f"reference data has {len(entry.layouts)} arrays but the kernel takes "
+            f"{len(specs)} arguments"
+        )
+    for pos, ((shape, dtype), spec) in enumerate(zip(entry.layouts, specs, strict=True)):
+        if shape != spec.shape or dtype != spec.dtype:
+            return (
+                f"argument {pos} ({spec.name}): reference array is {dtype}{list(shape)}, "
+                f"kernel expects {spec.dtype}{list(spec.shape)}"
+            )
+    for pos in entry.outputs:
+        if not 0 <= pos < len(specs) or not specs[pos].is_output:
+            return f"reference output given for argument {pos}, which is not an output"
+    return ""
