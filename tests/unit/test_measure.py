@@ -26,7 +26,8 @@ from tunefarm.measure import (
     time_evaluator,
 )
 from tunefarm.measure import builder as builder_module
-from tunefarm.measure.worker import _march_flags, aligned_copy, check_outputs
+from tunefarm.codegen.target import Target
+from tunefarm.measure.worker import aligned_copy, check_outputs
 
 E = MeasureErrorNo
 FAST = MeasureSettings(repeat=3, min_repeat_ms=5, timeout_s=5.0)
@@ -87,16 +88,13 @@ def test_bad_arguments_raise_clear_errors() -> None:
         Config.make({"a": 1}).get("nope")
 
 
-def test_march_flags_follow_target_isa() -> None:
-    assert _march_flags("cpu -isa=avx512 -cores=2") == (
-        "-march=skylake-avx512",
-        "-mprefer-vector-width=512",
-    )
-    assert _march_flags("cpu -isa=avx2") == ("-march=haswell",)
-    assert _march_flags("cpu -isa=generic") == ("-march=x86-64",)
-    assert _march_flags("cpu") == ("-march=native",)
+def test_compiler_flags_follow_target_isa() -> None:
+    assert "-march=skylake-avx512" in Target.parse("cpu -isa=avx512 -cores=2").cflags()
+    assert "-march=haswell" in Target.parse("cpu -isa=avx2").cflags()
+    assert "-march=x86-64" in Target.parse("cpu -isa=generic").cflags()
+    assert "-march=native" in Target.parse("cpu").cflags()
     with pytest.raises(ValueError, match="sse9"):
-        _march_flags("cpu -isa=sse9")
+        Target.parse("cpu -isa=sse9")
 
 
 def test_batch_with_wrong_answer_and_segfault(builder: LocalBuilder, runner: LocalRunner) -> None:

@@ -31,6 +31,7 @@ import numpy as np
 from tunefarm.measure.errors import MeasureErrorNo
 from tunefarm.measure.hooks import SourceGenerator
 from tunefarm.measure.timing import time_evaluator
+from tunefarm.codegen.target import Target
 from tunefarm.measure.types import (
     ArgSpec,
     BuildResult,
@@ -42,12 +43,6 @@ from tunefarm.measure.types import (
 
 ALIGN = 64  # the ABI promises 64-byte aligned buffers (one cache line, one zmm register)
 MAX_STDERR = 2000
-BASE_FLAGS = ("-O3", "-ffp-contract=fast", "-fopenmp", "-fPIC", "-shared", "-std=gnu11")
-_MARCH = {
-    "avx512": ("-march=skylake-avx512", "-mprefer-vector-width=512"),
-    "avx2": ("-march=haswell",),
-    "generic": ("-march=x86-64",),
-}
 
 
 def process_context() -> multiprocessing.context.BaseContext:
@@ -68,14 +63,6 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _march_flags(target: str) -> tuple[str, ...]:
-    """gcc -march flags for a target string's `-isa=` option (none: the build host's ISA)."""
-    isas = [tok.split("=", 1)[1] for tok in target.split() if tok.startswith("-isa=")]
-    if not isas:
-        return ("-march=native",)
-    if len(isas) > 1 or isas[0] not in _MARCH:
-        raise ValueError(f"target {target!r}: expected one -isa= of {sorted(_MARCH)}, got {isas}")
-    return _MARCH[isas[0]]
 
 
 # ----------------------------------------------------------------------------- building
@@ -104,7 +91,7 @@ def build_one(job: BuildJob) -> BuildResult:
         src = job.generate(job.inp)
         if not isinstance(src, KernelSource):
             raise TypeError(f"generate returned {type(src).__name__}, expected KernelSource")
-        flags = (*_march_flags(job.inp.task.target), *BASE_FLAGS, *src.cflags, *job.options)
+        flags = (*Target.parse(job.inp.task.target).cflags(), "-shared", *src.cflags, *job.options)
     except Exception as exc:
         return BuildResult.failed(
             MeasureErrorNo.INSTANTIATION_ERROR, _describe(exc), time.perf_counter() - start
