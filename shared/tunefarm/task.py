@@ -44,7 +44,7 @@ class Task:
     target: str = "cpu"
 
     @staticmethod
-    def make(op: str, target: str = "cpu", **params: Any) -> "Task":
+    def make(op: str, target: str = "cpu", **params: Any) -> Task:
         return Task(op=op, params=_freeze(params), target=target)
 
     @property
@@ -60,7 +60,7 @@ class Task:
         }
 
     @staticmethod
-    def from_json(obj: dict[str, Any]) -> "Task":
+    def from_json(obj: dict[str, Any]) -> Task:
         return Task(op=obj["op"], params=_freeze(obj["params"]), target=obj.get("target", "cpu"))
 
     @property

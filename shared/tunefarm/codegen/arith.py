@@ -9,8 +9,8 @@ in the loop variables, and what interval can it take. This module answers both.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from tunefarm.ir.expr import (
     Binary,
@@ -36,14 +36,14 @@ class Affine:
     const: int = 0
     opaque: list[tuple[Expr, int]] = field(default_factory=list)
 
-    def scaled(self, k: int) -> "Affine":
+    def scaled(self, k: int) -> Affine:
         return Affine(
             {v: c * k for v, c in self.coefs.items()},
             self.const * k,
             [(e, c * k) for e, c in self.opaque],
         )
 
-    def plus(self, other: "Affine") -> "Affine":
+    def plus(self, other: Affine) -> Affine:
         coefs = dict(self.coefs)
         for v, c in other.coefs.items():
             coefs[v] = coefs.get(v, 0) + c

@@ -71,8 +71,16 @@ def subst_stmts(stmts: list[Stmt], var: str, value: Expr, ranges) -> list[Stmt]:
                 continue
             out.append(If(cond, subst_stmts(s.body, var, value, ranges)))
         elif isinstance(s, For):
-            out.append(For(s.var, s.extent, s.kind, subst_stmts(s.body, var, value, ranges),
-                           s.thread, s.pragmas))
+            out.append(
+                For(
+                    s.var,
+                    s.extent,
+                    s.kind,
+                    subst_stmts(s.body, var, value, ranges),
+                    s.thread,
+                    s.pragmas,
+                )
+            )
         else:
             out.append(s)
     return out
@@ -105,8 +113,11 @@ class CEmitter:
             a, b = self.expr(e.a), self.expr(e.b)
             if e.op in ("min", "max"):
                 cmp = "<" if e.op == "min" else ">"
-                return f"tf_{e.op}_{C_TYPES[e.dtype].split('_')[0]}({a}, {b})" if is_float(
-                    e.dtype) else f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
+                return (
+                    f"tf_{e.op}_{C_TYPES[e.dtype].split('_')[0]}({a}, {b})"
+                    if is_float(e.dtype)
+                    else f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
+                )
             op = "/" if e.op == "//" else e.op
             return f"({a} {op} {b})"
         if isinstance(e, Compare):
@@ -117,8 +128,7 @@ class CEmitter:
             op = "&&" if e.op == "and" else "||"
             return f"({self.expr(e.a)} {op} {self.expr(e.b)})"  # type: ignore[arg-type]
         if isinstance(e, Select):
-            return (f"({self.expr(e.cond)} ? {self.expr(e.true_value)} : "
-                    f"{self.expr(e.false_value)})")
+            return f"({self.expr(e.cond)} ? {self.expr(e.true_value)} : {self.expr(e.false_value)})"
         if isinstance(e, Cast):
             return f"(({C_TYPES[e.dtype]})({self.expr(e.value)}))"
         if isinstance(e, Call):
@@ -141,9 +151,15 @@ class CEmitter:
             if e.op in ("+", "-", "*", "/"):
                 return f"({a} {e.op} {b})", True
             if e.op in ("min", "max"):
-                return f"tf_v{width}_{e.op}({self.vec(a, av, width)}, {self.vec(b, bv, width)})", True
+                return (
+                    f"tf_v{width}_{e.op}({self.vec(a, av, width)}, {self.vec(b, bv, width)})",
+                    True,
+                )
         if isinstance(e, Select) and e.dtype == "float32":
-            (t, tv), (f, fv) = self.vexpr(e.true_value, v, width), self.vexpr(e.false_value, v, width)
+            (t, tv), (f, fv) = (
+                self.vexpr(e.true_value, v, width),
+                self.vexpr(e.false_value, v, width),
+            )
             t, f = self.vec(t, tv, width), self.vec(f, fv, width)
             if v not in free_vars(e.cond):
                 return f"({self.expr(e.cond)} ? {t} : {f})", True
@@ -184,8 +200,10 @@ class CEmitter:
     def loop(self, s: For, depth: int) -> None:
         ranges = self.func.ranges
         if s.kind == "bind":
-            raise CodegenError(f"loop {s.var} is bound to {s.thread}: bind is for GPU targets, "
-                               f"this target is {self.target}")
+            raise CodegenError(
+                f"loop {s.var} is bound to {s.thread}: bind is for GPU targets, "
+                f"this target is {self.target}"
+            )
         if s.extent == 1:
             self.stmts(subst_stmts(s.body, s.var, Const(0), ranges), depth)
             return
@@ -206,8 +224,10 @@ class CEmitter:
     def pragmas(self, s: For, depth: int) -> None:
         if s.kind == "parallel":
             if self.in_parallel:
-                raise CodegenError(f"loop {s.var}: parallel loop nested inside another parallel "
-                                   "loop; parallelise only the outer loop")
+                raise CodegenError(
+                    f"loop {s.var}: parallel loop nested inside another parallel "
+                    "loop; parallelise only the outer loop"
+                )
             threads = f" num_threads({self.target.cores})" if self.target.cores else ""
             self.emit(f"#pragma omp parallel for{threads} schedule(static)", depth)
         elif s.kind == "unroll":
@@ -264,11 +284,15 @@ class CEmitter:
         params = ", ".join(f"void* restrict {b.name}_raw" for b in f.args)
         out = [HEADER, *(vector_helpers(w) for w in sorted(self.widths))]
         for b in f.statics:
-            out.append(f"static {C_TYPES[b.dtype]} {b.name}[{b.size}] __attribute__((aligned(64)));")
+            out.append(
+                f"static {C_TYPES[b.dtype]} {b.name}[{b.size}] __attribute__((aligned(64)));"
+            )
         out.append(f"static inline int32_t {f.name}({params}) {{")
         for b in f.args:
             t = C_TYPES[b.dtype]
-            out.append(f"  {t}* restrict {b.name} = ({t}*)__builtin_assume_aligned({b.name}_raw, 64);")
+            out.append(
+                f"  {t}* restrict {b.name} = ({t}*)__builtin_assume_aligned({b.name}_raw, 64);"
+            )
         out += body
         out.append("  return 0;\n}")
         call_args = ", ".join(f"args[{i}]" for i in range(len(f.args)))

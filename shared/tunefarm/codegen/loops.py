@@ -8,8 +8,8 @@ CUDA emitters decide how to realise it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from tunefarm.ir.expr import Expr
 
@@ -87,7 +87,7 @@ class LoweredFunc:
 def flat_index(indices: list[Expr] | tuple[Expr, ...], shape: tuple[int, ...]) -> Expr:
     """Row-major flattening: ((i0 * s1 + i1) * s2 + i2) ..."""
     out: Expr | None = None
-    for idx, ext in zip(indices, shape):
+    for idx, ext in zip(indices, shape, strict=True):
         out = idx if out is None else out * ext + idx
     from tunefarm.ir.expr import Const
 

@@ -30,9 +30,9 @@ from tunefarm.codegen.loops import (
     flat_index,
 )
 from tunefarm.ir.expr import Binary, Const, Expr, Load, Reduce, Var, logical_and
-from tunefarm.ir.tensor import Tensor, walk
+from tunefarm.ir.tensor import walk
 from tunefarm.ir.transform import free_vars, rewrite, substitute
-from tunefarm.schedule.schedule import FuseRel, Schedule, ScheduleError, SplitRel, Stage
+from tunefarm.schedule.schedule import Schedule, ScheduleError, SplitRel, Stage
 from tunefarm.schedule.steps import describe
 
 REDUCE_INIT = {"sum": 0.0, "max": -math.inf, "min": math.inf}
@@ -74,11 +74,12 @@ class Lowerer:
     def inline(self) -> None:
         inlined: dict[int, Stage] = {}
         for st in self.stages:
+
             def fn(node: Expr) -> Expr | None:
                 src = inlined.get(id(node.tensor)) if isinstance(node, Load) else None
                 if src is None:
                     return None
-                mapping = {a.name: i for a, i in zip(src.axes, node.indices)}
+                mapping = {a.name: i for a, i in zip(src.axes, node.indices, strict=True)}
                 return substitute(self.bodies[src.name], mapping)
 
             self.bodies[st.name] = rewrite(st.body, fn)
@@ -88,7 +89,8 @@ class Lowerer:
 
     def readers(self, st: Stage) -> list[Stage]:
         return [
-            c for c in self.emitted
+            c
+            for c in self.emitted
             if any(isinstance(n, Load) and n.tensor is st.tensor for n in walk(self.bodies[c.name]))
         ]
 
@@ -128,7 +130,8 @@ class Lowerer:
     def region(self, st: Stage, tinfo: LoopInfo, free: list[str]) -> tuple[list[Expr], list[int]]:
         """Per axis of `st`: the start and extent of what the target's free loops read."""
         loads = [
-            n for n in walk(self.bodies[tinfo.stage.name])
+            n
+            for n in walk(self.bodies[tinfo.stage.name])
             if isinstance(n, Load) and n.tensor is st.tensor
         ]
         starts, extents = [], []
@@ -162,14 +165,14 @@ class Lowerer:
         return from_affine(aff), offset, span
 
     def loop_info(self, st: Stage, starts: list[Expr], dom: list[int], buf: Buffer) -> LoopInfo:
-        extents = {a.name: e for a, e in zip(st.axes, dom)}
+        extents = {a.name: e for a, e in zip(st.axes, dom, strict=True)}
         extents.update({a.name: a.extent for a in st.reduce_axes})
         divisible: dict[str, bool] = {}
         for rel in st.relations:
             if isinstance(rel, SplitRel):
                 whole, prod = extents[rel.parent], math.prod(rel.factors)
                 extents[rel.outputs[0]] = -(-whole // prod)
-                extents.update(dict(zip(rel.outputs[1:], rel.factors)))
+                extents.update(dict(zip(rel.outputs[1:], rel.factors, strict=True)))
                 divisible[rel.parent] = whole % prod == 0
             else:
                 extents[rel.output] = math.prod(extents[i] for i in rel.inputs)
@@ -180,7 +183,7 @@ class Lowerer:
         for rel in reversed(st.relations):
             if isinstance(rel, SplitRel):
                 acc = value[rel.outputs[0]]
-                for out, f in zip(rel.outputs[1:], rel.factors):
+                for out, f in zip(rel.outputs[1:], rel.factors, strict=True):
                     acc = acc * f + value[out]
                 value[rel.parent] = acc
             else:
@@ -237,7 +240,7 @@ class Lowerer:
             pinfo = self.info[st.name]
             idx = list(node.indices)
             if pinfo.buffer.scope == "local":
-                idx = [i - s for i, s in zip(idx, pinfo.starts)]
+                idx = [i - s for i, s in zip(idx, pinfo.starts, strict=True)]
             return BufferLoad(pinfo.buffer, flat_index(idx, pinfo.buffer.shape), node.dtype)
 
         return rewrite(e, fn)

@@ -49,10 +49,12 @@ class Target:
     options: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 
     @staticmethod
-    def parse(text: str) -> "Target":
+    def parse(text: str) -> Target:
         parts = text.split()
         if not parts or parts[0] not in KINDS:
-            raise TargetError(f"target {text!r}: must start with one of {KINDS}, e.g. 'cpu -isa=avx2'")
+            raise TargetError(
+                f"target {text!r}: must start with one of {KINDS}, e.g. 'cpu -isa=avx2'"
+            )
         opts: dict[str, str] = {}
         for p in parts[1:]:
             if not p.startswith("-") or "=" not in p:
@@ -63,8 +65,10 @@ class Target:
         known = {"cpu": {"isa", "cores"}, "cuda": {"arch"}}[kind]
         unknown = set(opts) - known
         if unknown:
-            raise TargetError(f"target {text!r}: unknown option(s) {sorted(unknown)}; "
-                              f"{kind} takes {sorted(known)}")
+            raise TargetError(
+                f"target {text!r}: unknown option(s) {sorted(unknown)}; "
+                f"{kind} takes {sorted(known)}"
+            )
         if kind == "cpu":
             isa = opts.get("isa", "")
             if isa and isa not in CPU_ISAS:

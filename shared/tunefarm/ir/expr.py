@@ -9,7 +9,7 @@ equality *expression*.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tunefarm.ir.tensor import IterVar, Tensor
@@ -92,7 +92,7 @@ def _result_dtype(a: str, b: str) -> str:
 
 @dataclass(frozen=True, eq=True)
 class Const(Expr):
-    value: Union[int, float]
+    value: int | float
     dtype: str = "int32"
 
 
@@ -155,7 +155,7 @@ class Call(Expr):
 
 @dataclass(frozen=True, eq=True)
 class Load(Expr):
-    tensor: "Tensor"
+    tensor: Tensor
     indices: tuple[Expr, ...]
     dtype: str
 
@@ -166,7 +166,7 @@ class Reduce(Expr):
 
     combiner: str
     source: Expr
-    axes: tuple["IterVar", ...]
+    axes: tuple[IterVar, ...]
     dtype: str
 
 
@@ -188,7 +188,7 @@ def as_expr(value: Any, dtype: str = "int32") -> Expr:
     raise TypeError(f"cannot use {value!r} (type {type(value).__name__}) in a tensor expression")
 
 
-def const(value: Union[int, float], dtype: str = "float32") -> Const:
+def const(value: int | float, dtype: str = "float32") -> Const:
     return Const(float(value) if is_float(dtype) else int(value), dtype)
 
 

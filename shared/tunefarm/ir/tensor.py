@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import builtins
 import inspect
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from tunefarm.ir.expr import (
     Binary,
@@ -68,7 +69,7 @@ class IterVar:
 class Tensor:
     """The output of an operation (a placeholder or a compute stage)."""
 
-    def __init__(self, name: str, shape: Sequence[int], dtype: str, op: "Operation"):
+    def __init__(self, name: str, shape: Sequence[int], dtype: str, op: Operation):
         self.name = name
         self.shape = tuple(int(s) for s in shape)
         self.dtype = dtype
@@ -149,7 +150,7 @@ def compute(
         axis_names = [f"i{k}" for k in range(len(shape))] if varargs else params
     if len(axis_names) != len(shape):
         raise ValueError(f"compute {name!r}: {len(shape)} dims but {len(axis_names)} axis names")
-    axes = tuple(IterVar(Var(n), e, "spatial") for n, e in zip(axis_names, shape))
+    axes = tuple(IterVar(Var(n), e, "spatial") for n, e in zip(axis_names, shape, strict=True))
     body = as_expr(fcompute(*[a.var for a in axes]), "float32")
     dtype = body.dtype
     op = ComputeOp(name, axes, body, tag, dict(attrs or {}))
@@ -244,7 +245,9 @@ class ComputeDAG:
         names = [t.name for t in self.tensors]
         dup = {n for n in names if names.count(n) > 1}
         if dup:
-            raise ValueError(f"stage names must be unique in a compute DAG; repeated: {sorted(dup)}")
+            raise ValueError(
+                f"stage names must be unique in a compute DAG; repeated: {sorted(dup)}"
+            )
         found = [t for t in self.tensors if isinstance(t.op, PlaceholderOp)]
         if inputs is not None:
             missing = [t.name for t in found if all(t is not i for i in inputs)]

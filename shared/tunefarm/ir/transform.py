@@ -7,7 +7,7 @@ substitutes variables, inlines stages or retargets loads is a small `fn` on top 
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from tunefarm.ir.expr import (
     Binary,

@@ -9,8 +9,8 @@ template config or a bad generated sketch is diagnosed, not miscompiled.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from tunefarm.ir.expr import Expr, Load
 from tunefarm.ir.tensor import ComputeDAG, ComputeOp, IterVar, Tensor, compute
@@ -124,7 +124,7 @@ class Schedule:
         handler(step)
         self.steps.append(step)
 
-    def apply_all(self, steps: Iterable[S.Step]) -> "Schedule":
+    def apply_all(self, steps: Iterable[S.Step]) -> Schedule:
         for step in steps:
             self.apply(step)
         return self
@@ -146,7 +146,7 @@ class Schedule:
             raise self._err(step, "an axis appears twice in the order")
         positions = sorted(self._leaf_index(step, st, a) for a in step.order)
         by_name = {lf.name: lf for lf in st.leaves}
-        for pos, name in zip(positions, step.order):
+        for pos, name in zip(positions, step.order, strict=True):
             st.leaves[pos] = by_name[name]
 
     def _apply_fuse(self, step: S.Fuse) -> None:
@@ -156,7 +156,9 @@ class Schedule:
         idx = [self._leaf_index(step, st, a) for a in step.axes]
         if idx != list(range(idx[0], idx[0] + len(idx))):
             order = [lf.name for lf in st.leaves]
-            raise self._err(step, f"fused axes must be adjacent and in loop order; order is {order}")
+            raise self._err(
+                step, f"fused axes must be adjacent and in loop order; order is {order}"
+            )
         kinds = {st.leaves[i].kind for i in idx}
         if len(kinds) > 1:
             raise self._err(step, "cannot fuse spatial and reduce axes")
@@ -177,8 +179,9 @@ class Schedule:
         st = self.stage(step)
         if st.leaves[self._leaf_index(step, st, step.axis)].kind == "reduce":
             raise self._err(
-                step, f"cannot vectorize reduce axis {step.axis!r}: each lane would race on "
-                "the same accumulator; vectorize a spatial axis (e.g. an output-channel block)"
+                step,
+                f"cannot vectorize reduce axis {step.axis!r}: each lane would race on "
+                "the same accumulator; vectorize a spatial axis (e.g. an output-channel block)",
             )
         self._annotate(step, step.axis, "vectorize")
 
@@ -212,8 +215,10 @@ class Schedule:
         if st.is_output:
             raise self._err(step, "an output stage cannot be computed at another stage")
         self._leaf_index(step, target, step.axis)
-        st.attach, st.attach_target, st.attach_step = "at", (step.target, step.axis), len(
-            self.steps
+        st.attach, st.attach_target, st.attach_step = (
+            "at",
+            (step.target, step.axis),
+            len(self.steps),
         )
 
     def _apply_compute_inline(self, step: S.ComputeInline) -> None:

@@ -9,9 +9,11 @@ reference, and a FLOP count.
 
 from __future__ import annotations
 
+import importlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +22,6 @@ from tunefarm.ir import reference as R
 from tunefarm.ir import tensor as te
 from tunefarm.ir.ops.conv import conv2d_nchw, conv2d_nhwc
 from tunefarm.ir.ops.dense import batch_matmul, matmul
-import importlib
 from tunefarm.ir.ops.layout import layout_transform
 from tunefarm.ir.ops.softmax import softmax
 from tunefarm.ir.tensor import Tensor
@@ -31,8 +32,8 @@ from tunefarm.templates.base import (
     KernelDef,
     TaskError,
     Template,
-    as_pair,
     as_padding,
+    as_pair,
     check_config,
     identity,
     io_key,
@@ -55,8 +56,12 @@ def _shape(task: Task, key: str) -> tuple[int, ...]:
 
 def _conv_attrs(task: Task):
     a = task.args
-    return (as_pair(a.get("strides", 1), "strides"), as_padding(a.get("padding", 0)),
-            as_pair(a.get("dilation", 1), "dilation"), int(a.get("groups", 1)))
+    return (
+        as_pair(a.get("strides", 1), "strides"),
+        as_padding(a.get("padding", 0)),
+        as_pair(a.get("dilation", 1), "dilation"),
+        int(a.get("groups", 1)),
+    )
 
 
 @dataclass(frozen=True)
@@ -91,17 +96,21 @@ def _ew_fn(task: Task) -> str:
 
 def _ew_attrs(task: Task, fn: str) -> dict[str, Any]:
     a = task.args
-    return {"clip": {"lo": a.get("lo", 0.0), "hi": a.get("hi", 6.0)},
-            "leaky_relu": {"alpha": a.get("alpha", 0.01)},
-            "hard_sigmoid": {"alpha": a.get("alpha", 0.2), "beta": a.get("beta", 0.5)},
-            "cast": {"dtype": a.get("dtype", "float32")},
-            "bias_add": {"axis": a.get("axis", 1)}}.get(fn, {})
+    return {
+        "clip": {"lo": a.get("lo", 0.0), "hi": a.get("hi", 6.0)},
+        "leaky_relu": {"alpha": a.get("alpha", 0.01)},
+        "hard_sigmoid": {"alpha": a.get("alpha", 0.2), "beta": a.get("beta", 0.5)},
+        "cast": {"dtype": a.get("dtype", "float32")},
+        "bias_add": {"axis": a.get("axis", 1)},
+    }.get(fn, {})
 
 
 def _ew_build(task: Task, xs: list[Tensor]) -> Tensor:
     fn = _ew_fn(task)
     try:
-        return getattr(importlib.import_module('tunefarm.ir.ops.elementwise'), fn)(*xs, **_ew_attrs(task, fn), name="out")
+        return getattr(importlib.import_module("tunefarm.ir.ops.elementwise"), fn)(
+            *xs, **_ew_attrs(task, fn), name="out"
+        )
     except ValueError as exc:
         raise TaskError(f"elementwise {fn}: {exc}") from None
 
@@ -144,27 +153,50 @@ def _bmm_inputs(t: Task) -> Inputs:
 
 SPECS = [
     OpSpec("elementwise", _ew_inputs, _ew_build, _ew_ref, lambda t, o: float(math.prod(o))),
-    OpSpec("group_conv2d", _conv_inputs("NCHW"), _conv_build(conv2d_nchw),
-           _conv_ref(R.conv2d_nchw), lambda t, o: _conv_flops(o, _shape(t, "weight"))),
-    OpSpec("conv2d_nhwc", _conv_inputs("NHWC"), _conv_build(conv2d_nhwc),
-           _conv_ref(R.conv2d_nhwc),
-           lambda t, o: 2.0 * math.prod(o) * math.prod(_shape(t, "weight")[:3])),
-    OpSpec("matmul", _bmm_inputs, lambda t, xs: matmul(xs[0], xs[1], name="out"),
-           lambda t, xs: R.matmul(xs[0], xs[1]),
-           lambda t, o: 2.0 * math.prod(o) * _shape(t, "a")[-1]),
-    OpSpec("batch_matmul", _bmm_inputs,
-           lambda t, xs: batch_matmul(xs[0], xs[1], bool(t.args.get("transpose_b", False)),
-                                        name="out"),
-           lambda t, xs: R.batch_matmul(xs[0], xs[1], bool(t.args.get("transpose_b", False))),
-           lambda t, o: 2.0 * math.prod(o) * _shape(t, "a")[-1]),
-    OpSpec("softmax", lambda t: [("x", _shape(t, "shape"))],
-           lambda t, xs: softmax(xs[0], int(t.args.get("axis", -1)), name="out"),
-           lambda t, xs: R.softmax(xs[0], int(t.args.get("axis", -1))),
-           lambda t, o: 4.0 * math.prod(o)),
-    OpSpec("layout_transform", lambda t: [("x", _shape(t, "shape"))],
-           lambda t, xs: layout_transform(xs[0], t.args["src"], t.args["dst"], name="out"),
-           lambda t, xs: L.transform(xs[0], t.args["src"], t.args["dst"]),
-           lambda t, o: 0.0),
+    OpSpec(
+        "group_conv2d",
+        _conv_inputs("NCHW"),
+        _conv_build(conv2d_nchw),
+        _conv_ref(R.conv2d_nchw),
+        lambda t, o: _conv_flops(o, _shape(t, "weight")),
+    ),
+    OpSpec(
+        "conv2d_nhwc",
+        _conv_inputs("NHWC"),
+        _conv_build(conv2d_nhwc),
+        _conv_ref(R.conv2d_nhwc),
+        lambda t, o: 2.0 * math.prod(o) * math.prod(_shape(t, "weight")[:3]),
+    ),
+    OpSpec(
+        "matmul",
+        _bmm_inputs,
+        lambda t, xs: matmul(xs[0], xs[1], name="out"),
+        lambda t, xs: R.matmul(xs[0], xs[1]),
+        lambda t, o: 2.0 * math.prod(o) * _shape(t, "a")[-1],
+    ),
+    OpSpec(
+        "batch_matmul",
+        _bmm_inputs,
+        lambda t, xs: batch_matmul(
+            xs[0], xs[1], bool(t.args.get("transpose_b", False)), name="out"
+        ),
+        lambda t, xs: R.batch_matmul(xs[0], xs[1], bool(t.args.get("transpose_b", False))),
+        lambda t, o: 2.0 * math.prod(o) * _shape(t, "a")[-1],
+    ),
+    OpSpec(
+        "softmax",
+        lambda t: [("x", _shape(t, "shape"))],
+        lambda t, xs: softmax(xs[0], int(t.args.get("axis", -1)), name="out"),
+        lambda t, xs: R.softmax(xs[0], int(t.args.get("axis", -1))),
+        lambda t, o: 4.0 * math.prod(o),
+    ),
+    OpSpec(
+        "layout_transform",
+        lambda t: [("x", _shape(t, "shape"))],
+        lambda t, xs: layout_transform(xs[0], t.args["src"], t.args["dst"], name="out"),
+        lambda t, xs: L.transform(xs[0], t.args["src"], t.args["dst"]),
+        lambda t, o: 0.0,
+    ),
 ]
 
 
@@ -225,8 +257,9 @@ class GenericTemplate(Template):
         cfg = check_config(self.space(task, lanes), config, task.op)
         v = self.validate(task)
         steps = generic_steps(v["out"], v["inputs"], cfg)
-        return KernelDef(v["inputs"], [v["out"]], steps, [identity] * len(v["inputs"]),
-                         identity, io_key(task))
+        return KernelDef(
+            v["inputs"], [v["out"]], steps, [identity] * len(v["inputs"]), identity, io_key(task)
+        )
 
 
 TEMPLATES = [GenericTemplate(s) for s in SPECS]

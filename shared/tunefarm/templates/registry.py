@@ -105,7 +105,7 @@ def reference_io(inp: MeasureInput, seed: int) -> KernelIO:
     kdef = instantiate(task, inp.config)
     logical = random_inputs(task, seed)
     expected = dispatch(task).reference(task, logical)
-    args = [pack(x) for pack, x in zip(kdef.packers, logical.values())]
+    args = [pack(x) for pack, x in zip(kdef.packers, logical.values(), strict=True)]
     packed_out = kdef.output_packer(expected)
     args.append(np.zeros_like(packed_out))
     return KernelIO(args=args, expected={len(args) - 1: packed_out})

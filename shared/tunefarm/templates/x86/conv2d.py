@@ -27,8 +27,8 @@ from tunefarm.templates.base import (
     KernelDef,
     TaskError,
     Template,
-    as_pair,
     as_padding,
+    as_pair,
     build_epilogue,
     check_config,
     divisors,
@@ -57,7 +57,10 @@ def conv_params(task: Task) -> dict[str, Any]:
             f"{task.op}: weight {a['weight']} does not match data channels {c} with groups="
             f"{groups} (need weight I = C/groups and O divisible by groups)"
         )
-    strides, dilation = as_pair(a.get("strides", 1), "strides"), as_pair(a.get("dilation", 1), "dilation")
+    strides, dilation = (
+        as_pair(a.get("strides", 1), "strides"),
+        as_pair(a.get("dilation", 1), "dilation"),
+    )
     padding = as_padding(a.get("padding", 0))
     if min(strides) < 1 or min(dilation) < 1 or min(padding) < 0:
         raise TaskError(f"{task.op}: strides and dilation must be >= 1 and padding >= 0")
@@ -67,8 +70,22 @@ def conv_params(task: Task) -> dict[str, Any]:
         raise TaskError(f"{task.op}: kernel {kh}x{kw} is larger than the padded input {h}x{w}")
     epilogue = tuple(a.get("epilogue", ()))
     parse_epilogue(epilogue)
-    return dict(n=n, c=c, h=h, w=w, o=o, kh=kh, kw=kw, groups=groups, strides=strides,
-                padding=padding, dilation=dilation, oh=oh, ow=ow, epilogue=epilogue)
+    return dict(
+        n=n,
+        c=c,
+        h=h,
+        w=w,
+        o=o,
+        kh=kh,
+        kw=kw,
+        groups=groups,
+        strides=strides,
+        padding=padding,
+        dilation=dilation,
+        oh=oh,
+        ow=ow,
+        epilogue=epilogue,
+    )
 
 
 def conv_flops(p: dict[str, Any]) -> float:
@@ -76,19 +93,30 @@ def conv_flops(p: dict[str, Any]) -> float:
 
 
 def conv_reference(p: dict[str, Any], inputs: dict[str, np.ndarray]) -> np.ndarray:
-    out = R.conv2d_nchw(inputs["data"], inputs["weight"], p["strides"], p["padding"],
-                        p["dilation"], p["groups"])
+    out = R.conv2d_nchw(
+        inputs["data"], inputs["weight"], p["strides"], p["padding"], p["dilation"], p["groups"]
+    )
     return reference_epilogue(out, p["epilogue"], inputs)
 
 
 def conv_logical_inputs(p: dict[str, Any]) -> list[tuple[str, tuple[int, ...]]]:
     data = ("data", (p["n"], p["c"], p["h"], p["w"]))
     weight = ("weight", (p["o"], p["c"] // p["groups"], p["kh"], p["kw"]))
-    return [data, weight, *epilogue_inputs(p["epilogue"], p["o"], (p["n"], p["o"], p["oh"], p["ow"]))]
+    return [
+        data,
+        weight,
+        *epilogue_inputs(p["epilogue"], p["o"], (p["n"], p["o"], p["oh"], p["ow"])),
+    ]
 
 
-def register_tile_steps(out: str, acc: str, spatial: tuple[str, ...], cfg: dict[str, Any],
-                        reduce_order: tuple[str, ...], unroll: tuple[str, ...]) -> list[S.Step]:
+def register_tile_steps(
+    out: str,
+    acc: str,
+    spatial: tuple[str, ...],
+    cfg: dict[str, Any],
+    reduce_order: tuple[str, ...],
+    unroll: tuple[str, ...],
+) -> list[S.Step]:
     """Steps shared by the blocked conv-like templates: tile the output columns, fuse and
     parallelise the outer axes, compute the accumulator tile at the column block."""
     n, cc, oh, ow, cb = spatial
@@ -154,21 +182,32 @@ class Conv2dNCHWc(Template):
         ib = _best_block(p["c"], lanes)
         reg = max(d for d in divisors(p["ow"]) if d <= 14)
         inner = 2 if reg <= 8 and (p["o"] // ob) % 2 == 0 else 1
-        return {"tile_ic": (p["c"] // ib, ib), "tile_oc": (p["o"] // ob, ob),
-                "tile_ow": (p["ow"] // reg, reg), "oc_inner": inner, "unroll_kw": True,
-                "order": "kw_outer"}
+        return {
+            "tile_ic": (p["c"] // ib, ib),
+            "tile_oc": (p["o"] // ob, ob),
+            "tile_ow": (p["ow"] // reg, reg),
+            "oc_inner": inner,
+            "unroll_kw": True,
+            "order": "kw_outer",
+        }
 
     def instantiate(self, task: Task, config: dict[str, Any], lanes: int) -> KernelDef:
         p = self.validate(task)
         cfg = check_config(self.space(task, lanes), config, "conv2d")
         ib, ob = cfg["tile_ic"][1], cfg["tile_oc"][1]
         if (p["o"] // ob) % cfg["oc_inner"]:
-            raise TaskError(f"conv2d: oc_inner={cfg['oc_inner']} does not divide the "
-                            f"{p['o'] // ob} output-channel blocks of tile_oc={cfg['tile_oc']}")
+            raise TaskError(
+                f"conv2d: oc_inner={cfg['oc_inner']} does not divide the "
+                f"{p['o'] // ob} output-channel blocks of tile_oc={cfg['tile_oc']}"
+            )
         data = te.placeholder((p["n"], p["c"] // ib, p["h"], p["w"], ib), name="data")
-        weight = te.placeholder((p["o"] // ob, p["c"] // ib, p["kh"], p["kw"], ib, ob), name="weight")
+        weight = te.placeholder(
+            (p["o"] // ob, p["c"] // ib, p["kh"], p["kw"], ib, ob), name="weight"
+        )
         conv = conv2d_nchwc(data, weight, p["strides"], p["padding"], p["dilation"], name="conv")
-        out, extra = build_epilogue(conv, p["epilogue"], lambda i: (i[1], i[4]), (p["o"] // ob, ob), "out")
+        out, extra = build_epilogue(
+            conv, p["epilogue"], lambda i: (i[1], i[4]), (p["o"] // ob, ob), "out"
+        )
         steps: list[S.Step] = []
         acc = "conv"
         if out is conv:
@@ -176,16 +215,23 @@ class Conv2dNCHWc(Template):
             acc = "conv.local"
         if any(p["padding"]):
             steps += pad_steps("conv_pad", ("n", "icc", "h", "w", "icb"))
-        order = ("icc", "kh", "kw", "icb") if cfg["order"] == "kw_outer" else ("icc", "kh", "icb", "kw")
+        order = (
+            ("icc", "kh", "kw", "icb") if cfg["order"] == "kw_outer" else ("icc", "kh", "icb", "kw")
+        )
         unroll = ("kw",) if cfg["unroll_kw"] else ()
-        steps += register_tile_steps(out.name, acc, ("n", "occ", "oh", "ow", "ocb"), cfg, order, unroll)
+        steps += register_tile_steps(
+            out.name, acc, ("n", "occ", "oh", "ow", "ocb"), cfg, order, unroll
+        )
         packers = [
             lambda x: L.transform(x, "NCHW", f"NCHW{ib}c"),
             lambda x: L.transform(x, "OIHW", f"OIHW{ib}i{ob}o"),
         ]
         for kind, _ in extra:
-            packers.append((lambda x: x.reshape(-1, ob).copy()) if kind == "bias"
-                           else (lambda x: L.transform(x, "NCHW", f"NCHW{ob}c")))
+            packers.append(
+                (lambda x: x.reshape(-1, ob).copy())
+                if kind == "bias"
+                else (lambda x: L.transform(x, "NCHW", f"NCHW{ob}c"))
+            )
         return KernelDef(
             inputs=[data, weight, *(t for _, t in extra)],
             outputs=[out],
@@ -193,8 +239,11 @@ class Conv2dNCHWc(Template):
             packers=packers,
             output_packer=lambda x: L.transform(x, "NCHW", f"NCHW{ob}c"),
             io_key=io_key(task, ib=ib, ob=ob),
-            notes={"data_layout": f"NCHW{ib}c", "out_layout": f"NCHW{ob}c",
-                   "weight_layout": f"OIHW{ib}i{ob}o"},
+            notes={
+                "data_layout": f"NCHW{ib}c",
+                "out_layout": f"NCHW{ob}c",
+                "weight_layout": f"OIHW{ib}i{ob}o",
+            },
         )
 
 

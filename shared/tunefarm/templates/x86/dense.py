@@ -42,7 +42,9 @@ def dense_params(task: Task) -> dict[str, Any]:
     except (TypeError, ValueError):
         raise TaskError("dense: data must be (N, K) and weight (O, K)") from None
     if k != k2:
-        raise TaskError(f"dense: weight {a['weight']} must have K = {k} columns like data {a['data']}")
+        raise TaskError(
+            f"dense: weight {a['weight']} must have K = {k} columns like data {a['data']}"
+        )
     epilogue = tuple(a.get("epilogue", ()))
     parse_epilogue(epilogue)
     return dict(n=n, k=k, o=o, epilogue=epilogue)
@@ -88,8 +90,10 @@ class DensePack(Template):
         cfg = check_config(self.space(task, lanes), config, "dense")
         ob, inner, ku = cfg["tile_o"][1], cfg["o_inner"], cfg["tile_k"]
         if (p["o"] // ob) % inner:
-            raise TaskError(f"dense: o_inner={inner} does not divide the {p['o'] // ob} "
-                            f"output blocks of tile_o={cfg['tile_o']}")
+            raise TaskError(
+                f"dense: o_inner={inner} does not divide the {p['o'] // ob} "
+                f"output blocks of tile_o={cfg['tile_o']}"
+            )
         data = te.placeholder((p["n"], p["k"]), name="data")
         weight = te.placeholder((p["o"] // ob, p["k"], ob), name="weight")
         acc_t = dense_pack(data, weight, name="dense")

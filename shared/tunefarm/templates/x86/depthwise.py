@@ -75,10 +75,12 @@ class DepthwiseNCHWc(Template):
         cb = cfg["tile_c"][1]
         data = te.placeholder((p["n"], p["c"] // cb, p["h"], p["w"], cb), name="data")
         weight = te.placeholder((p["c"] // cb, 1, p["kh"], p["kw"], 1, cb), name="weight")
-        conv = depthwise_conv2d_nchwc(data, weight, p["strides"], p["padding"], p["dilation"],
-                                      name="conv")
-        out, extra = build_epilogue(conv, p["epilogue"], lambda i: (i[1], i[4]),
-                                    (p["c"] // cb, cb), "out")
+        conv = depthwise_conv2d_nchwc(
+            data, weight, p["strides"], p["padding"], p["dilation"], name="conv"
+        )
+        out, extra = build_epilogue(
+            conv, p["epilogue"], lambda i: (i[1], i[4]), (p["c"] // cb, cb), "out"
+        )
         steps: list[S.Step] = []
         acc = "conv"
         if out is conv:
@@ -88,15 +90,19 @@ class DepthwiseNCHWc(Template):
             steps += pad_steps("conv_pad", ("n", "cc", "h", "w", "cb"))
         unroll = ("kh", "kw") if cfg["unroll_kw"] else ()
         tile = {"tile_ow": cfg["tile_ow"], "oc_inner": 1}
-        steps += register_tile_steps(out.name, acc, ("n", "cc", "oh", "ow", "cb"), tile,
-                                     ("kh", "kw"), unroll)
+        steps += register_tile_steps(
+            out.name, acc, ("n", "cc", "oh", "ow", "cb"), tile, ("kh", "kw"), unroll
+        )
         packers = [
             lambda x: L.transform(x, "NCHW", f"NCHW{cb}c"),
             lambda x: L.transform(x, "OIHW", f"OIHW1i{cb}o"),
         ]
         for kind, _ in extra:
-            packers.append((lambda x: x.reshape(-1, cb).copy()) if kind == "bias"
-                           else (lambda x: L.transform(x, "NCHW", f"NCHW{cb}c")))
+            packers.append(
+                (lambda x: x.reshape(-1, cb).copy())
+                if kind == "bias"
+                else (lambda x: L.transform(x, "NCHW", f"NCHW{cb}c"))
+            )
         return KernelDef(
             inputs=[data, weight, *(t for _, t in extra)],
             outputs=[out],
@@ -104,6 +110,9 @@ class DepthwiseNCHWc(Template):
             packers=packers,
             output_packer=lambda x: L.transform(x, "NCHW", f"NCHW{cb}c"),
             io_key=io_key(task, cb=cb),
-            notes={"data_layout": f"NCHW{cb}c", "out_layout": f"NCHW{cb}c",
-                   "weight_layout": f"OIHW1i{cb}o"},
+            notes={
+                "data_layout": f"NCHW{cb}c",
+                "out_layout": f"NCHW{cb}c",
+                "weight_layout": f"OIHW1i{cb}o",
+            },
         )

@@ -19,8 +19,8 @@ from tunefarm.templates.base import (
     KernelDef,
     TaskError,
     Template,
-    as_pair,
     as_padding,
+    as_pair,
     check_config,
     divisors,
     io_key,
@@ -55,13 +55,19 @@ class Pool2dNCHWc(Template):
     def validate(self, task: Task) -> dict[str, Any]:
         n, c, h, w = _data(task)
         a = task.args
-        p = dict(n=n, c=c, h=h, w=w, kind=_kind(task),
-                 kernel=as_pair(a.get("kernel", 2), "kernel"),
-                 strides=as_pair(a.get("strides", 1), "strides"),
-                 padding=as_padding(a.get("padding", 0)),
-                 dilation=as_pair(a.get("dilation", 1), "dilation"),
-                 ceil_mode=bool(a.get("ceil_mode", False)),
-                 count_include_pad=bool(a.get("count_include_pad", False)))
+        p = dict(
+            n=n,
+            c=c,
+            h=h,
+            w=w,
+            kind=_kind(task),
+            kernel=as_pair(a.get("kernel", 2), "kernel"),
+            strides=as_pair(a.get("strides", 1), "strides"),
+            padding=as_padding(a.get("padding", 0)),
+            dilation=as_pair(a.get("dilation", 1), "dilation"),
+            ceil_mode=bool(a.get("ceil_mode", False)),
+            count_include_pad=bool(a.get("count_include_pad", False)),
+        )
         try:
             p["out"] = self._logical(p).shape
         except ValueError as exc:
@@ -69,12 +75,24 @@ class Pool2dNCHWc(Template):
         return p
 
     def _logical(self, p: dict[str, Any], cb: int | None = None):
-        shape = (p["n"], p["c"], p["h"], p["w"]) if cb is None else (
-            p["n"], p["c"] // cb, p["h"], p["w"], cb)
+        shape = (
+            (p["n"], p["c"], p["h"], p["w"])
+            if cb is None
+            else (p["n"], p["c"] // cb, p["h"], p["w"], cb)
+        )
         data = te.placeholder(shape, name="data")
-        out = pool2d(data, p["kind"], p["kernel"], p["strides"], p["padding"], p["dilation"],
-                     p["ceil_mode"], p["count_include_pad"],
-                     "NCHW" if cb is None else f"NCHW{cb}c", name="pool")
+        out = pool2d(
+            data,
+            p["kind"],
+            p["kernel"],
+            p["strides"],
+            p["padding"],
+            p["dilation"],
+            p["ceil_mode"],
+            p["count_include_pad"],
+            "NCHW" if cb is None else f"NCHW{cb}c",
+            name="pool",
+        )
         return out
 
     def logical_inputs(self, task):
@@ -84,10 +102,22 @@ class Pool2dNCHWc(Template):
     def reference(self, task, inputs):
         p = self.validate(task)
         if p["kind"] == "max":
-            return R.max_pool2d_nchw(inputs["data"], p["kernel"], p["strides"], p["padding"],
-                                     p["dilation"], p["ceil_mode"])
-        return R.avg_pool2d_nchw(inputs["data"], p["kernel"], p["strides"], p["padding"],
-                                 p["ceil_mode"], p["count_include_pad"])
+            return R.max_pool2d_nchw(
+                inputs["data"],
+                p["kernel"],
+                p["strides"],
+                p["padding"],
+                p["dilation"],
+                p["ceil_mode"],
+            )
+        return R.avg_pool2d_nchw(
+            inputs["data"],
+            p["kernel"],
+            p["strides"],
+            p["padding"],
+            p["ceil_mode"],
+            p["count_include_pad"],
+        )
 
     def flops(self, task):
         p = self.validate(task)
@@ -123,11 +153,19 @@ class Pool2dNCHWc(Template):
         if "pool_pad" in sch_stages:
             steps.append(S.ComputeInline("pool_pad"))
         tile = {"tile_ow": cfg["tile_ow"], "oc_inner": 1}
-        steps += register_tile_steps("pool", acc, ("n", "cc", "y", "x", "cb"), tile,
-                                     ("ky", "kx"), ("kx",))
+        steps += register_tile_steps(
+            "pool", acc, ("n", "cc", "y", "x", "cb"), tile, ("ky", "kx"), ("kx",)
+        )
         data = te.ComputeDAG([out]).inputs[0]
-        return KernelDef([data], [out], steps, [_pack(cb)], _pack(cb), io_key(task, cb=cb),
-                         {"data_layout": f"NCHW{cb}c", "out_layout": f"NCHW{cb}c"})
+        return KernelDef(
+            [data],
+            [out],
+            steps,
+            [_pack(cb)],
+            _pack(cb),
+            io_key(task, cb=cb),
+            {"data_layout": f"NCHW{cb}c", "out_layout": f"NCHW{cb}c"},
+        )
 
 
 class GlobalPool2dNCHWc(Template):
@@ -180,5 +218,12 @@ class GlobalPool2dNCHWc(Template):
             S.Reorder(acc, ("n", "cc", "y", "x", "ky", "kx", "cb")),
             S.Vectorize(acc, "cb"),
         ]
-        return KernelDef([data], [out], steps, [_pack(cb)], _pack(cb), io_key(task, cb=cb),
-                         {"data_layout": f"NCHW{cb}c", "out_layout": f"NCHW{cb}c"})
+        return KernelDef(
+            [data],
+            [out],
+            steps,
+            [_pack(cb)],
+            _pack(cb),
+            io_key(task, cb=cb),
+            {"data_layout": f"NCHW{cb}c", "out_layout": f"NCHW{cb}c"},
+        )
