@@ -171,6 +171,53 @@ def test_global_pools_match_onnx() -> None:
     assert ref.global_avg_pool2d_nchw(x).shape == (2, 5, 1, 1)
 
 
+@pytest.mark.parametrize(
+    ("args", "want"),
+    [
+        # (size, kernel, stride, pad_begin, pad_end, dilation, ceil_mode)
+        ((224, 7, 2, 3, 3, 1, False), 112),
+        ((112, 3, 2, 1, 1, 1, False), 56),
+        ((8, 3, 2, 0, 0, 1, False), 3),
+        ((8, 3, 2, 0, 0, 1, True), 4),
+        ((3, 2, 3, 0, 1, 1, True), 1),  # a second window would start in the end padding
+        ((12, 3, 2, 1, 1, 2, True), 6),
+        ((5, 5, 1, 0, 0, 1, True), 1),
+    ],
+)
+def test_pool_output_size(args: tuple, want: int) -> None:
+    assert ref.pool_output_size(*args) == want
+
+
+@pytest.mark.parametrize(("xshape", "kernel", "strides", "pads", "ceil"), POOL_CASES)
+def test_pool_output_size_matches_onnx_shapes(xshape, kernel, strides, pads, ceil) -> None:
+    x = _rand(*xshape)
+    want = run_onnx(
+        "MaxPool", [x], kernel_shape=kernel, strides=strides, pads=pads, ceil_mode=int(ceil)
+    )
+    sizes = [
+        ref.pool_output_size(xshape[2 + i], kernel[i], strides[i], pads[i], pads[i + 2], 1, ceil)
+        for i in range(2)
+    ]
+    assert tuple(sizes) == want.shape[2:]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((0, 3, 1, 0, 0, 1, False), "size values must be >= 1"),
+        ((5, 0, 1, 0, 0, 1, False), "kernel values must be >= 1"),
+        ((5, 3, 0, 0, 0, 1, False), "stride values must be >= 1"),
+        ((5, 3, 1, -1, 0, 1, False), "pad_begin values must be >= 0"),
+        ((5, 3, 1, 0, 0, 0, False), "dilation values must be >= 1"),
+        ((5, 3, 1.5, 0, 0, 1, False), "stride must be an int"),
+        ((4, 3, 1, 0, 0, 2, False), "does not fit size 4"),
+    ],
+)
+def test_pool_output_size_rejects_bad_arguments(args: tuple, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        ref.pool_output_size(*args)
+
+
 # ---------------------------------------------------------------- matrix products
 
 
@@ -331,6 +378,7 @@ BAD_CALLS = [
     (lambda: ref.bias_add(_rand(2, 3, 4), _rand(4)), "b must have shape \\(3,\\)"),
     (lambda: ref.bias_add(_rand(2, 3), _rand(3), axis=2), "axis must be an int in"),
     (lambda: ref.clip(_rand(3), 2.0, 1.0), "lo <= hi"),
+    (lambda: ref.clip(_rand(3), None, 1.0), "clip bound lo must be a real number"),
     (lambda: ref.cast(_rand(3), "not_a_dtype"), "dtype must be"),
     (lambda: ref.softmax(_rand(3, 4), axis=-3), "axis"),
     (lambda: ref.relu(np.array(["a", "b"])), "x must be a numeric array"),

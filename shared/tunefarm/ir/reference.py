@@ -86,6 +86,37 @@ def pad_nchw(x: np.ndarray, padding: Pads, value: float = 0.0) -> np.ndarray:
     return np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)), mode="constant", constant_values=value)
 
 
+def pool_output_size(
+    size: int,
+    kernel: int,
+    stride: int,
+    pad_begin: int,
+    pad_end: int,
+    dilation: int = 1,
+    ceil_mode: bool = False,
+) -> int:
+    """Number of windows along one axis, counted as ONNX Conv/MaxPool/AveragePool count them.
+
+    floor((size + pads - span) / stride) + 1 with span = dilation * (kernel - 1) + 1. ceil_mode
+    rounds up instead, but drops a last window that would start in the end padding: such a
+    window holds no input. Raises ValueError naming a bad argument or a window that does not fit.
+    """
+    (size,), (kernel,) = _ints(size, 1, "size", 1), _ints(kernel, 1, "kernel", 1)
+    (stride,), (dilation,) = _ints(stride, 1, "stride", 1), _ints(dilation, 1, "dilation", 1)
+    (pad_begin,), (pad_end,) = _ints(pad_begin, 1, "pad_begin", 0), _ints(pad_end, 1, "pad_end", 0)
+    span = dilation * (kernel - 1) + 1
+    num = size + pad_begin + pad_end - span
+    if num < 0:
+        raise ValueError(
+            f"kernel {kernel} (dilation {dilation}) does not fit size {size} padded by "
+            f"({pad_begin}, {pad_end})"
+        )
+    out = (-(-num // stride) if ceil_mode else num // stride) + 1
+    if ceil_mode and (out - 1) * stride >= size + pad_begin:
+        out -= 1
+    return out
+
+
 def _windows(
     x: np.ndarray,
     kernel: Pair,
@@ -110,12 +141,10 @@ def _windows(
         p0, p1, span = pads[axis], pads[axis + 2], d[axis] * (k[axis] - 1) + 1
         if pool and max(p0, p1) >= span:
             raise ValueError(f"padding {padding!r} must be smaller than the kernel extent {span}")
-        num = size + p0 + p1 - span
-        if num < 0:
-            raise ValueError(f"kernel {k} (dilation {d}) does not fit padded input {x.shape}")
-        o = (-(-num // s[axis]) if ceil_mode else num // s[axis]) + 1
-        if ceil_mode and (o - 1) * s[axis] >= size + p0:
-            o -= 1
+        try:
+            o = pool_output_size(size, k[axis], s[axis], p0, p1, d[axis], ceil_mode)
+        except ValueError as err:
+            raise ValueError(f"{('height', 'width')[axis]} of x {x.shape}: {err}") from None
         out.append(o)
         widths.append((p0, p1 + max(0, (o - 1) * s[axis] + span - (size + p0 + p1))))
     xp = np.pad(x, widths, constant_values=value)
@@ -363,6 +392,9 @@ def relu(x: np.ndarray) -> np.ndarray:
 def clip(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
     """Clamp to [lo, hi]."""
     x = _arr(x, "x")
+    for name, v in (("lo", lo), ("hi", hi)):
+        if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating):
+            raise ValueError(f"clip bound {name} must be a real number, got {v!r}")
     if not lo <= hi:
         raise ValueError(f"clip needs lo <= hi, got lo={lo!r}, hi={hi!r}")
     return np.clip(x, np.asarray(lo).astype(x.dtype), np.asarray(hi).astype(x.dtype))
