@@ -287,7 +287,7 @@ class CEmitter:
             out.append(
                 f"static {C_TYPES[b.dtype]} {b.name}[{b.size}] __attribute__((aligned(64)));"
             )
-        out.append(f"static inline int32_t {f.name}({params}) {{")
+        out.append(f"__attribute__((noinline)) static int32_t {f.name}({params}) {{")
         for b in f.args:
             t = C_TYPES[b.dtype]
             out.append(

@@ -234,7 +234,9 @@ class GenericTemplate(Template):
         xs = [te.placeholder(s, name=n) for n, s in shapes]
         try:
             out = self.spec.build(task, xs)
-        except (ValueError, KeyError, TypeError) as exc:
+        except KeyError as exc:
+            raise TaskError(f"{task.op}: missing param {exc.args[0]!r}") from None
+        except (ValueError, TypeError) as exc:
             raise TaskError(f"{task.op}: {exc}") from None
         return {"inputs": xs, "out": out}
 

@@ -7,7 +7,7 @@ after unrolling) while the reduction runs over input-channel blocks, kernel rows
 the epilogue (bias, residual, activation) is applied as the tile is stored; one OpenMP
 region over (batch, output-channel block, output row).
 
-Knobs: tile_ic (ib), tile_oc (ob), tile_ow (reg_n), oc_inner, unroll_kw, order.
+Knobs: tile_ic (ib), tile_oc (blocks, oc_inner, ob), tile_ow (reg_n), unroll_kw, order.
 """
 
 from __future__ import annotations
@@ -169,9 +169,8 @@ class Conv2dNCHWc(Template):
         p = self.validate(task)
         sp = ConfigSpace()
         sp.define_split("tile_ic", p["c"], 2, max_factor=64)
-        sp.define_split("tile_oc", p["o"], 2, max_factor=64)
+        sp.define_split("tile_oc", p["o"], 3, max_factor=64, filter=lambda f: f[1] <= 4)
         sp.define_split("tile_ow", p["ow"], 2, max_factor=32)
-        sp.define_knob("oc_inner", [1, 2, 4])
         sp.define_knob("unroll_kw", [True, False])
         sp.define_knob("order", list(ORDERS))
         return sp
@@ -184,9 +183,8 @@ class Conv2dNCHWc(Template):
         inner = 2 if reg <= 8 and (p["o"] // ob) % 2 == 0 else 1
         return {
             "tile_ic": (p["c"] // ib, ib),
-            "tile_oc": (p["o"] // ob, ob),
+            "tile_oc": (p["o"] // ob // inner, inner, ob),
             "tile_ow": (p["ow"] // reg, reg),
-            "oc_inner": inner,
             "unroll_kw": True,
             "order": "kw_outer",
         }
@@ -194,12 +192,8 @@ class Conv2dNCHWc(Template):
     def instantiate(self, task: Task, config: dict[str, Any], lanes: int) -> KernelDef:
         p = self.validate(task)
         cfg = check_config(self.space(task, lanes), config, "conv2d")
-        ib, ob = cfg["tile_ic"][1], cfg["tile_oc"][1]
-        if (p["o"] // ob) % cfg["oc_inner"]:
-            raise TaskError(
-                f"conv2d: oc_inner={cfg['oc_inner']} does not divide the "
-                f"{p['o'] // ob} output-channel blocks of tile_oc={cfg['tile_oc']}"
-            )
+        ib, ob = cfg["tile_ic"][1], cfg["tile_oc"][2]
+        cfg["oc_inner"] = cfg["tile_oc"][1]
         data = te.placeholder((p["n"], p["c"] // ib, p["h"], p["w"], ib), name="data")
         weight = te.placeholder(
             (p["o"] // ob, p["c"] // ib, p["kh"], p["kw"], ib, ob), name="weight"

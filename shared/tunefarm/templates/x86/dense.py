@@ -4,7 +4,7 @@ At batch 1 this is a matrix-vector product bound by reading the weight, so the s
 streams the packed weight contiguously: a tile of `o_inner` vectors of `ob` outputs is
 accumulated in registers over the whole K, K unrolled by `tile_k`, tiles in parallel.
 
-Knobs: tile_o (ob), o_inner, tile_k.
+Knobs: tile_o (blocks, o_inner, ob), tile_k.
 """
 
 from __future__ import annotations
@@ -73,8 +73,7 @@ class DensePack(Template):
     def space(self, task: Task, lanes: int) -> ConfigSpace:
         p = self.validate(task)
         sp = ConfigSpace()
-        sp.define_split("tile_o", p["o"], 2, max_factor=64)
-        sp.define_knob("o_inner", [1, 2, 4, 8])
+        sp.define_split("tile_o", p["o"], 3, max_factor=64, filter=lambda f: f[1] <= 8)
         sp.define_knob("tile_k", [k for k in (1, 2, 4, 8, 16) if p["k"] % k == 0])
         return sp
 
@@ -83,17 +82,12 @@ class DensePack(Template):
         ob = next((b for b in (lanes, lanes // 2, 8, 4, 2) if p["o"] % b == 0), 1)
         blocks = p["o"] // ob
         inner = next(i for i in (4, 2, 1) if blocks % i == 0)
-        return {"tile_o": (blocks, ob), "o_inner": inner, "tile_k": 4 if p["k"] % 4 == 0 else 1}
+        return {"tile_o": (blocks // inner, inner, ob), "tile_k": 4 if p["k"] % 4 == 0 else 1}
 
     def instantiate(self, task: Task, config: dict[str, Any], lanes: int) -> KernelDef:
         p = self.validate(task)
         cfg = check_config(self.space(task, lanes), config, "dense")
-        ob, inner, ku = cfg["tile_o"][1], cfg["o_inner"], cfg["tile_k"]
-        if (p["o"] // ob) % inner:
-            raise TaskError(
-                f"dense: o_inner={inner} does not divide the {p['o'] // ob} "
-                f"output blocks of tile_o={cfg['tile_o']}"
-            )
+        inner, ob, ku = cfg["tile_o"][1], cfg["tile_o"][2], cfg["tile_k"]
         data = te.placeholder((p["n"], p["k"]), name="data")
         weight = te.placeholder((p["o"] // ob, p["k"], ob), name="weight")
         acc_t = dense_pack(data, weight, name="dense")
