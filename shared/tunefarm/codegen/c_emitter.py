@@ -29,6 +29,7 @@ from tunefarm.ir.expr import (
     Var,
     is_float,
 )
+from tunefarm.ir.tensor import walk
 from tunefarm.ir.transform import free_vars, substitute
 
 C_TYPES = {
@@ -164,6 +165,14 @@ class CEmitter:
             if v not in free_vars(e.cond):
                 return f"({self.expr(e.cond)} ? {t} : {f})", True
             c = e.cond
+            if any(
+                isinstance(n, BufferLoad) and v in free_vars(n.index)
+                for branch in (e.true_value, e.false_value)
+                for n in walk(branch)
+            ):
+                # Both branches of a vector select are evaluated for every lane; a guarded
+                # load (padding) could read outside its buffer, so keep it a scalar loop.
+                raise NotVectorizable("lane-dependent guarded load")
             if isinstance(c, Compare) and is_float(c.a.dtype):
                 (x, xv), (y, yv) = self.vexpr(c.a, v, width), self.vexpr(c.b, v, width)
                 mask = f"({self.vec(x, xv, width)} {c.op} {self.vec(y, yv, width)})"

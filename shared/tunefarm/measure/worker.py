@@ -28,10 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from tunefarm.codegen.target import Target
 from tunefarm.measure.errors import MeasureErrorNo
 from tunefarm.measure.hooks import SourceGenerator
 from tunefarm.measure.timing import time_evaluator
-from tunefarm.codegen.target import Target
 from tunefarm.measure.types import (
     ArgSpec,
     BuildResult,

@@ -126,6 +126,11 @@ def _conv_inputs(layout: str) -> Callable[[Task], Inputs]:
 
 def _conv_build(fn: Callable) -> Callable[[Task, list[Tensor]], Tensor]:
     def build(task: Task, xs: list[Tensor]) -> Tensor:
+        if task.args.get("epilogue"):
+            raise TaskError(
+                f"{task.op}: epilogue fusion is not supported here; run the "
+                "epilogue as separate elementwise ops"
+            )
         s, p, d, g = _conv_attrs(task)
         try:
             return fn(xs[0], xs[1], s, p, d, g, name="out")
@@ -241,6 +246,7 @@ class GenericTemplate(Template):
         return {"inputs": xs, "out": out}
 
     def logical_inputs(self, task):
+        self.validate(task)
         return self.spec.inputs(task)
 
     def reference(self, task, inputs):

@@ -64,8 +64,11 @@ def conv_params(task: Task) -> dict[str, Any]:
     padding = as_padding(a.get("padding", 0))
     if min(strides) < 1 or min(dilation) < 1 or min(padding) < 0:
         raise TaskError(f"{task.op}: strides and dilation must be >= 1 and padding >= 0")
-    oh = conv_output_size(h, kh, strides[0], padding[0] + padding[2], dilation[0])
-    ow = conv_output_size(w, kw, strides[1], padding[1] + padding[3], dilation[1])
+    try:
+        oh = conv_output_size(h, kh, strides[0], padding[0] + padding[2], dilation[0])
+        ow = conv_output_size(w, kw, strides[1], padding[1] + padding[3], dilation[1])
+    except ValueError as exc:
+        raise TaskError(f"{task.op}: {exc}") from None
     if oh < 1 or ow < 1:
         raise TaskError(f"{task.op}: kernel {kh}x{kw} is larger than the padded input {h}x{w}")
     epilogue = tuple(a.get("epilogue", ()))

@@ -68,6 +68,8 @@ class Pool2dNCHWc(Template):
             ceil_mode=bool(a.get("ceil_mode", False)),
             count_include_pad=bool(a.get("count_include_pad", False)),
         )
+        if p["kind"] == "avg" and p["dilation"] != (1, 1):
+            raise TaskError("pool2d: avg pooling with dilation is not supported (max only)")
         try:
             p["out"] = self._logical(p).shape
         except ValueError as exc:
