@@ -12,6 +12,7 @@ import measure_kernels as mk
 import numpy as np
 import pytest
 
+from tunefarm.codegen.target import Target
 from tunefarm.measure import (
     ArgSpec,
     BuildResult,
@@ -26,7 +27,6 @@ from tunefarm.measure import (
     time_evaluator,
 )
 from tunefarm.measure import builder as builder_module
-from tunefarm.codegen.target import Target
 from tunefarm.measure.worker import aligned_copy, check_outputs
 
 E = MeasureErrorNo

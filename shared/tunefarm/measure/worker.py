@@ -63,8 +63,6 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-
-
 # ----------------------------------------------------------------------------- building
 
 
