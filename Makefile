@@ -26,6 +26,9 @@ bench-kernels: venv
 
 bench: bench-kernels
 
-# Placeholder until the CLI grows real commands.
+# The main job today: tune two ResNet-18 conv2d layers on this CPU and print them next to
+# numpy (OpenBLAS) and ONNX Runtime. Becomes whole-network tuning with the networks issue.
+RUN_LAYERS ?= conv_56_64_64_3x3,conv_28_128_128_3x3
+RUN_TRIALS ?= 32
 run: venv
-	$(PY) -m tunefarm.cli.main --help
+	$(PY) benchmarks/kernels.py --layers $(RUN_LAYERS) --trials $(RUN_TRIALS)

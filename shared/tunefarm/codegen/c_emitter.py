@@ -33,6 +33,7 @@ from tunefarm.ir.tensor import walk
 from tunefarm.ir.transform import free_vars, substitute
 
 C_TYPES = {
+    "float16": "_Float16",
     "float32": "float",
     "float64": "double",
     "int32": "int32_t",

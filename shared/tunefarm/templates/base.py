@@ -18,7 +18,7 @@ import numpy as np
 
 from tunefarm.ir import reference as R
 from tunefarm.ir import tensor as te
-from tunefarm.ir.expr import Expr, call, const, max_, min_, select
+from tunefarm.ir.expr import Expr, call, cast, const, max_, min_, select
 from tunefarm.ir.tensor import Tensor
 from tunefarm.schedule.space import ConfigSpace, SpaceError
 from tunefarm.schedule.steps import Step
@@ -85,8 +85,19 @@ class Template:
 # -- epilogues ---------------------------------------------------------------------------
 # An epilogue is a tuple of strings applied in order after the anchor op:
 #   "bias" (per output channel), "residual" (add a tensor shaped like the output), "relu",
-#   "clip:LO:HI", "sigmoid", "hard_swish", "leaky_relu:ALPHA".
-EPILOGUE_KINDS = ("bias", "residual", "relu", "clip", "sigmoid", "hard_swish", "leaky_relu")
+#   "clip:LO:HI", "sigmoid", "hard_swish", "leaky_relu:ALPHA", and last "cast:DTYPE" (float16,
+#   float64, int32, int8, uint8; integer casts truncate toward zero as C and numpy do).
+EPILOGUE_KINDS = (
+    "bias",
+    "residual",
+    "relu",
+    "clip",
+    "sigmoid",
+    "hard_swish",
+    "leaky_relu",
+    "cast",
+)
+CAST_DTYPES = ("float16", "float64", "int32", "int8", "uint8")
 
 
 def parse_epilogue(spec: Sequence[str]) -> list[tuple[str, tuple[float, ...]]]:
@@ -95,6 +106,13 @@ def parse_epilogue(spec: Sequence[str]) -> list[tuple[str, tuple[float, ...]]]:
         kind, *args = str(item).split(":")
         if kind not in EPILOGUE_KINDS:
             raise TaskError(f"epilogue {item!r}: unknown kind; use one of {EPILOGUE_KINDS}")
+        if kind == "cast":
+            if len(args) != 1 or args[0] not in CAST_DTYPES:
+                raise TaskError(f"epilogue {item!r}: cast takes one dtype of {CAST_DTYPES}")
+            if item != spec[-1]:
+                raise TaskError(f"epilogue {item!r}: cast must be the last epilogue step")
+            out.append((kind, (args[0],)))  # type: ignore[arg-type]
+            continue
         want = {"clip": 2, "leaky_relu": 1}.get(kind, 0)
         if len(args) != want:
             raise TaskError(f"epilogue {item!r}: {kind} takes {want} ':'-separated numbers")
@@ -149,6 +167,8 @@ def build_epilogue(
                 x = x + bias[channel_index(idx)]  # type: ignore[index]
             elif kind == "residual":
                 x = x + residual[idx]  # type: ignore[index]
+            elif kind == "cast":
+                x = cast(x, str(args[0]))
             else:
                 x = _activation(kind, args, x)
         return x
@@ -178,6 +198,8 @@ def reference_epilogue(
             x = R.hard_swish(x)
         elif kind == "leaky_relu":
             x = R.leaky_relu(x, args[0])
+        elif kind == "cast":
+            return x.astype(np.float32).astype(str(args[0]))
     return x.astype(np.float32)
 
 

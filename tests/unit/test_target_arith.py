@@ -1,0 +1,59 @@
+"""Target strings and the integer analysis that bound inference and vectorisation rely on."""
+
+from __future__ import annotations
+
+import pytest
+
+from tunefarm.codegen.arith import bounds, coefficient, simplify, to_affine
+from tunefarm.codegen.target import Target, TargetError, canonical
+from tunefarm.ir.expr import Const, Var
+
+
+def test_target_parse_and_print() -> None:
+    t = Target.parse("cpu -isa=avx512 -cores=2")
+    assert (t.kind, t.isa, t.cores, t.vector_lanes) == ("cpu", "avx512", 2, 16)
+    assert str(t) == "cpu -isa=avx512 -cores=2"
+    assert Target.parse("cpu -isa=avx2").vector_lanes == 8
+    assert canonical("cpu   -cores=2  -isa=generic") == "cpu -isa=generic -cores=2"
+    assert Target.parse("cpu").effective_isa in ("avx512", "avx2", "sse4", "generic")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("gpu", "must start with one of"),
+        ("cpu isa=avx2", "must look like -key=value"),
+        ("cpu -isa=avx9", "-isa must be one of"),
+        ("cpu -cores=two", "-cores must be an integer"),
+        ("cpu -arch=sm_90", "unknown option"),
+        ("", "must start with one of"),
+    ],
+)
+def test_bad_targets_name_the_problem(text: str, message: str) -> None:
+    with pytest.raises(TargetError, match=message):
+        Target.parse(text)
+
+
+i, j = Var("i"), Var("j")
+
+
+def test_affine_form_and_coefficients() -> None:
+    aff = to_affine(i * 16 + j - 3 + i * 2)
+    assert aff.coefs == {"i": 18, "j": 1} and aff.const == -3
+    assert coefficient(i * 16 + j, "j") == 1
+    assert coefficient((i * 16 + j) // 4, "j") is None  # j inside a division: not affine
+
+
+def test_div_mod_folding_uses_ranges() -> None:
+    ranges = {"i": (0, 9), "j": (0, 13)}
+    assert simplify((i * 14 + j) // 14, ranges) == i
+    assert simplify((i * 14 + j) % 14, ranges) == j
+    # without knowing j < 14 nothing may be folded
+    assert simplify((i * 14 + j) // 14, {}) != i
+
+
+def test_bounds_and_guard_elimination() -> None:
+    ranges = {"i": (0, 3), "j": (0, 13)}
+    assert bounds(i * 14 + j, ranges) == (0, 55)
+    assert simplify(i * 14 + j < 56, ranges) == Const(1, "bool")
+    assert not isinstance(simplify(i * 14 + j < 50, ranges), Const)
