@@ -20,6 +20,7 @@ from tunefarm.ir import reference as R
 from tunefarm.ir import tensor as te
 from tunefarm.ir.expr import Expr, call, cast, const, max_, min_, select
 from tunefarm.ir.tensor import Tensor
+from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace, SpaceError
 from tunefarm.schedule.steps import Step
 from tunefarm.task import Task
@@ -80,6 +81,14 @@ class Template:
     def default_config(self, task: Task, lanes: int) -> dict[str, Any]:
         space = self.space(task, lanes)
         return space.default(self.preferred(task, space, lanes))
+
+
+def accumulator(anchor: Tensor, out: Tensor) -> tuple[list[S.Step], str]:
+    """The stage that accumulates in registers: the anchor itself when an epilogue stage
+    stores the result, else a local cache of the anchor (cache_write)."""
+    if out is anchor:
+        return [S.CacheWrite(anchor.name)], f"{anchor.name}.local"
+    return [], anchor.name
 
 
 # -- epilogues ---------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from tunefarm.templates.base import (
     KernelDef,
     TaskError,
     Template,
+    accumulator,
     as_padding,
     as_pair,
     build_epilogue,
@@ -205,11 +206,7 @@ class Conv2dNCHWc(Template):
         out, extra = build_epilogue(
             conv, p["epilogue"], lambda i: (i[1], i[4]), (p["o"] // ob, ob), "out"
         )
-        steps: list[S.Step] = []
-        acc = "conv"
-        if out is conv:
-            steps.append(S.CacheWrite("conv"))
-            acc = "conv.local"
+        steps, acc = accumulator(conv, out)
         if any(p["padding"]):
             steps += pad_steps("conv_pad", ("n", "icc", "h", "w", "icb"))
         order = (
@@ -219,29 +216,47 @@ class Conv2dNCHWc(Template):
         steps += register_tile_steps(
             out.name, acc, ("n", "occ", "oh", "ow", "ocb"), cfg, order, unroll
         )
-        packers = [
-            lambda x: L.transform(x, "NCHW", f"NCHW{ib}c"),
-            lambda x: L.transform(x, "OIHW", f"OIHW{ib}i{ob}o"),
-        ]
-        for kind, _ in extra:
-            packers.append(
-                (lambda x: x.reshape(-1, ob).copy())
-                if kind == "bias"
-                else (lambda x: L.transform(x, "NCHW", f"NCHW{ob}c"))
-            )
-        return KernelDef(
-            inputs=[data, weight, *(t for _, t in extra)],
-            outputs=[out],
-            steps=steps,
-            packers=packers,
-            output_packer=lambda x: L.transform(x, "NCHW", f"NCHW{ob}c"),
-            io_key=io_key(task, ib=ib, ob=ob),
-            notes={
-                "data_layout": f"NCHW{ib}c",
-                "out_layout": f"NCHW{ob}c",
-                "weight_layout": f"OIHW{ib}i{ob}o",
-            },
+        return blocked_conv_kernel(
+            task, [data, weight], extra, out, steps, ib, ob, f"OIHW{ib}i{ob}o"
         )
+
+
+def blocked_conv_kernel(
+    task: Task,
+    inputs: list[te.Tensor],
+    extra,
+    out: te.Tensor,
+    steps: list[S.Step],
+    ib: int,
+    ob: int,
+    weight_layout: str,
+) -> KernelDef:
+    """KernelDef of a conv in NCHW[ib]c -> NCHW[ob]c with its epilogue inputs (bias as
+    [O/ob, ob], residual in the output layout)."""
+    out_layout = f"NCHW{ob}c"
+
+    def pack_out(x):
+        return L.transform(x, "NCHW", out_layout)
+
+    packers = [
+        lambda x: L.transform(x, "NCHW", f"NCHW{ib}c"),
+        lambda x: L.transform(x, "OIHW", weight_layout),
+    ]
+    for kind, _ in extra:
+        packers.append((lambda x: x.reshape(-1, ob).copy()) if kind == "bias" else pack_out)
+    return KernelDef(
+        inputs=[*inputs, *(t for _, t in extra)],
+        outputs=[out],
+        steps=steps,
+        packers=packers,
+        output_packer=pack_out,
+        io_key=io_key(task, ib=ib, ob=ob),
+        notes={
+            "data_layout": f"NCHW{ib}c",
+            "out_layout": out_layout,
+            "weight_layout": weight_layout,
+        },
+    )
 
 
 def _best_block(channels: int, lanes: int) -> int:

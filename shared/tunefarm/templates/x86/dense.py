@@ -23,6 +23,7 @@ from tunefarm.templates.base import (
     KernelDef,
     TaskError,
     Template,
+    accumulator,
     build_epilogue,
     check_config,
     epilogue_inputs,
@@ -92,11 +93,7 @@ class DensePack(Template):
         weight = te.placeholder((p["o"] // ob, p["k"], ob), name="weight")
         acc_t = dense_pack(data, weight, name="dense")
         out, extra = build_epilogue(acc_t, p["epilogue"], lambda i: (i[1],), (p["o"],), "out")
-        steps: list[S.Step] = []
-        acc = "dense"
-        if out is acc_t:
-            steps.append(S.CacheWrite("dense"))
-            acc = "dense.local"
+        steps, acc = accumulator(acc_t, out)
         o = out.name
         steps += [
             S.Split(o, "j", (inner, ob)),

@@ -8,23 +8,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from tunefarm.ir import layouts as L
 from tunefarm.ir import tensor as te
 from tunefarm.ir.ops.conv import depthwise_conv2d_nchwc
-from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace
 from tunefarm.task import Task
 from tunefarm.templates.base import (
     KernelDef,
     TaskError,
     Template,
+    accumulator,
     build_epilogue,
     check_config,
     divisors,
-    io_key,
 )
 from tunefarm.templates.x86.conv2d import (
     _best_block,
+    blocked_conv_kernel,
     conv_flops,
     conv_logical_inputs,
     conv_params,
@@ -81,11 +80,7 @@ class DepthwiseNCHWc(Template):
         out, extra = build_epilogue(
             conv, p["epilogue"], lambda i: (i[1], i[4]), (p["c"] // cb, cb), "out"
         )
-        steps: list[S.Step] = []
-        acc = "conv"
-        if out is conv:
-            steps.append(S.CacheWrite("conv"))
-            acc = "conv.local"
+        steps, acc = accumulator(conv, out)
         if any(p["padding"]):
             steps += pad_steps("conv_pad", ("n", "cc", "h", "w", "cb"))
         unroll = ("kh", "kw") if cfg["unroll_kw"] else ()
@@ -93,26 +88,4 @@ class DepthwiseNCHWc(Template):
         steps += register_tile_steps(
             out.name, acc, ("n", "cc", "oh", "ow", "cb"), tile, ("kh", "kw"), unroll
         )
-        packers = [
-            lambda x: L.transform(x, "NCHW", f"NCHW{cb}c"),
-            lambda x: L.transform(x, "OIHW", f"OIHW1i{cb}o"),
-        ]
-        for kind, _ in extra:
-            packers.append(
-                (lambda x: x.reshape(-1, cb).copy())
-                if kind == "bias"
-                else (lambda x: L.transform(x, "NCHW", f"NCHW{cb}c"))
-            )
-        return KernelDef(
-            inputs=[data, weight, *(t for _, t in extra)],
-            outputs=[out],
-            steps=steps,
-            packers=packers,
-            output_packer=lambda x: L.transform(x, "NCHW", f"NCHW{cb}c"),
-            io_key=io_key(task, cb=cb),
-            notes={
-                "data_layout": f"NCHW{cb}c",
-                "out_layout": f"NCHW{cb}c",
-                "weight_layout": f"OIHW1i{cb}o",
-            },
-        )
+        return blocked_conv_kernel(task, [data, weight], extra, out, steps, cb, cb, f"OIHW1i{cb}o")

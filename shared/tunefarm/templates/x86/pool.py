@@ -19,6 +19,7 @@ from tunefarm.templates.base import (
     KernelDef,
     TaskError,
     Template,
+    accumulator,
     as_padding,
     as_pair,
     check_config,
@@ -146,12 +147,8 @@ class Pool2dNCHWc(Template):
         cb = cfg["tile_c"][1]
         out = self._logical(p, cb)
         sch_stages = {t.name for t in te.ComputeDAG([out]).compute_stages}
-        steps: list[S.Step] = []
-        if p["kind"] == "max":
-            steps.append(S.CacheWrite("pool"))
-            acc = "pool.local"
-        else:
-            acc = "pool_sum"
+        anchor = out if p["kind"] == "max" else te.ComputeDAG([out]).by_name["pool_sum"]
+        steps, acc = accumulator(anchor, out)
         if "pool_pad" in sch_stages:
             steps.append(S.ComputeInline("pool_pad"))
         tile = {"tile_ow": cfg["tile_ow"], "oc_inner": 1}
@@ -206,12 +203,8 @@ class GlobalPool2dNCHWc(Template):
         cb = cfg["tile_c"][1]
         data = te.placeholder((p["n"], p["c"] // cb, p["h"], p["w"], cb), name="data")
         out = global_pool2d(data, p["kind"], f"NCHW{cb}c", name="gpool")
-        steps: list[S.Step] = []
-        if p["kind"] == "max":
-            steps.append(S.CacheWrite("gpool"))
-            acc = "gpool.local"
-        else:
-            acc = "gpool_sum"
+        anchor = out if p["kind"] == "max" else te.ComputeDAG([out]).by_name["gpool_sum"]
+        steps, acc = accumulator(anchor, out)
         steps += [
             S.Fuse("gpool", ("n", "cc", "y", "x")),
             S.Parallel("gpool", "n+cc+y+x"),
