@@ -1,0 +1,201 @@
+"""The tuner loop: propose a batch (`next_batch`), measure it, learn from it (`update`).
+
+A new tuner overrides `next_batch` (and `update` if it learns). The loop only talks to the
+`Builder`/`Runner` interfaces in a `MeasureOption`, so it runs unchanged on the local
+process pool or on Celery queues. It stops at the trial budget, when the space is exhausted,
+on early stopping (no improvement for K trials), or when every candidate of the first
+batches failed — then with a diagnosis (the most common error codes with one message each)
+instead of a wall of zero-GFLOPS lines.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tunefarm.measure import (
+    Builder,
+    Config,
+    LocalBuilder,
+    LocalRunner,
+    MeasureErrorNo,
+    MeasureInput,
+    MeasureResult,
+    MeasureSettings,
+    Runner,
+)
+from tunefarm.schedule.space import ConfigSpace
+from tunefarm.task import Task
+
+Callback = Callable[["Tuner", Sequence[MeasureInput], Sequence[MeasureResult]], None]
+DIAGNOSE_AFTER = 2  # batches: when all of the first ones failed, stop and explain
+
+
+@dataclass(frozen=True)
+class MeasureOption:
+    """Where candidates are built and measured (like autotvm.measure_option)."""
+
+    builder: Builder
+    runner: Runner
+
+    @staticmethod
+    def local(
+        settings: MeasureSettings | None = None,
+        n_parallel: int | None = None,
+        build_timeout_s: float = 30.0,
+    ) -> MeasureOption:
+        return MeasureOption(
+            LocalBuilder(n_parallel=n_parallel, timeout_s=build_timeout_s),
+            LocalRunner(settings or MeasureSettings()),
+        )
+
+    def close(self) -> None:
+        for part in (self.builder, self.runner):
+            close = getattr(part, "close", None)
+            if close is not None:
+                close()
+
+
+@dataclass
+class TuneSummary:
+    """What one `tune` call did and found."""
+
+    trials: int = 0
+    best_index: int | None = None
+    best_cost: float = math.inf  # seconds (median of repeats)
+    best_gflops: float = 0.0
+    errors: Counter = field(default_factory=Counter)  # error name -> count
+    stop_reason: str = ""
+    diagnosis: str = ""
+    seconds: float = 0.0
+
+
+def diagnose(results: Iterable[MeasureResult]) -> str:
+    """The most common error codes among failed results, with one full message each."""
+    by_code: dict[int, list[str]] = {}
+    for r in results:
+        if not r.ok:
+            by_code.setdefault(int(r.error_no), []).append(r.error_msg)
+    if not by_code:
+        return ""
+    ranked = sorted(by_code.items(), key=lambda kv: -len(kv[1]))
+    total = sum(len(v) for v in by_code.values())
+    lines = [f"all {total} candidates failed:"]
+    for code, msgs in ranked[:3]:
+        lines.append(f"  {MeasureErrorNo(code).name} x {len(msgs)}, e.g.: {msgs[0][:1500]}")
+    return "\n".join(lines)
+
+
+class Tuner:
+    """Base tuner: bookkeeping and the loop. Subclasses implement `next_batch`."""
+
+    name = "base"
+
+    def __init__(self, task: Task, space: ConfigSpace | None = None, seed: int = 0):
+        from tunefarm.templates import registry
+
+        self.task = task
+        self.space = space if space is not None else registry.config_space(task)
+        self.flops = registry.flops(task)
+        self.rng = np.random.default_rng(seed)
+        self.visited: set[int] = set()
+        self.trials = 0
+        self.best_index: int | None = None
+        self.best_cost = math.inf
+        self.best_trial = 0
+        self.history: list[tuple[int, float]] = []  # (config index, cost or inf)
+
+    # -- to override ---------------------------------------------------------------------------
+    def next_batch(self, batch_size: int) -> list[int]:
+        """Up to `batch_size` config indices never proposed before."""
+        raise NotImplementedError
+
+    def update(self, indices: Sequence[int], results: Sequence[MeasureResult]) -> None:
+        """Learn from measured candidates (model-free tuners ignore this)."""
+
+    # -- shared --------------------------------------------------------------------------------
+    def has_next(self) -> bool:
+        return len(self.visited) < self.space.size
+
+    def gflops(self, cost: float) -> float:
+        return self.flops / cost / 1e9 if math.isfinite(cost) and cost > 0 else 0.0
+
+    @property
+    def best_gflops(self) -> float:
+        return self.gflops(self.best_cost)
+
+    def observe(self, index: int, result: MeasureResult) -> None:
+        """Book one measured candidate (also used to replay history)."""
+        self.visited.add(index)
+        cost = result.median if result.ok else math.inf
+        self.history.append((index, cost))
+        if cost < self.best_cost:
+            self.best_cost, self.best_index, self.best_trial = cost, index, self.trials
+
+    def load_history(self, pairs: Iterable[tuple[int, MeasureResult]]) -> None:
+        """Warm the tuner with earlier (config index, result) pairs of this task: they are
+        never proposed again and the best one counts as the best so far."""
+        pairs = list(pairs)
+        for index, result in pairs:
+            self.observe(index, result)
+        if pairs:
+            self.update([i for i, _ in pairs], [r for _, r in pairs])
+
+    def inputs_for(self, indices: Sequence[int]) -> list[MeasureInput]:
+        return [MeasureInput(self.task, Config.make(self.space.get(i), index=i)) for i in indices]
+
+    def tune(
+        self,
+        n_trial: int,
+        measure_option: MeasureOption,
+        early_stopping: int | None = None,
+        callbacks: Sequence[Callback] = (),
+        batch_size: int = 16,
+    ) -> TuneSummary:
+        """Measure up to `n_trial` new candidates; see the module docstring for stops."""
+        summary, start, batches = TuneSummary(), time.perf_counter(), 0
+        all_results: list[MeasureResult] = []
+        while summary.trials < n_trial and self.has_next():
+            indices = self.next_batch(min(batch_size, n_trial - summary.trials))
+            indices = [i for i in dict.fromkeys(indices) if i not in self.visited]
+            if not indices:
+                summary.stop_reason = "the tuner has no new candidates"
+                break
+            inputs = self.inputs_for(indices)
+            results = measure_option.runner.run(inputs, measure_option.builder.build(inputs))
+            for i, r in zip(indices, results, strict=True):
+                self.trials += 1
+                summary.trials += 1
+                self.observe(i, r)
+                if not r.ok:
+                    summary.errors[MeasureErrorNo(r.error_no).name] += 1
+            all_results += results
+            batches += 1
+            self.update(indices, results)
+            for cb in callbacks:
+                cb(self, inputs, results)
+            if (
+                batches >= DIAGNOSE_AFTER
+                and not any(r.ok for r in all_results)
+                and not math.isfinite(self.best_cost)
+            ):
+                summary.stop_reason, summary.diagnosis = (
+                    "every candidate failed",
+                    diagnose(all_results),
+                )
+                break
+            if early_stopping and self.trials - self.best_trial >= early_stopping:
+                summary.stop_reason = f"no improvement in {early_stopping} trials"
+                break
+        else:
+            summary.stop_reason = summary.stop_reason or (
+                "trial budget used" if summary.trials >= n_trial else "space exhausted"
+            )
+        summary.best_index, summary.best_cost = self.best_index, self.best_cost
+        summary.best_gflops, summary.seconds = self.best_gflops, time.perf_counter() - start
+        return summary
