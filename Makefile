@@ -26,6 +26,13 @@ bench-kernels: venv
 
 bench: bench-kernels
 
+# Tuners against each other on the ResNet-18 convs (long: ~1,800 trials per task).
+# Pass options through BENCH_TUNERS_ARGS, e.g. "--tasks conv_56_64_64_3x3 --budgets 64,128".
+BENCH_TUNERS_ARGS ?=
+.PHONY: bench-tuners
+bench-tuners: venv
+	$(PY) benchmarks/tuners.py $(BENCH_TUNERS_ARGS)
+
 # The main job today: tune two ResNet-18 conv2d layers on this CPU and print them next to
 # numpy (OpenBLAS) and ONNX Runtime. Becomes whole-network tuning with the networks issue.
 RUN_LAYERS ?= conv_56_64_64_3x3,conv_28_128_128_3x3

@@ -1,0 +1,398 @@
+"""Share one trial budget among the tasks of a network (like auto_scheduler's TaskScheduler).
+
+The goal is the end-to-end latency, estimated as sum_i weight_i * latency_i, where latency_i
+is the best time found so far for task i and weight_i how often it occurs in the network.
+Time goes out in rounds of `trials_per_round` trials to one task at a time:
+
+- "round-robin": the task with the fewest trials next, so every task gets the same share;
+- "gradient": after `warmup_rounds` rounds per task, the task whose next trial is expected to
+  cut the objective most. For task i (weight w, best latency L, t trials) that estimate is
+      w * (alpha * backward + (1 - alpha) * forward)
+  backward: how fast L actually fell per trial over its last `backward_window` rounds;
+  forward: an optimistic guess of how fast it can fall, L / t per trial (if another t trials
+  gained as much again), or faster when another task of the same op already runs much faster
+  per FLOP: reaching a `beta`-times-slower version of that speed in the next round would save
+  (L - beta * flops_i / best_rate) in one round. A task with no valid result yet is tried once
+  more before any other; a task whose tuner has stopped (space exhausted, early stopping,
+  every candidate failing) is skipped.
+
+After every round a table like auto_scheduler's is printed, so a user sees where time goes.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from tunefarm.measure import Config, MeasureInput, MeasureResult
+from tunefarm.task import Task
+from tunefarm.tune.factory import TUNER_NAMES, make_tuner
+from tunefarm.tune.tuner import Callback, MeasureOption, Tuner, diagnose
+
+TunerFactory = Callable[[Task, int], Tuner]
+STRATEGIES = ("gradient", "round-robin")
+BUDGET_USED = "trial budget used"
+FAILED_ROUNDS = 2  # rounds without one valid result after which a task is given up
+BANNER_RULE = "-" * 70
+BANNER = f"{BANNER_RULE}\n{'-' * 30}  [ Task Scheduler ]\n{BANNER_RULE}"
+TABLE_HEAD = "|  ID  | Latency (ms) | Speed (GFLOPS) |  Trials  |"
+TABLE_RULE = "-" * 49
+
+
+@dataclass
+class TaskReport:
+    """One task's result: what it is, how much it weighs, what was found and why it stopped."""
+
+    index: int
+    task: Task
+    weight: float
+    best_latency_s: float  # inf: no valid measurement
+    gflops: float
+    trials: int
+    stop_reason: str = ""
+    diagnosis: str = ""
+    best_config: Config | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        ok = math.isfinite(self.best_latency_s)
+        return {
+            "id": self.index,
+            "workload_key": self.task.workload_key,
+            "task": self.task.to_json(),
+            "weight": self.weight,
+            "best_latency_s": self.best_latency_s if ok else None,
+            "gflops": self.gflops,
+            "trials": self.trials,
+            "stop_reason": self.stop_reason,
+            "diagnosis": self.diagnosis,
+            "best_config": self.best_config.to_json() if self.best_config else None,
+        }
+
+
+@dataclass
+class SchedulerSummary:
+    """What a `TaskScheduler.tune` call left behind, over all tasks."""
+
+    tasks: list[TaskReport]
+    estimated_total_latency_s: float  # sum of weight * best latency; inf while a task has none
+    trials: int  # all trials spent, those loaded from a log included
+    seconds: float
+    strategy: str
+
+    def to_json(self) -> dict[str, Any]:
+        total = self.estimated_total_latency_s
+        return {
+            "strategy": self.strategy,
+            "estimated_total_latency_s": total if math.isfinite(total) else None,
+            "trials": self.trials,
+            "seconds": self.seconds,
+            "tasks": [t.to_json() for t in self.tasks],
+        }
+
+
+@dataclass
+class _TaskState:
+    """The scheduler's bookkeeping for one task (the tuner keeps its own)."""
+
+    tuner: Tuner
+    weight: float
+    trials: int = 0  # measured here plus loaded from a log
+    rounds: int = 0
+    curve: list[tuple[int, float]] = field(default_factory=list)  # (trials, best) per round
+    stop_reason: str = ""  # set once the task is out of the running
+    diagnosis: str = ""
+    retried: bool = False  # used its one extra round without a valid result
+
+    @property
+    def best(self) -> float:
+        return self.tuner.best_cost
+
+
+def _positive_int(name: str, value: Any, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    return value
+
+
+def _check_weights(weights: Sequence[float] | None, n: int) -> list[float]:
+    if weights is None:
+        return [1.0] * n
+    weights = list(weights)
+    if len(weights) != n:
+        raise ValueError(f"got {len(weights)} weights for {n} tasks")
+    for i, w in enumerate(weights):
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 < w < math.inf:
+            raise ValueError(f"weight of task {i} must be a number > 0, got {w!r}")
+    return [float(w) for w in weights]
+
+
+def _factory(tuner_factory: TunerFactory | str) -> TunerFactory:
+    if not isinstance(tuner_factory, str):
+        return tuner_factory
+    if tuner_factory not in TUNER_NAMES:
+        raise ValueError(f"unknown tuner {tuner_factory!r}; known tuners: {', '.join(TUNER_NAMES)}")
+    return lambda task, seed: make_tuner(tuner_factory, task, seed)
+
+
+class TaskScheduler:
+    """Tunes several tasks under one trial budget; see the module docstring for the policy.
+
+    tuner_factory: a tuner name (see `TUNER_NAMES`) or `f(task, seed) -> Tuner`; task i gets
+    seed `seed + i`. early_stopping_per_task: stop a task after that many trials without
+    improvement. stream: where the table and progress go (default: stdout at print time).
+    """
+
+    def __init__(
+        self,
+        tasks: Sequence[Task],
+        weights: Sequence[float] | None = None,
+        tuner_factory: TunerFactory | str = "xgb",
+        strategy: str = "gradient",
+        seed: int = 0,
+        warmup_rounds: int = 1,
+        backward_window: int = 3,
+        alpha: float = 0.2,
+        beta: float = 2.0,
+        early_stopping_per_task: int | None = None,
+        stream: TextIO | None = None,
+    ) -> None:
+        tasks = list(tasks)
+        if not tasks:
+            raise ValueError("the task scheduler needs at least one task")
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
+        if not 0.0 <= alpha <= 1.0:
+            raise ValueError(f"alpha must be in [0, 1], got {alpha!r}")
+        if not 0.0 < beta < math.inf:
+            raise ValueError(f"beta must be a number > 0, got {beta!r}")
+        self.warmup_rounds = _positive_int("warmup_rounds", warmup_rounds, 0)
+        self.backward_window = _positive_int("backward_window", backward_window)
+        if early_stopping_per_task is not None:
+            _positive_int("early_stopping_per_task", early_stopping_per_task)
+        self.early_stopping = early_stopping_per_task
+        self.strategy, self.alpha, self.beta, self.stream = strategy, alpha, beta, stream
+        make = _factory(tuner_factory)
+        weights = _check_weights(weights, len(tasks))
+        self.tasks = tasks
+        self.states = [
+            _TaskState(make(t, seed + i), w)
+            for i, (t, w) in enumerate(zip(tasks, weights, strict=True))
+        ]
+        self.trials = 0  # spent, loaded ones included
+        self._last = -1  # the task tuned last (round robin continues after it)
+
+    # -- resume --------------------------------------------------------------------------------
+    def load_log(
+        self, path: str, device_key: str | None = None, errors: list[str] | None = None
+    ) -> int:
+        """Replay a records file into the tuners: what it holds is never measured again, its
+        best is each task's starting point, and its trials count as spent. Returns how many
+        records were used; unreadable lines go to `errors` (see `records.load_records`)."""
+        from tunefarm.tune.records import history_for, load_records
+
+        records = load_records(path, errors)
+        used = 0
+        for s in self.states:
+            by_index: dict[int, MeasureResult] = {}
+            for index, result in history_for(s.tuner.task, records, device_key):
+                old = by_index.get(index)
+                if old is None or (result.ok and (not old.ok or result.median < old.median)):
+                    by_index[index] = result
+            fresh = [(i, r) for i, r in by_index.items() if i not in s.tuner.visited]
+            s.tuner.load_history(fresh)
+            s.trials += len(fresh)
+            self.trials += len(fresh)
+            used += len(fresh)
+            if fresh and math.isfinite(s.best):
+                s.curve.append((s.trials, s.best))
+        return used
+
+    # -- choosing the next task ---------------------------------------------------------------
+    def _alive(self) -> list[int]:
+        return [i for i, s in enumerate(self.states) if not s.stop_reason]
+
+    def _choose(self, trials_per_round: int) -> int | None:
+        """The next task to tune, or None when every task has stopped."""
+        alive = self._alive()
+        if not alive:
+            return None
+        warm = self.warmup_rounds * trials_per_round
+        for i in alive:
+            s = self.states[i]
+            if s.rounds < self.warmup_rounds and s.trials < warm:
+                return i
+        if self.strategy == "round-robin":
+            n = len(self.states)
+            return min(alive, key=lambda i: (self.states[i].trials, (i - self._last - 1) % n))
+        for i in alive:
+            s = self.states[i]
+            if not math.isfinite(s.best) and not s.retried:
+                s.retried = True
+                return i
+        scores = {i: self.score(i, trials_per_round) for i in alive}
+        return max(alive, key=lambda i: (scores[i], -i))
+
+    def score(self, i: int, trials_per_round: int = 64) -> float:
+        """Estimated decrease of the weighted latency sum (seconds) per trial spent on task i."""
+        s = self.states[i]
+        if not math.isfinite(s.best) or s.trials == 0:
+            return 0.0
+        forward = s.best / s.trials
+        bound = self._similar_bound(i)
+        if bound < s.best:
+            forward = max(forward, (s.best - bound) / trials_per_round)
+        backward = self._backward(s)
+        return s.weight * (self.alpha * backward + (1.0 - self.alpha) * forward)
+
+    def _backward(self, s: _TaskState) -> float:
+        """How fast the best latency fell per trial over the last `backward_window` rounds."""
+        if len(s.curve) < 2:
+            return 0.0
+        then_trials, then_best = s.curve[max(0, len(s.curve) - 1 - self.backward_window)]
+        now_trials, now_best = s.curve[-1]
+        if now_trials <= then_trials:
+            return 0.0
+        return max(0.0, then_best - now_best) / (now_trials - then_trials)
+
+    def _similar_bound(self, i: int) -> float:
+        """beta x the latency task i would have at the best speed (FLOP/s) another task of the
+        same op reached: a speed we know this kind of kernel can get to."""
+        me = self.states[i]
+        rates = [
+            s.tuner.flops / s.best
+            for j, s in enumerate(self.states)
+            if j != i and s.tuner.task.op == me.tuner.task.op and 0 < s.best < math.inf
+        ]
+        return self.beta * me.tuner.flops / max(rates) if rates else math.inf
+
+    # -- tuning --------------------------------------------------------------------------------
+    def tune(
+        self,
+        total_trials: int,
+        measure_option: MeasureOption,
+        trials_per_round: int = 64,
+        batch_size: int = 16,
+        callbacks: Sequence[Callback] = (),
+        log_file: str | None = None,
+        device_key: str = "local",
+    ) -> SchedulerSummary:
+        """Tune until `total_trials` trials are spent (loaded ones count) or every task has
+        stopped. Callable again with a larger budget to continue."""
+        _positive_int("total_trials", total_trials)
+        _positive_int("trials_per_round", trials_per_round)
+        _positive_int("batch_size", batch_size)
+        start = time.perf_counter()
+        callbacks = list(callbacks)
+        if log_file is not None:
+            from tunefarm.tune.records import log_to_file
+
+            callbacks.append(log_to_file(log_file, device_key))
+        current = self._choose(trials_per_round) if self.trials < total_trials else None
+        if current is None:  # nothing to do (a resumed log already used the budget): show why
+            self.print_table(None, 0.0)
+        while current is not None:
+            n = min(trials_per_round, total_trials - self.trials)
+            self._run_round(current, n, measure_option, batch_size, callbacks)
+            done = self.trials >= total_trials
+            current = None if done else self._choose(trials_per_round)
+            self.print_table(current, time.perf_counter() - start)
+        return self.summary(time.perf_counter() - start)
+
+    def _run_round(
+        self,
+        i: int,
+        n: int,
+        measure_option: MeasureOption,
+        batch_size: int,
+        callbacks: list[Callback],
+    ) -> None:
+        """One round of up to `n` trials on task i; book them and decide if the task stops."""
+        s = self.states[i]
+        seen: list[MeasureResult] = []
+
+        def collect(tuner: Tuner, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]):
+            seen.extend(results)
+
+        bar = self._progress_bar(i, s.tuner.trials + n)  # the bar counts the tuner's trials
+        extra = [collect] + ([bar] if bar is not None else [])
+        summary = s.tuner.tune(
+            n,
+            measure_option,
+            early_stopping=self.early_stopping,
+            callbacks=[*callbacks, *extra],
+            batch_size=batch_size,
+        )
+        if bar is not None:
+            bar.done()
+        self._last = i
+        s.rounds += 1
+        s.trials += summary.trials
+        self.trials += summary.trials
+        if math.isfinite(s.best):
+            s.curve.append((s.trials, s.best))
+        s.diagnosis = summary.diagnosis or s.diagnosis
+        if summary.stop_reason != BUDGET_USED or summary.trials == 0:
+            s.stop_reason = summary.stop_reason or "the tuner has no new candidates"
+        elif not s.tuner.has_next():
+            s.stop_reason = "space exhausted"
+        elif not math.isfinite(s.best) and s.rounds >= FAILED_ROUNDS and seen:
+            s.stop_reason, s.diagnosis = "every candidate failed", diagnose(seen)
+
+    def _progress_bar(self, i: int, total: int) -> Any:
+        """AutoTVM's `[Task  1/ 3]  Current/Best: ...` line for one round, if available."""
+        try:
+            from tunefarm.tune.callbacks import progress_bar
+        except ImportError:
+            return None
+        prefix = f"[Task {i + 1:2d}/{len(self.states):2d}] "
+        return progress_bar(prefix=prefix, total=total, stream=self._out())
+
+    # -- reporting -----------------------------------------------------------------------------
+    def _out(self) -> TextIO:
+        return self.stream if self.stream is not None else sys.stdout
+
+    def estimated_total_latency(self) -> float:
+        """sum_i weight_i * best latency_i in seconds; inf while a task has no valid result."""
+        return sum(s.weight * s.best for s in self.states)
+
+    def table(self, next_id: int | None, seconds: float) -> str:
+        """The scheduler table (auto_scheduler's layout) and its summary line."""
+        lines = [BANNER, TABLE_HEAD, TABLE_RULE]
+        for i, s in enumerate(self.states):
+            ok = math.isfinite(s.best)
+            latency = f"{s.best * 1e3:.3f}" if ok else "-"
+            speed = f"{s.tuner.best_gflops:.2f}" if ok else "-"
+            lines.append(f"| {i:4d} | {latency:>12} | {speed:>14} | {s.trials:8d} |")
+        lines.append(TABLE_RULE)
+        total = self.estimated_total_latency()
+        total_text = f"{total * 1e3:.3f}" if math.isfinite(total) else "-"
+        nxt = "-" if next_id is None else str(next_id)
+        lines.append(
+            f"Estimated total latency: {total_text} ms\tTrials: {self.trials}\t"
+            f"Used time : {seconds:.0f} s\tNext ID: {nxt}"
+        )
+        return "\n".join(lines)
+
+    def print_table(self, next_id: int | None, seconds: float) -> None:
+        out = self._out()
+        print(self.table(next_id, seconds), file=out, flush=True)
+
+    def summary(self, seconds: float) -> SchedulerSummary:
+        reports = []
+        for i, s in enumerate(self.states):
+            t = s.tuner
+            best_config = None
+            if t.best_index is not None and math.isfinite(s.best):
+                best_config = Config.make(t.space.get(t.best_index), index=t.best_index)
+            reports.append(
+                TaskReport(
+                    *(i, t.task, s.weight, s.best, t.best_gflops, s.trials),
+                    *(s.stop_reason or BUDGET_USED, s.diagnosis, best_config),
+                )
+            )
+        total = self.estimated_total_latency()
+        return SchedulerSummary(reports, total, self.trials, seconds, self.strategy)
