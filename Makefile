@@ -3,7 +3,7 @@
 PY ?= .venv/bin/python
 VENV_STAMP := .venv/.stamp
 
-.PHONY: venv test lint bench bench-kernels run
+.PHONY: venv test lint bench bench-kernels bench-tuners run
 
 venv: $(VENV_STAMP)
 
@@ -24,12 +24,11 @@ lint: venv
 bench-kernels: venv
 	$(PY) benchmarks/kernels.py
 
-bench: bench-kernels
+bench: bench-kernels bench-tuners
 
 # Tuners against each other on the ResNet-18 convs (long: ~1,800 trials per task).
 # Pass options through BENCH_TUNERS_ARGS, e.g. "--tasks conv_56_64_64_3x3 --budgets 64,128".
 BENCH_TUNERS_ARGS ?=
-.PHONY: bench-tuners
 bench-tuners: venv
 	$(PY) benchmarks/tuners.py $(BENCH_TUNERS_ARGS)
 
