@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from tunefarm.cli import CommandError
+from tunefarm.cli._args import add_measure_arguments, measure_settings, number
 
 NAME = "op"
 HELP = "build and measure one operator with its default, given or random configs"
@@ -29,20 +30,6 @@ _SHOWN_ENTITIES = 8  # knob values listed per knob by --show-space
 
 
 # -- parsing ---------------------------------------------------------------------------------
-def _number(kind: type, low: float, strict: bool):
-    """An argparse type: a number of `kind` above (strict) or at least `low`."""
-
-    def convert(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if value < low or (strict and value == low) or value != value:
-            bound = f"> {low}" if strict else f">= {low}"
-            raise argparse.ArgumentTypeError(f"must be {bound}, got {text!r}")
-        return value
-
-    return convert
 
 
 def _scalar(text: str) -> Any:
@@ -112,7 +99,6 @@ def parse_params(items: list[str]) -> dict[str, Any]:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of `tunefarm op`."""
-    pos_int, pos_float = _number(int, 1, False), _number(float, 0, True)
     p.add_argument("op", nargs="?", metavar="OP", help="op name (see --list-ops)")
     p.add_argument(
         "--param",
@@ -133,27 +119,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--sweep",
-        type=_number(int, 0, False),
+        type=number(int, 0, False),
         default=0,
         metavar="N",
         help="also run N distinct random configs (after the default or --config)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of --sweep and the input data")
-    p.add_argument("--repeat", type=pos_int, default=3, help="timed calls per config")
-    p.add_argument(
-        "--min-repeat-ms",
-        type=_number(float, 0, False),
-        default=100.0,
-        help="grow the runs per call until a call lasts this long",
-    )
-    p.add_argument("--number", type=pos_int, default=1, help="initial runs per timed call")
-    p.add_argument(
-        "--timeout",
-        type=pos_float,
-        default=10.0,
-        metavar="S",
-        help="seconds one config's measurement may take",
-    )
+    add_measure_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument(
         "--show-code",
@@ -284,7 +256,6 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, float, Any, list[Any], Any]
     SpaceError), which becomes one CommandError line.
     """
     from tunefarm.codegen.target import canonical
-    from tunefarm.measure import MeasureSettings
     from tunefarm.oprun import check_local_target, check_task, parse_config, plan_configs
     from tunefarm.task import Task
     from tunefarm.templates import registry
@@ -299,12 +270,7 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, float, Any, list[Any], Any]
             check_local_target(task)
         configs = [parse_config(text) for text in args.config]
         plan = plan_configs(task, space, configs, args.sweep, args.seed)
-        settings = MeasureSettings(
-            number=args.number,
-            repeat=args.repeat,
-            min_repeat_ms=args.min_repeat_ms,
-            timeout_s=args.timeout,
-        )
+        settings = measure_settings(args)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     return task, flops, space, plan, settings

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tunefarm.cli import CommandError
+from tunefarm.cli._args import add_measure_arguments, measure_settings, number
 
 NAME = "tune-tasks"
 HELP = "tune the tasks of a network (TASKS.json) under one trial budget, with a resumable log"
@@ -29,25 +30,9 @@ _TASK_KEYS = frozenset({"op", "params", "weight", "name"})
 DEVICE_KEY = "local"  # records of this machine; a resume ignores other devices' costs
 
 
-def _number(kind: type, low: float, strict: bool = False):
-    """An argparse type: a number of `kind` above (strict) or at least `low`."""
-
-    def convert(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if not value >= low or (strict and value == low) or not math.isfinite(value):
-            bound = f"> {low}" if strict else f">= {low}"
-            raise argparse.ArgumentTypeError(f"must be {bound}, got {text!r}")
-        return value
-
-    return convert
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of `tunefarm tune-tasks`."""
-    pos_int = _number(int, 1)
+    pos_int = number(int, 1)
     p.add_argument("tasks_file", metavar="TASKS.json", help="the tasks and their weights")
     p.add_argument("--target", default="cpu", help="target, e.g. 'cpu -isa=avx2' (default: cpu)")
     p.add_argument("--trials", type=pos_int, required=True, metavar="N", help="total trials")
@@ -65,21 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--trials-per-round", type=pos_int, default=64, metavar="R", help="trials per round"
     )
     p.add_argument("--batch-size", type=pos_int, default=16, help="candidates built at once")
-    p.add_argument("--repeat", type=pos_int, default=3, help="timed calls per config")
-    p.add_argument(
-        "--min-repeat-ms",
-        type=_number(float, 0),
-        default=100.0,
-        help="grow the runs per call until a call lasts this long",
-    )
-    p.add_argument("--number", type=pos_int, default=1, help="initial runs per timed call")
-    p.add_argument(
-        "--timeout",
-        type=_number(float, 0, strict=True),
-        default=10.0,
-        metavar="S",
-        help="seconds one config's measurement may take",
-    )
+    add_measure_arguments(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the tuners (task i: seed + i)")
     p.add_argument(
         "--json", action="store_true", help="print the summary as JSON (the table goes to stderr)"
@@ -178,7 +149,6 @@ def _check_log(path: str, resume: bool) -> None:
 def _prepare(args: argparse.Namespace) -> tuple[list[Any], list[float], list[str], Any]:
     """Everything checked before anything is measured: target, tasks, settings, log."""
     from tunefarm.codegen.target import TargetError, canonical
-    from tunefarm.measure import MeasureSettings
     from tunefarm.oprun import check_local_target
 
     try:
@@ -188,12 +158,7 @@ def _prepare(args: argparse.Namespace) -> tuple[list[Any], list[float], list[str
     tasks, weights, names = load_tasks(args.tasks_file, target)
     try:
         check_local_target(tasks[0])
-        settings = MeasureSettings(
-            number=args.number,
-            repeat=args.repeat,
-            min_repeat_ms=args.min_repeat_ms,
-            timeout_s=args.timeout,
-        )
+        settings = measure_settings(args)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     _check_log(args.log, args.resume)

@@ -1,0 +1,59 @@
+"""Argument helpers shared by commands (not a command: the leading "_" hides it from main)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+from tunefarm.cli import CommandError
+
+
+def number(kind: type, low: float, strict: bool = False):
+    """An argparse type: a finite number of `kind` above (strict) or at least `low`."""
+
+    def convert(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not value >= low or (strict and value == low) or not math.isfinite(value):
+            bound = f"> {low}" if strict else f">= {low}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {text!r}")
+        return value
+
+    return convert
+
+
+def add_measure_arguments(p: argparse.ArgumentParser) -> None:
+    """--repeat, --min-repeat-ms, --number, --timeout: how each config is timed."""
+    p.add_argument("--repeat", type=number(int, 1), default=3, help="timed calls per config")
+    p.add_argument(
+        "--min-repeat-ms",
+        type=number(float, 0),
+        default=100.0,
+        help="grow the runs per call until a call lasts this long",
+    )
+    p.add_argument("--number", type=number(int, 1), default=1, help="initial runs per timed call")
+    p.add_argument(
+        "--timeout",
+        type=number(float, 0, strict=True),
+        default=10.0,
+        metavar="S",
+        help="seconds one config's measurement may take",
+    )
+
+
+def measure_settings(args: argparse.Namespace):
+    """The MeasureSettings the measure arguments ask for (CommandError when inconsistent)."""
+    from tunefarm.measure import MeasureSettings
+
+    try:
+        return MeasureSettings(
+            number=args.number,
+            repeat=args.repeat,
+            min_repeat_ms=args.min_repeat_ms,
+            timeout_s=args.timeout,
+        )
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
