@@ -151,14 +151,9 @@ def pad_steps(stage: str, axes: tuple[str, ...]) -> list[S.Step]:
     return [S.Fuse(stage, (n, cc, h)), S.Parallel(stage, f"{n}+{cc}+{h}"), S.Vectorize(stage, cb)]
 
 
-class Conv2dNCHWc(Template):
-    op = "conv2d"
-
-    def validate(self, task: Task) -> dict[str, Any]:
-        p = conv_params(task)
-        if p["groups"] != 1:
-            raise TaskError("conv2d_nchwc template handles groups=1 only")
-        return p
+class ConvTemplate(Template):
+    """What every conv-like template shares: logical NCHW/OIHW inputs (plus epilogue
+    inputs), the numpy reference and the FLOP count, from `validate`'s params."""
 
     def logical_inputs(self, task):
         return conv_logical_inputs(self.validate(task))
@@ -168,6 +163,16 @@ class Conv2dNCHWc(Template):
 
     def flops(self, task):
         return conv_flops(self.validate(task))
+
+
+class Conv2dNCHWc(ConvTemplate):
+    op = "conv2d"
+
+    def validate(self, task: Task) -> dict[str, Any]:
+        p = conv_params(task)
+        if p["groups"] != 1:
+            raise TaskError("conv2d_nchwc template handles groups=1 only")
+        return p
 
     def space(self, task: Task, lanes: int) -> ConfigSpace:
         p = self.validate(task)

@@ -15,25 +15,22 @@ from tunefarm.task import Task
 from tunefarm.templates.base import (
     KernelDef,
     TaskError,
-    Template,
     accumulator,
     build_epilogue,
     check_config,
     divisors,
 )
 from tunefarm.templates.x86.conv2d import (
+    ConvTemplate,
     _best_block,
     blocked_conv_kernel,
-    conv_flops,
-    conv_logical_inputs,
     conv_params,
-    conv_reference,
     pad_steps,
     register_tile_steps,
 )
 
 
-class DepthwiseNCHWc(Template):
+class DepthwiseNCHWc(ConvTemplate):
     op = "depthwise_conv2d"
 
     def validate(self, task: Task) -> dict[str, Any]:
@@ -44,15 +41,6 @@ class DepthwiseNCHWc(Template):
                 f"got groups={p['groups']}, C={p['c']}, O={p['o']}"
             )
         return p
-
-    def logical_inputs(self, task):
-        return conv_logical_inputs(self.validate(task))
-
-    def reference(self, task, inputs):
-        return conv_reference(self.validate(task), inputs)
-
-    def flops(self, task):
-        return conv_flops(self.validate(task))
 
     def space(self, task: Task, lanes: int) -> ConfigSpace:
         p = self.validate(task)
