@@ -50,6 +50,27 @@ def _pack(cb: int):
     return lambda x: L.transform(x, "NCHW", f"NCHW{cb}c")
 
 
+def _accumulate(dag: te.ComputeDAG, kind: str) -> tuple[list[S.Step], str]:
+    """Max pooling accumulates in a local cache of its output; average pooling in its
+    `<out>_sum` stage, which the division stage reads."""
+    out = dag.outputs[0]
+    anchor = out if kind == "max" else dag.by_name[f"{out.name}_sum"]
+    return accumulator(anchor, out)
+
+
+def _pool_kernel(task: Task, dag: te.ComputeDAG, steps: list[S.Step], cb: int) -> KernelDef:
+    """Data and output both in NCHW[cb]c."""
+    return KernelDef(
+        dag.inputs,
+        dag.outputs,
+        steps,
+        [_pack(cb)],
+        _pack(cb),
+        io_key(task, cb=cb),
+        {"data_layout": f"NCHW{cb}c", "out_layout": f"NCHW{cb}c"},
+    )
+
+
 class Pool2dNCHWc(Template):
     op = "pool2d"
 
@@ -145,26 +166,15 @@ class Pool2dNCHWc(Template):
         p = self.validate(task)
         cfg = check_config(self.space(task, lanes), config, "pool2d")
         cb = cfg["tile_c"][1]
-        out = self._logical(p, cb)
-        sch_stages = {t.name for t in te.ComputeDAG([out]).compute_stages}
-        anchor = out if p["kind"] == "max" else te.ComputeDAG([out]).by_name["pool_sum"]
-        steps, acc = accumulator(anchor, out)
-        if "pool_pad" in sch_stages:
+        dag = te.ComputeDAG([self._logical(p, cb)])
+        steps, acc = _accumulate(dag, p["kind"])
+        if "pool_pad" in dag.by_name:
             steps.append(S.ComputeInline("pool_pad"))
         tile = {"tile_ow": cfg["tile_ow"], "oc_inner": 1}
         steps += register_tile_steps(
             "pool", acc, ("n", "cc", "y", "x", "cb"), tile, ("ky", "kx"), ("kx",)
         )
-        data = te.ComputeDAG([out]).inputs[0]
-        return KernelDef(
-            [data],
-            [out],
-            steps,
-            [_pack(cb)],
-            _pack(cb),
-            io_key(task, cb=cb),
-            {"data_layout": f"NCHW{cb}c", "out_layout": f"NCHW{cb}c"},
-        )
+        return _pool_kernel(task, dag, steps, cb)
 
 
 class GlobalPool2dNCHWc(Template):
@@ -202,9 +212,8 @@ class GlobalPool2dNCHWc(Template):
         cfg = check_config(self.space(task, lanes), config, "global_pool2d")
         cb = cfg["tile_c"][1]
         data = te.placeholder((p["n"], p["c"] // cb, p["h"], p["w"], cb), name="data")
-        out = global_pool2d(data, p["kind"], f"NCHW{cb}c", name="gpool")
-        anchor = out if p["kind"] == "max" else te.ComputeDAG([out]).by_name["gpool_sum"]
-        steps, acc = accumulator(anchor, out)
+        dag = te.ComputeDAG([global_pool2d(data, p["kind"], f"NCHW{cb}c", name="gpool")], [data])
+        steps, acc = _accumulate(dag, p["kind"])
         steps += [
             S.Fuse("gpool", ("n", "cc", "y", "x")),
             S.Parallel("gpool", "n+cc+y+x"),
@@ -213,12 +222,4 @@ class GlobalPool2dNCHWc(Template):
             S.Reorder(acc, ("n", "cc", "y", "x", "ky", "kx", "cb")),
             S.Vectorize(acc, "cb"),
         ]
-        return KernelDef(
-            [data],
-            [out],
-            steps,
-            [_pack(cb)],
-            _pack(cb),
-            io_key(task, cb=cb),
-            {"data_layout": f"NCHW{cb}c", "out_layout": f"NCHW{cb}c"},
-        )
+        return _pool_kernel(task, dag, steps, cb)
