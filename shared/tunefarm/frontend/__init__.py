@@ -1,0 +1,1 @@
+"""ONNX import and the model zoo (layer 6)."""

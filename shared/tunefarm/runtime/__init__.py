@@ -1,0 +1,1 @@
+"""Compiled network artifacts and the graph executor (layer 7)."""
