@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tunefarm.measure import worker
+from tunefarm.measure.cache import compiler_identity, default_cache_dir
 from tunefarm.measure.errors import MeasureErrorNo
 from tunefarm.measure.hooks import SourceGenerator, default_generate
 from tunefarm.measure.types import BuildResult, MeasureInput
@@ -202,7 +203,7 @@ class LocalBuilder(Builder):
             raise ValueError(
                 f"generate must be a picklable module-level function, got {generate!r} ({exc})"
             ) from exc
-        default_dir = os.environ.get("TUNEFARM_CACHE") or Path.home() / ".cache/tunefarm/build"
+        default_dir = default_cache_dir()
         self.cache_dir = Path(cache_dir if cache_dir is not None else default_dir).absolute()
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         self.n_parallel, self.timeout_s, self.cc = n, float(timeout_s), cc
@@ -237,11 +238,7 @@ class LocalBuilder(Builder):
     def _compiler_identity(self) -> str:
         """First line of `cc --version`, asked once; part of the cache key."""
         if self._cc_identity is None:
-            try:
-                rc, output = worker.run_killable([self.cc, "--version"], 10.0)
-            except OSError:
-                rc, output = None, ""
-            self._cc_identity = output.splitlines()[0] if rc == 0 and output else ""
+            self._cc_identity = compiler_identity(self.cc)
         return self._cc_identity
 
     def close(self) -> None:

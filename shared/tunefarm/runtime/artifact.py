@@ -1,0 +1,344 @@
+"""Pack an execution plan into one deployable artifact file (a zip).
+
+Every kernel is compiled to its own object file, cached by a hash of (source, flags, compiler),
+so recompiling a network after tuning a few ops only compiles those. A generated driver runs
+the calls in order on a table of buffer pointers, and everything is linked into one shared
+library. The zip holds that library, the plan as JSON (buffers, calls, memory layout), the
+params and a manifest; `GraphExecutor.load` needs nothing else.
+
+Artifact layout:
+    manifest.json   format, format_version, target, tunefarm_version, created, lib_sha256, ...
+    plan.json       buffers, kernels, calls, inputs, outputs, memory (offsets, arena size)
+    params.npz      param arrays by buffer name
+    lib.so          tf_net_run / tf_net_call / tf_net_time / tf_net_num_calls
+    kernels/*.c     the (renamed) kernel sources, for debugging only
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import io
+import json
+import os
+import re
+import secrets
+import tempfile
+import time
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tunefarm.codegen.target import Target, TargetError
+from tunefarm.measure.cache import compiler_identity, default_cache_dir
+from tunefarm.measure.worker import run_killable
+from tunefarm.runtime.memory import MemoryPlan, plan_memory
+from tunefarm.runtime.plan import ExecPlan, KernelCode
+
+FORMAT = "tunefarm-artifact"
+FORMAT_VERSION = 1
+ERROR_LINES = 20  # compiler output lines quoted in an ArtifactError
+
+
+class ArtifactError(RuntimeError):
+    """An artifact that cannot be built (compile/link error) or loaded (missing, corrupt)."""
+
+
+@dataclass(frozen=True)
+class ArtifactInfo:
+    """What build_artifact made: the file, its contents and how long compiling took."""
+
+    path: str
+    size_bytes: int
+    n_kernels: int
+    n_calls: int
+    arena_bytes: int
+    naive_temp_bytes: int
+    compile_seconds: float
+    cached_objects: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.path}: {self.size_bytes} bytes, {self.n_kernels} kernels "
+            f"({self.cached_objects} from cache), {self.n_calls} calls, arena "
+            f"{self.arena_bytes} bytes (naive {self.naive_temp_bytes}), compiled in "
+            f"{self.compile_seconds:.2f} s"
+        )
+
+
+def tunefarm_version() -> str:
+    try:
+        return importlib.metadata.version("tunefarm")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def runtime_cache_dir(cache_dir: str | os.PathLike[str] | None, what: str) -> Path:
+    """`<cache>/runtime/<what>`, created; the cache defaults to `$TUNEFARM_CACHE`."""
+    base = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    path = base.absolute() / "runtime" / what
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write via a temporary name and rename, so readers never see half a file."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+# ----------------------------------------------------------------------------- kernels
+
+
+def rename_symbols(kernel: KernelCode) -> str:
+    """The kernel's source with tf_entry/tf_time renamed to tf_<name>_entry/_time."""
+    code = kernel.code
+    for sym in ("entry", "time"):
+        code, n = re.subn(rf"\btf_{sym}\b", f"tf_{kernel.name}_{sym}", code)
+        if n == 0:
+            raise ArtifactError(f"kernel {kernel.name!r}: source does not define tf_{sym}")
+    return code
+
+
+def _first_lines(text: str, n: int = ERROR_LINES) -> str:
+    lines = text.strip().splitlines()
+    more = f"\n... ({len(lines) - n} more lines)" if len(lines) > n else ""
+    return "\n".join(lines[:n]) + more
+
+
+@dataclass(frozen=True)
+class _Compiler:
+    cc: str
+    flags: tuple[str, ...]
+    identity: str
+    obj_dir: Path
+    src_dir: Path
+    timeout_s: float
+
+    def object_path(self, code: str) -> Path:
+        key = json.dumps([self.cc, self.identity, list(self.flags), code])
+        return self.obj_dir / f"{hashlib.sha256(key.encode()).hexdigest()}.o"
+
+    def compile(self, name: str, code: str) -> tuple[Path, bool]:
+        """Object file for one kernel and whether it came from the cache."""
+        obj = self.object_path(code)
+        if obj.exists():
+            return obj, True
+        src = self.src_dir / f"{name}.c"
+        src.write_text(code)
+        tmp = obj.with_name(f"{obj.stem}.{os.getpid()}.{secrets.token_hex(4)}.tmp.o")
+        try:
+            cmd = [self.cc, *self.flags, "-c", "-fPIC", "-o", str(tmp), str(src)]
+            rc, output = _run(cmd, self.timeout_s)
+            if rc != 0:
+                raise ArtifactError(
+                    f"kernel {name!r} failed to compile ({_status(self.cc, rc, self.timeout_s)})"
+                    f":\n{_first_lines(output)}"
+                )
+            os.replace(tmp, obj)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return obj, False
+
+
+def _run(cmd: list[str], timeout_s: float) -> tuple[int | None, str]:
+    try:
+        return run_killable(cmd, timeout_s)
+    except OSError as exc:
+        raise ArtifactError(f"cannot run compiler {cmd[0]!r}: {exc}") from None
+
+
+def _status(cc: str, rc: int | None, timeout_s: float) -> str:
+    return f"{cc} ran past {timeout_s:.0f} s" if rc is None else f"{cc} exited with {rc}"
+
+
+def compile_kernels(
+    sources: dict[str, str], compiler: _Compiler, jobs: int
+) -> tuple[list[Path], int]:
+    """Object files in `sources` order (compiled in parallel) and how many were cached."""
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(compiler.compile, n, c) for n, c in sources.items()]
+        results = [f.result() for f in futures]  # first failing kernel (in order) raises
+    return [obj for obj, _ in results], sum(cached for _, cached in results)
+
+
+# ----------------------------------------------------------------------------- driver
+
+
+def driver_source(plan: ExecPlan) -> str:
+    """C for tf_net_run / tf_net_call / tf_net_time / tf_net_num_calls over `plan.calls`."""
+    index = {b.name: i for i, b in enumerate(plan.buffers)}
+    lines = ["#include <stdint.h>", "#include <time.h>", ""]
+    lines += [f"int32_t tf_{k.name}_entry(void** args);" for k in plan.kernels]
+    calls = []
+    for call in plan.calls:
+        ptrs = ", ".join(f"b[{index[a]}]" for a in call.args) or "0"
+        calls.append(f"{{ void* a[] = {{{ptrs}}}; rc = tf_{call.kernel}_entry(a); }}")
+    lines += ["", "int32_t tf_net_run(void** b) {", "  int32_t rc;"]
+    for i, (call, stmt) in enumerate(zip(plan.calls, calls, strict=True)):
+        lines.append(f"  /* {i}: {_comment(call.node)} */")
+        lines.append(f"  {stmt} if (rc != 0) return {i + 1};")
+    lines += ["  return 0;", "}", ""]
+    lines += ["int32_t tf_net_call(void** b, int32_t i) {", "  int32_t rc = -1;", "  switch (i) {"]
+    lines += [f"    case {i}: {stmt} break;" for i, stmt in enumerate(calls)]
+    lines += ["    default: break;", "  }", "  return rc;", "}", ""]
+    lines += [_TIME_FN, f"int32_t tf_net_num_calls(void) {{ return {len(plan.calls)}; }}", ""]
+    return "\n".join(lines)
+
+
+_TIME_FN = """\
+double tf_net_time(void** b, int32_t number) {
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int32_t i = 0; i < number; ++i) {
+    int32_t rc = tf_net_run(b);
+    if (rc != 0) return -(double)rc;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return ((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9) / (number > 0 ? number : 1);
+}
+"""
+
+
+def _comment(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.:/\- ]", "?", text)[:80]
+
+
+def link(compiler: _Compiler, driver: str, objects: list[Path], out: Path) -> None:
+    src = compiler.src_dir / "tf_net_driver.c"
+    src.write_text(driver)
+    cmd = [compiler.cc, *compiler.flags, "-shared", "-fopenmp", "-o", str(out), str(src)]
+    rc, output = _run([*cmd, *map(str, objects), "-lm"], compiler.timeout_s)
+    if rc != 0:
+        status = _status(compiler.cc, rc, compiler.timeout_s)
+        raise ArtifactError(f"linking the network failed ({status}):\n{_first_lines(output)}")
+
+
+# ----------------------------------------------------------------------------- packing
+
+
+def plan_json(plan: ExecPlan, memory: MemoryPlan) -> dict[str, Any]:
+    return {
+        "buffers": [
+            {
+                "name": b.name,
+                "shape": [int(d) for d in b.shape],
+                "dtype": np.dtype(b.dtype).name,
+                "kind": b.kind,
+                "alias_of": b.alias_of,
+            }
+            for b in plan.buffers
+        ],
+        "kernels": [{"name": k.name, "n_args": k.n_args} for k in plan.kernels],
+        "calls": [{"kernel": c.kernel, "args": list(c.args), "node": c.node} for c in plan.calls],
+        "inputs": [list(p) for p in plan.inputs],
+        "outputs": [list(p) for p in plan.outputs],
+        "memory": memory.to_json(),
+    }
+
+
+def _params_npz(plan: ExecPlan) -> bytes:
+    dtypes = {b.name: b.dtype for b in plan.buffers}
+    arrays = {n: np.ascontiguousarray(a, dtype=dtypes[n]) for n, a in plan.params.items()}
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def _manifest(plan: ExecPlan, lib: bytes, compiler: _Compiler) -> dict[str, Any]:
+    return {
+        **plan.manifest,
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "target": plan.target,
+        "tunefarm_version": tunefarm_version(),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "compiler": compiler.identity or compiler.cc,
+        "cflags": list(compiler.flags),
+        "lib_sha256": hashlib.sha256(lib).hexdigest(),
+    }
+
+
+def write_zip(path: Path, members: dict[str, bytes]) -> None:
+    """Write the zip atomically; params are stored as is, text and code deflated."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        with zipfile.ZipFile(tmp, "w") as zf:
+            for name, data in members.items():
+                method = zipfile.ZIP_STORED if name.endswith(".npz") else zipfile.ZIP_DEFLATED
+                zf.writestr(name, data, compress_type=method)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _target_flags(target: str) -> tuple[str, ...]:
+    try:
+        return Target.parse(target).cflags()
+    except TargetError as exc:
+        raise ArtifactError(f"cannot build for target {target!r}: {exc}") from None
+
+
+def build_artifact(
+    plan: ExecPlan,
+    path: str | os.PathLike[str],
+    cc: str = "gcc",
+    jobs: int | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    timeout_s: float = 600.0,
+) -> ArtifactInfo:
+    """Compile `plan` into the artifact file `path` (see the module docstring for its layout).
+
+    jobs: parallel compiler processes (default: CPU count). cache_dir: build cache (default
+    `$TUNEFARM_CACHE` or ~/.cache/tunefarm/build); objects go to `<cache>/runtime/objects`.
+    timeout_s: limit per compiler run. Raises PlanError for an inconsistent plan and
+    ArtifactError for compile or link errors (naming the kernel) and unusable targets.
+    """
+    memory = plan_memory(plan)
+    start = time.perf_counter()
+    sources = {k.name: rename_symbols(k) for k in plan.kernels}
+    path = Path(path)
+    with tempfile.TemporaryDirectory(prefix="tunefarm-artifact-") as tmp:
+        compiler = _Compiler(
+            cc,
+            _target_flags(plan.target),
+            compiler_identity(cc),
+            runtime_cache_dir(cache_dir, "objects"),
+            Path(tmp),
+            float(timeout_s),
+        )
+        objects, cached = compile_kernels(sources, compiler, jobs or os.cpu_count() or 1)
+        lib_path = Path(tmp) / "lib.so"
+        link(compiler, driver_source(plan), objects, lib_path)
+        lib = lib_path.read_bytes()
+    seconds = time.perf_counter() - start
+    members = {
+        "manifest.json": json.dumps(_manifest(plan, lib, compiler), indent=1, default=str),
+        "plan.json": json.dumps(plan_json(plan, memory), indent=1),
+        "params.npz": _params_npz(plan),
+        "lib.so": lib,
+        **{f"kernels/{name}.c": code for name, code in sources.items()},
+    }
+    write_zip(path, {k: v.encode() if isinstance(v, str) else v for k, v in members.items()})
+    return ArtifactInfo(
+        str(path),
+        path.stat().st_size,
+        len(plan.kernels),
+        len(plan.calls),
+        memory.arena_bytes,
+        memory.naive_bytes,
+        seconds,
+        cached,
+    )
