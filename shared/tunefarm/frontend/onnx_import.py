@@ -1,0 +1,915 @@
+"""ONNX import: an ONNX model (file, bytes or ModelProto) -> the tunefarm graph IR.
+
+Why a normalising importer: ONNX spells one computation in many ways (attribute vs input
+forms that change with the opset, auto_pad, Gemm's transposes and scales, shape arithmetic
+that PyTorch exports as Shape->Gather->Unsqueeze->Concat->Reshape). Passes and the compiler
+should see one form only: static shapes, explicit 4-sided padding, weights as params, NCHW
+activations and OIHW weights. So the importer
+
+- reads the model and runs the ONNX checker (errors become FrontendError naming the file);
+- resolves every runtime input to a static float32 shape (dynamic dims need input_shapes,
+  which the CLI fills from `--input-shape NAME:1,3,224,224`);
+- folds every node whose inputs are all constants with the ONNX reference evaluator (numpy),
+  and turns Shape/Size of a statically shaped value into a constant, so shape arithmetic
+  disappears and only e.g. one reshape with a resolved shape remains;
+- maps each remaining node with one handler per ONNX op type (HANDLERS) to graph nodes,
+  inferring output shapes as it goes, and fails with FrontendError naming the node for
+  anything outside the supported subset.
+
+Constants become graph params only when a graph node reads them, so the int64 shape
+tensors of folded subgraphs never reach the graph.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+from tunefarm.graph.ir import Graph, GraphError, Node, Value
+from tunefarm.graph.shapes import infer_node, infer_shapes
+
+__all__ = ["FrontendError", "SUPPORTED_OPS", "load_onnx"]
+
+MIN_OPSET = 7
+FLOAT_MAX = float(np.finfo(np.float32).max)
+
+
+class FrontendError(GraphError):
+    """A model the importer cannot read or map to the graph IR; the message names the file,
+    input or node and says what to change."""
+
+
+# ---------------------------------------------------------------- reading and checking
+def _read(model: str | os.PathLike | bytes | onnx.ModelProto) -> tuple[onnx.ModelProto, str]:
+    """The parsed model and how messages name it."""
+    if isinstance(model, onnx.ModelProto):
+        return model, model.graph.name or "<ModelProto>"
+    if isinstance(model, bytes | bytearray):
+        label = "<bytes>"
+        loader: Callable[[], onnx.ModelProto] = lambda: onnx.load_model_from_string(bytes(model))
+    elif isinstance(model, str | os.PathLike):
+        path = Path(model)
+        label = str(path)
+        if not path.exists():
+            raise FrontendError(f"{label}: no such file")
+        if not path.is_file():
+            raise FrontendError(f"{label}: not a file")
+        loader = lambda: onnx.load(str(path))
+    else:
+        raise FrontendError(
+            f"model must be a path, bytes or onnx.ModelProto, got {type(model).__name__}"
+        )
+    try:
+        return loader(), label
+    except Exception as err:  # protobuf DecodeError, OSError, external data errors, ...
+        raise FrontendError(f"{label}: not a valid ONNX model: {err}") from None
+
+
+def _check(proto: onnx.ModelProto, label: str) -> int:
+    """Run the ONNX checker; return the default-domain opset."""
+    try:
+        onnx.checker.check_model(proto)
+    except Exception as err:
+        raise FrontendError(f"{label}: not a valid ONNX model: {err}") from None
+    opsets = [o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")]
+    if not opsets:
+        raise FrontendError(f"{label}: the model imports no default-domain (ai.onnx) opset")
+    if opsets[0] < MIN_OPSET:
+        raise FrontendError(
+            f"{label}: opset {opsets[0]} is not supported; need opset {MIN_OPSET} or newer "
+            "(convert with onnx.version_converter)"
+        )
+    return int(opsets[0])
+
+
+# ---------------------------------------------------------------- per-node context
+class _Ctx:
+    """One ONNX node being imported: attribute/input access and graph-node emission."""
+
+    def __init__(self, imp: _Importer, node: onnx.NodeProto, name: str) -> None:
+        self.imp, self.node, self.name, self.opset = imp, node, name, imp.opset
+        self.where = f"node {name!r} ({node.op_type})"
+        self.attrs = {a.name: _attr_value(a) for a in node.attribute}
+        self.n_emitted = 0
+
+    # -- errors and attrs
+    def fail(self, msg: str) -> FrontendError:
+        return FrontendError(f"{self.where}: {msg}")
+
+    def attr(self, key: str, default: Any = None) -> Any:
+        return self.attrs.get(key, default)
+
+    def required(self, key: str) -> Any:
+        if key not in self.attrs:
+            raise self.fail(f"missing required attribute {key!r}")
+        return self.attrs[key]
+
+    def ints(self, key: str, default: Sequence[int] | None, n: int) -> list[int]:
+        value = self.attrs.get(key, default)
+        if value is None:
+            raise self.fail(f"missing required attribute {key!r}")
+        value = [int(v) for v in value]
+        if len(value) != n:
+            raise self.fail(
+                f"attribute {key}={value} has {len(value)} values; only 2-D ops are supported "
+                f"(need {n})"
+            )
+        return value
+
+    # -- inputs
+    @property
+    def outputs(self) -> list[str]:
+        return list(self.node.output)
+
+    def has(self, i: int) -> bool:
+        return i < len(self.node.input) and bool(self.node.input[i])
+
+    def input(self, i: int) -> str:
+        if not self.has(i):
+            raise self.fail(f"missing input {i}")
+        return self.node.input[i]
+
+    def maybe_const(self, i: int) -> np.ndarray | None:
+        return self.imp.const(self.input(i)) if self.has(i) else None
+
+    def const(self, i: int, what: str) -> np.ndarray:
+        arr = self.imp.const(self.input(i))
+        if arr is None:
+            raise self.fail(
+                f"input {i} ({what}) {self.input(i)!r} must be a constant (an initializer or "
+                "computable at import); it is computed at run time"
+            )
+        return arr
+
+    def shape(self, i: int) -> tuple[int, ...]:
+        return self.imp.shape(self.input(i), self)
+
+    def value(self, i: int) -> str:
+        """Graph value name for input i (a const becomes a param on first use)."""
+        return self.imp.graph_value(self.input(i), self)
+
+    def param(self, base: str, array: np.ndarray) -> str:
+        name = self.imp.fresh(base)
+        self.imp.add_param(name, np.asarray(array))
+        return name
+
+    def scalar(self, base: str, value: float) -> str:
+        return self.param(f"{self.name}/{base}", np.asarray(value, np.float32))
+
+    # -- outputs
+    def alias(self, out: str, src: str) -> None:
+        self.imp.alias[out] = self.imp.resolve(src)
+
+    def emit(
+        self, op: str, inputs: list[str], attrs: dict[str, Any], out: str | None = None
+    ) -> str:
+        """Add a graph node with one output (`out`, or a fresh intermediate name)."""
+        return self.emit_multi(op, inputs, attrs, [out or self.imp.fresh(f"{self.name}/{op}")])[0]
+
+    def emit_multi(
+        self, op: str, inputs: list[str], attrs: dict[str, Any], outs: list[str]
+    ) -> list[str]:
+        name = self.name if self.n_emitted == 0 else self.imp.fresh(f"{self.name}/{op}")
+        self.n_emitted += 1
+        node = Node(name, op, inputs, outs, attrs)
+        try:
+            values = infer_node(self.imp.graph, node)
+        except GraphError as err:
+            msg = str(err).removeprefix(f"{node.where()}: ")
+            raise self.fail(f"as graph op {op}: {msg}") from None
+        for v in values:
+            self.imp.graph.values[v.name] = v
+        self.imp.graph.nodes.append(node)
+        return outs
+
+
+def _attr_value(a: onnx.AttributeProto) -> Any:
+    value = helper.get_attribute_value(a)
+    if isinstance(value, bytes):
+        return value.decode()
+    if isinstance(value, onnx.TensorProto):
+        return numpy_helper.to_array(value)
+    if isinstance(value, list) and value and isinstance(value[0], bytes):
+        return [v.decode() for v in value]
+    return value
+
+
+def _axis(cx: _Ctx, axis: int, rank: int, what: str = "axis") -> int:
+    if not -rank <= axis < rank:
+        raise cx.fail(f"{what} {axis} is out of range for rank {rank}")
+    return axis % rank
+
+
+# ---------------------------------------------------------------- handlers: conv, pool
+def _window(cx: _Ctx, kernel: list[int], size: Sequence[int]) -> tuple[list[int], ...]:
+    """strides, explicit padding (top, left, bottom, right) and dilations; auto_pad resolved."""
+    strides = cx.ints("strides", [1, 1], 2)
+    dilation = cx.ints("dilations", [1, 1], 2)
+    auto = cx.attr("auto_pad", "NOTSET")
+    if auto == "NOTSET":
+        return strides, cx.ints("pads", [0, 0, 0, 0], 4), dilation
+    if auto == "VALID":
+        return strides, [0, 0, 0, 0], dilation
+    if auto not in ("SAME_UPPER", "SAME_LOWER"):
+        raise cx.fail(f"unknown auto_pad {auto!r}")
+    begin, end = [], []
+    for n, k, s, d in zip(size, kernel, strides, dilation, strict=True):
+        out = -(-n // s)
+        total = max(0, (out - 1) * s + (k - 1) * d + 1 - n)
+        small = total // 2
+        begin.append(small if auto == "SAME_UPPER" else total - small)
+        end.append(total - begin[-1])
+    return strides, begin + end, dilation
+
+
+def _data_4d(cx: _Ctx, what: str) -> tuple[int, ...]:
+    shape = cx.shape(0)
+    if len(shape) != 4:
+        raise cx.fail(f"only 2-D {what} (4-D NCHW data) is supported, got data shape {list(shape)}")
+    return shape
+
+
+def _conv(cx: _Ctx) -> None:
+    x, w = _data_4d(cx, "convolution"), cx.shape(1)
+    kernel = cx.ints("kernel_shape", list(w[2:]), 2)
+    if tuple(kernel) != tuple(w[2:]):
+        raise cx.fail(f"kernel_shape {kernel} differs from the weight's {list(w[2:])}")
+    strides, pads, dilation = _window(cx, kernel, x[2:])
+    inputs = [cx.value(0), cx.value(1)]
+    if cx.has(2):
+        inputs.append(cx.value(2))
+    attrs = {
+        "strides": strides,
+        "padding": pads,
+        "dilation": dilation,
+        "groups": int(cx.attr("group", 1)),
+        "epilogue": ["bias"] if cx.has(2) else [],
+    }
+    cx.emit("conv2d", inputs, attrs, cx.outputs[0])
+
+
+def _pool(cx: _Ctx, kind: str) -> None:
+    if len(cx.outputs) > 1 and cx.outputs[1]:
+        raise cx.fail("the Indices output is not supported; use MaxPool with one output")
+    x = _data_4d(cx, "pooling")
+    kernel = cx.ints("kernel_shape", None, 2)
+    strides, pads, dilation = _window(cx, kernel, x[2:])
+    if kind == "avg" and dilation != [1, 1]:
+        raise cx.fail(f"AveragePool dilations {dilation} are not supported")
+    attrs = {
+        "kind": kind,
+        "kernel": kernel,
+        "strides": strides,
+        "padding": pads,
+        "dilation": dilation,
+        "ceil_mode": bool(cx.attr("ceil_mode", 0)),
+        "count_include_pad": bool(cx.attr("count_include_pad", 0)),
+    }
+    cx.emit("pool2d", [cx.value(0)], attrs, cx.outputs[0])
+
+
+def _global_pool(cx: _Ctx, kind: str) -> None:
+    _data_4d(cx, "global pooling")
+    cx.emit("global_pool2d", [cx.value(0)], {"kind": kind}, cx.outputs[0])
+
+
+def _batch_norm(cx: _Ctx) -> None:
+    if any(cx.outputs[1:]):
+        raise cx.fail(
+            "training-mode outputs (running/saved mean and var) are not supported; "
+            "export the model in inference (eval) mode"
+        )
+    if cx.attr("training_mode", 0):
+        raise cx.fail("training_mode=1 is not supported; export in inference mode")
+    if cx.attr("spatial", 1) != 1:
+        raise cx.fail("spatial=0 (per-activation statistics) is not supported")
+    inputs = [cx.value(i) for i in range(5)]
+    cx.emit("batch_norm", inputs, {"epsilon": float(cx.attr("epsilon", 1e-5))}, cx.outputs[0])
+
+
+def _lrn(cx: _Ctx) -> None:
+    attrs = {
+        "size": int(cx.required("size")),
+        "alpha": float(cx.attr("alpha", 1e-4)),
+        "beta": float(cx.attr("beta", 0.75)),
+        "bias": float(cx.attr("bias", 1.0)),
+    }
+    cx.emit("lrn", [cx.value(0)], attrs, cx.outputs[0])
+
+
+# ---------------------------------------------------------------- handlers: matrix products
+def _per_output_bias(c: np.ndarray, beta: float, n: int) -> np.ndarray | None:
+    """C as a (n,) bias if it broadcasts along the output features only."""
+    if c.ndim > 2 or c.size not in (1, n) or (c.ndim == 2 and c.shape[0] != 1):
+        return None
+    return (np.broadcast_to(c.reshape(-1), (n,)) * c.dtype.type(beta)).astype(c.dtype)
+
+
+def _gemm_c_term(cx: _Ctx, y: str, beta: float) -> None:
+    """Add beta * C (a runtime or non-per-output C) to y, writing the node's output."""
+    c = cx.maybe_const(2)
+    if c is not None:
+        c_name = (
+            cx.value(2) if beta == 1.0 else cx.param(f"{cx.input(2)}_beta", c * c.dtype.type(beta))
+        )
+    else:
+        c_name = cx.value(2)
+        if beta != 1.0:
+            c_name = cx.emit("mul", [c_name, cx.scalar("beta", beta)], {})
+    cx.emit("add", [y, c_name], {}, cx.outputs[0])
+
+
+def _gemm(cx: _Ctx) -> None:
+    alpha, beta = float(cx.attr("alpha", 1.0)), float(cx.attr("beta", 1.0))
+    trans_a, trans_b = bool(cx.attr("transA", 0)), bool(cx.attr("transB", 0))
+    has_c = cx.has(2) and beta != 0.0
+    a = cx.value(0)
+    if trans_a:
+        a = cx.emit("transpose", [a], {"perm": [1, 0]})
+    b = cx.maybe_const(1)
+    if b is None:
+        _gemm_matmul(cx, a, trans_b, alpha, beta, has_c)
+        return
+    w = b if trans_b else b.T
+    if alpha != 1.0:
+        w = w * w.dtype.type(alpha)
+    w_name = cx.value(1) if (trans_b and alpha == 1.0) else cx.param(f"{cx.input(1)}_dense", w)
+    c = cx.maybe_const(2) if has_c else None
+    bias = _per_output_bias(c, beta, w.shape[0]) if c is not None else None
+    if bias is not None:
+        same = c.shape == bias.shape and beta == 1.0
+        b_name = cx.value(2) if same else cx.param(f"{cx.input(2)}_bias", bias)
+        cx.emit("dense", [a, w_name, b_name], {"epilogue": ["bias"]}, cx.outputs[0])
+    elif has_c:
+        _gemm_c_term(cx, cx.emit("dense", [a, w_name], {"epilogue": []}), beta)
+    else:
+        cx.emit("dense", [a, w_name], {"epilogue": []}, cx.outputs[0])
+
+
+def _gemm_matmul(cx: _Ctx, a: str, trans_b: bool, alpha: float, beta: float, has_c: bool) -> None:
+    """Gemm with a runtime B: matmul, then mul by alpha and add beta * C as needed."""
+    b = cx.value(1)
+    if trans_b:
+        b = cx.emit("transpose", [b], {"perm": [1, 0]})
+    last = alpha == 1.0 and not has_c
+    y = cx.emit("matmul", [a, b], {}, cx.outputs[0] if last else None)
+    if alpha != 1.0:
+        y = cx.emit("mul", [y, cx.scalar("alpha", alpha)], {}, None if has_c else cx.outputs[0])
+    if has_c:
+        _gemm_c_term(cx, y, beta)
+
+
+def _matmul(cx: _Ctx) -> None:
+    b = cx.maybe_const(1)
+    if len(cx.shape(0)) == 2 and b is not None and b.ndim == 2:
+        w = cx.param(f"{cx.input(1)}_T", b.T)
+        cx.emit("dense", [cx.value(0), w], {"epilogue": []}, cx.outputs[0])
+    else:
+        cx.emit("matmul", [cx.value(0), cx.value(1)], {}, cx.outputs[0])
+
+
+# ---------------------------------------------------------------- handlers: elementwise
+def _simple(op: str, **defaults: float) -> Callable[[_Ctx], None]:
+    """A one-input op whose float attrs (ONNX name = graph name) have these defaults."""
+
+    def handler(cx: _Ctx) -> None:
+        attrs = {k: float(cx.attr(k, v)) for k, v in defaults.items()}
+        cx.emit(op, [cx.value(0)], attrs, cx.outputs[0])
+
+    return handler
+
+
+def _binary(op: str) -> Callable[[_Ctx], None]:
+    def handler(cx: _Ctx) -> None:
+        if "broadcast" in cx.attrs:
+            raise cx.fail("the legacy 'broadcast' attribute (opset < 7) is not supported")
+        cx.emit(op, [cx.value(0), cx.value(1)], {}, cx.outputs[0])
+
+    return handler
+
+
+def _clip(cx: _Ctx) -> None:
+    if cx.opset < 11:
+        lo, hi = float(cx.attr("min", -FLOAT_MAX)), float(cx.attr("max", FLOAT_MAX))
+    else:
+        lo = float(cx.const(1, "min").reshape(-1)[0]) if cx.has(1) else -FLOAT_MAX
+        hi = float(cx.const(2, "max").reshape(-1)[0]) if cx.has(2) else FLOAT_MAX
+    lo, hi = max(lo, -FLOAT_MAX), min(hi, FLOAT_MAX)
+    cx.emit("clip", [cx.value(0)], {"lo": lo, "hi": hi}, cx.outputs[0])
+
+
+def _sum(cx: _Ctx) -> None:
+    names = [cx.value(i) for i in range(len(cx.node.input))]
+    if len(names) == 1:
+        cx.alias(cx.outputs[0], cx.input(0))
+        return
+    acc = names[0]
+    for i, other in enumerate(names[1:], start=2):
+        acc = cx.emit("add", [acc, other], {}, cx.outputs[0] if i == len(names) else None)
+
+
+def _softmax(cx: _Ctx) -> None:
+    shape = cx.shape(0)
+    rank = len(shape)
+    axis = _axis(cx, int(cx.attr("axis", -1 if cx.opset >= 13 else 1)), rank)
+    if cx.opset >= 13 or axis == rank - 1:
+        cx.emit("softmax", [cx.value(0)], {"axis": axis}, cx.outputs[0])
+        return
+    # opset < 13: softmax over the input flattened to 2-D at `axis`
+    flat = [math.prod(shape[:axis]), math.prod(shape[axis:])]
+    y = cx.emit("reshape", [cx.value(0)], {"shape": flat})
+    y = cx.emit("softmax", [y], {"axis": 1})
+    cx.emit("reshape", [y], {"shape": list(shape)}, cx.outputs[0])
+
+
+def _reduce_mean(cx: _Ctx) -> None:
+    rank = len(cx.shape(0))
+    if cx.opset >= 18:
+        axes = cx.const(1, "axes").tolist() if cx.has(1) else []
+        noop = bool(cx.attr("noop_with_empty_axes", 0))
+    else:
+        axes, noop = list(cx.attr("axes", [])), False
+    if not axes and noop:
+        cx.alias(cx.outputs[0], cx.input(0))
+        return
+    axes = sorted({_axis(cx, int(a), rank, "axes") for a in axes}) or list(range(rank))
+    attrs = {"axes": axes, "keepdims": bool(cx.attr("keepdims", 1))}
+    cx.emit("reduce_mean", [cx.value(0)], attrs, cx.outputs[0])
+
+
+# ---------------------------------------------------------------- handlers: shapes, data movement
+def _reshape_to(cx: _Ctx, shape: Sequence[int]) -> None:
+    cx.emit("reshape", [cx.value(0)], {"shape": [int(d) for d in shape]}, cx.outputs[0])
+
+
+def _resolve_shape(cx: _Ctx, src: tuple[int, ...], target: list[int], allowzero: bool) -> list[int]:
+    """ONNX Reshape's target: 0 copies the input dim (unless allowzero), -1 is inferred."""
+    out = []
+    for i, d in enumerate(target):
+        if d == 0 and not allowzero:
+            if i >= len(src):
+                raise cx.fail(
+                    f"shape {target}: 0 at position {i} but the input has rank {len(src)}"
+                )
+            d = src[i]
+        elif d < -1:
+            raise cx.fail(f"shape {target}: invalid dim {d}")
+        out.append(d)
+    total, known = math.prod(src), math.prod(d for d in out if d != -1)
+    if out.count(-1) > 1:
+        raise cx.fail(f"shape {target}: more than one -1")
+    if -1 in out:
+        if known == 0 or total % known:
+            raise cx.fail(f"cannot reshape {list(src)} ({total} elements) to {target}")
+        out[out.index(-1)] = total // known
+    if math.prod(out) != total:
+        raise cx.fail(f"cannot reshape {list(src)} ({total} elements) to {target} -> {out}")
+    return out
+
+
+def _reshape(cx: _Ctx) -> None:
+    target = [int(d) for d in cx.const(1, "shape").reshape(-1)]
+    allowzero = bool(cx.attr("allowzero", 0))
+    _reshape_to(cx, _resolve_shape(cx, cx.shape(0), target, allowzero))
+
+
+def _flatten(cx: _Ctx) -> None:
+    shape = cx.shape(0)
+    axis = int(cx.attr("axis", 1))
+    if not -len(shape) <= axis <= len(shape):
+        raise cx.fail(f"axis {axis} is out of range for rank {len(shape)}")
+    axis %= len(shape) + 1
+    _reshape_to(cx, [math.prod(shape[:axis]), math.prod(shape[axis:])])
+
+
+def _axes_input_or_attr(cx: _Ctx) -> list[int] | None:
+    """Squeeze/Unsqueeze axes: an attribute before opset 13, an input from 13 on."""
+    if cx.opset >= 13:
+        return cx.const(1, "axes").reshape(-1).tolist() if cx.has(1) else None
+    axes = cx.attr("axes")
+    return None if axes is None else list(axes)
+
+
+def _squeeze(cx: _Ctx) -> None:
+    shape = cx.shape(0)
+    axes = _axes_input_or_attr(cx)
+    if axes is None:
+        drop = {i for i, d in enumerate(shape) if d == 1}
+    else:
+        drop = {_axis(cx, int(a), len(shape), "axes") for a in axes}
+    bad = [a for a in sorted(drop) if shape[a] != 1]
+    if bad:
+        raise cx.fail(f"cannot squeeze axes {bad} of shape {list(shape)}: size is not 1")
+    _reshape_to(cx, [d for i, d in enumerate(shape) if i not in drop])
+
+
+def _unsqueeze(cx: _Ctx) -> None:
+    shape = cx.shape(0)
+    axes = _axes_input_or_attr(cx)
+    if axes is None:
+        raise cx.fail("missing axes")
+    rank = len(shape) + len(axes)
+    where = {_axis(cx, int(a), rank, "axes") for a in axes}
+    if len(where) != len(axes):
+        raise cx.fail(f"axes {axes} repeat an axis")
+    dims = iter(shape)
+    _reshape_to(cx, [1 if i in where else next(dims) for i in range(rank)])
+
+
+def _transpose(cx: _Ctx) -> None:
+    rank = len(cx.shape(0))
+    perm = [int(p) for p in cx.attr("perm", list(range(rank))[::-1])]
+    cx.emit("transpose", [cx.value(0)], {"perm": perm}, cx.outputs[0])
+
+
+def _concat(cx: _Ctx) -> None:
+    rank = len(cx.shape(0))
+    axis = _axis(cx, int(cx.required("axis")), rank)
+    inputs = [cx.value(i) for i in range(len(cx.node.input))]
+    cx.emit("concat", inputs, {"axis": axis}, cx.outputs[0])
+
+
+def _split_sizes(cx: _Ctx, dim: int, n_out: int) -> list[int]:
+    if cx.opset >= 13:
+        sizes = cx.const(1, "split").tolist() if cx.has(1) else None
+    else:
+        sizes = cx.attr("split")
+    if sizes:
+        return [int(s) for s in sizes]
+    n = int(cx.attr("num_outputs", n_out))
+    if cx.opset >= 18 and "num_outputs" in cx.attrs:
+        chunk = -(-dim // n)
+        return [chunk] * (n - 1) + [dim - chunk * (n - 1)]
+    if dim % n:
+        raise cx.fail(f"cannot split dim {dim} into {n} equal parts")
+    return [dim // n] * n
+
+
+def _split(cx: _Ctx) -> None:
+    shape = cx.shape(0)
+    axis = _axis(cx, int(cx.attr("axis", 0)), len(shape))
+    sizes = _split_sizes(cx, shape[axis], len(cx.outputs))
+    outs = [o or cx.imp.fresh(f"{cx.name}/unused") for o in cx.outputs]
+    cx.emit_multi("split", [cx.value(0)], {"axis": axis, "sizes": sizes}, outs)
+
+
+def _pad(cx: _Ctx) -> None:
+    mode = cx.attr("mode", "constant")
+    if mode != "constant":
+        raise cx.fail(f"Pad mode {mode!r} is not supported; only 'constant'")
+    rank = len(cx.shape(0))
+    if cx.opset < 11:
+        pads, value = [int(p) for p in cx.required("pads")], float(cx.attr("value", 0.0))
+    else:
+        pads = [int(p) for p in cx.const(1, "pads").reshape(-1)]
+        value = float(cx.const(2, "constant_value").reshape(-1)[0]) if cx.has(2) else 0.0
+        if cx.opset >= 18 and cx.has(3):
+            pads = _pads_for_axes(cx, pads, cx.const(3, "axes").reshape(-1).tolist(), rank)
+    if len(pads) != 2 * rank:
+        raise cx.fail(f"pads {pads} must have 2 * rank = {2 * rank} values")
+    cx.emit("pad", [cx.value(0)], {"pads": pads, "value": value}, cx.outputs[0])
+
+
+def _pads_for_axes(cx: _Ctx, pads: list[int], axes: list[int], rank: int) -> list[int]:
+    """Opset 18 Pad `axes`: expand pads given for some axes to all axes."""
+    if len(pads) != 2 * len(axes):
+        raise cx.fail(f"pads {pads} must have 2 values per axis of {axes}")
+    full = [0] * (2 * rank)
+    for k, a in enumerate(axes):
+        a = _axis(cx, int(a), rank, "axes")
+        full[a], full[a + rank] = pads[k], pads[k + len(axes)]
+    return full
+
+
+# ---------------------------------------------------------------- handlers: no graph node
+def _identity(cx: _Ctx) -> None:
+    cx.alias(cx.outputs[0], cx.input(0))
+
+
+def _dropout(cx: _Ctx) -> None:
+    """Inference-mode Dropout is the identity; its mask output is dropped."""
+    if cx.opset >= 12 and cx.has(2) and bool(cx.const(2, "training_mode").reshape(-1)[0]):
+        raise cx.fail("training_mode=True is not supported; export in inference mode")
+    cx.alias(cx.outputs[0], cx.input(0))
+    for o in cx.outputs[1:]:
+        if o:
+            cx.imp.dropped[o] = f"the mask output of {cx.where}, which the import drops"
+
+
+def _shape(cx: _Ctx) -> None:
+    """Shape of a statically shaped value is a constant (opset 15 start/end slice it)."""
+    shape = cx.shape(0)
+    start, end = int(cx.attr("start", 0)), cx.attr("end")
+    dims = shape[start:] if end is None else shape[start : int(end)]
+    cx.imp.consts[cx.outputs[0]] = np.array(dims, np.int64)
+
+
+def _size(cx: _Ctx) -> None:
+    cx.imp.consts[cx.outputs[0]] = np.array(math.prod(cx.shape(0)), np.int64)
+
+
+def _cast(cx: _Ctx) -> None:
+    """A runtime Cast is only supported as a no-op (float32 to float32)."""
+    to = helper.tensor_dtype_to_np_dtype(int(cx.required("to")))
+    src = cx.imp.dtype(cx.input(0), cx)
+    if np.dtype(to) != np.dtype(src):
+        raise cx.fail(
+            f"casting a run-time value from {src} to {np.dtype(to)} is not supported "
+            "(only float32 tensors are computed at run time)"
+        )
+    cx.alias(cx.outputs[0], cx.input(0))
+
+
+def _conv_transpose(cx: _Ctx) -> None:
+    raise cx.fail("ConvTranspose is not supported (no transposed convolution in the graph op set)")
+
+
+HANDLERS: dict[str, Callable[[_Ctx], None]] = {
+    "Add": _binary("add"),
+    "AveragePool": lambda cx: _pool(cx, "avg"),
+    "BatchNormalization": _batch_norm,
+    "Cast": _cast,
+    "Clip": _clip,
+    "Concat": _concat,
+    "Conv": _conv,
+    "ConvTranspose": _conv_transpose,
+    "Div": _binary("div"),
+    "Dropout": _dropout,
+    "Flatten": _flatten,
+    "Gemm": _gemm,
+    "GlobalAveragePool": lambda cx: _global_pool(cx, "avg"),
+    "GlobalMaxPool": lambda cx: _global_pool(cx, "max"),
+    "HardSigmoid": _simple("hard_sigmoid", alpha=0.2, beta=0.5),
+    "HardSwish": _simple("hard_swish"),
+    "Identity": _identity,
+    "LRN": _lrn,
+    "LeakyRelu": _simple("leaky_relu", alpha=0.01),
+    "MatMul": _matmul,
+    "MaxPool": lambda cx: _pool(cx, "max"),
+    "Mul": _binary("mul"),
+    "Pad": _pad,
+    "ReduceMean": _reduce_mean,
+    "Relu": _simple("relu"),
+    "Reshape": _reshape,
+    "Shape": _shape,
+    "Sigmoid": _simple("sigmoid"),
+    "Size": _size,
+    "Softmax": _softmax,
+    "Split": _split,
+    "Squeeze": _squeeze,
+    "Sub": _binary("sub"),
+    "Sum": _sum,
+    "Transpose": _transpose,
+    "Unsqueeze": _unsqueeze,
+}
+# Handlers that also take constant inputs themselves (aliases and shape queries), rather than
+# folding the node with the reference evaluator.
+NO_FOLD = frozenset({"Identity", "Dropout", "Shape", "Size", "ConvTranspose"})
+# Supported only when every input is a constant: evaluated at import, never a graph node.
+FOLD_ONLY = frozenset(
+    {
+        "Abs", "And", "Ceil", "Constant", "ConstantOfShape", "Equal", "Exp", "Expand", "Floor",
+        "Gather", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Log", "Max", "Min", "Mod",
+        "Neg", "Not", "Or", "Pow", "Range", "Reciprocal", "ReduceProd", "ReduceSum", "Round",
+        "Sign", "Slice", "Sqrt", "Tile", "Where",
+    }
+)  # fmt: skip
+SUPPORTED_OPS = tuple(sorted((set(HANDLERS) - {"ConvTranspose"}) | FOLD_ONLY))
+
+
+# ---------------------------------------------------------------- the importer
+class _Importer:
+    """State of one import: constants by ONNX name, aliases, and the graph being built."""
+
+    def __init__(self, proto: onnx.ModelProto, label: str, opset: int, name: str) -> None:
+        self.proto, self.label, self.opset = proto, label, opset
+        g = proto.graph
+        if len(g.sparse_initializer):
+            raise FrontendError(f"{label}: sparse initializers are not supported")
+        self.consts: dict[str, np.ndarray] = {
+            t.name: numpy_helper.to_array(t) for t in g.initializer
+        }
+        self.alias: dict[str, str] = {}
+        self.dropped: dict[str, str] = {}
+        self.taken: set[str] = {n.name for n in g.node} | set(self.consts)
+        self.taken |= {v.name for v in (*g.input, *g.output, *g.value_info)}
+        self.taken |= {o for n in g.node for o in (*n.input, *n.output)}
+        self.node_names: set[str] = set()
+        self.graph = Graph(name, [], [], [], {}, {})
+
+    # -- names and values
+    def fresh(self, base: str) -> str:
+        name, i = base, 1
+        while name in self.taken:
+            name, i = f"{base}_{i}", i + 1
+        self.taken.add(name)
+        return name
+
+    def node_name(self, index: int, node: onnx.NodeProto) -> str:
+        name = node.name if node.name and node.name not in self.node_names else ""
+        name = name or self.fresh(f"{node.op_type}_{index}")
+        self.node_names.add(name)
+        return name
+
+    def resolve(self, name: str) -> str:
+        while name in self.alias:
+            name = self.alias[name]
+        return name
+
+    def const(self, name: str) -> np.ndarray | None:
+        return self.consts.get(self.resolve(name))
+
+    def add_param(self, name: str, array: np.ndarray) -> None:
+        array = np.ascontiguousarray(array)
+        self.graph.params[name] = array
+        self.graph.values[name] = Value(name, tuple(array.shape), str(array.dtype))
+
+    def graph_value(self, name: str, cx: _Ctx | None = None) -> str:
+        r = self.resolve(name)
+        if r in self.graph.values:
+            return r
+        if r in self.consts:
+            self.add_param(r, self.consts[r])
+            return r
+        where = cx.where if cx else f"graph {self.graph.name!r}"
+        if r in self.dropped:
+            raise FrontendError(f"{where}: input {name!r} is {self.dropped[r]}")
+        raise FrontendError(
+            f"{where}: input {name!r} is not defined (not a graph input, initializer or output "
+            "of an earlier node)"
+        )
+
+    def shape(self, name: str, cx: _Ctx) -> tuple[int, ...]:
+        arr = self.const(name)
+        return tuple(arr.shape) if arr is not None else self.graph.shape(self.graph_value(name, cx))
+
+    def dtype(self, name: str, cx: _Ctx) -> str:
+        arr = self.const(name)
+        return (
+            str(arr.dtype)
+            if arr is not None
+            else self.graph.value(self.graph_value(name, cx)).dtype
+        )
+
+    # -- nodes
+    def import_node(self, index: int, node: onnx.NodeProto) -> None:
+        cx = _Ctx(self, node, self.node_name(index, node))
+        op = node.op_type
+        known = op in HANDLERS or op in FOLD_ONLY
+        if node.domain not in ("", "ai.onnx") or not known:
+            domain = f" in domain {node.domain!r}" if node.domain else ""
+            raise cx.fail(f"unsupported op{domain}; supported: {', '.join(SUPPORTED_OPS)}")
+        if op not in NO_FOLD and all(self.const(i) is not None for i in node.input if i):
+            self.fold(cx)
+        elif op in HANDLERS:
+            HANDLERS[op](cx)
+        else:
+            runtime = [i for i in node.input if i and self.const(i) is None]
+            raise cx.fail(
+                f"supported only on constant inputs (folded at import), but {runtime[0]!r} is "
+                "computed at run time"
+            )
+
+    def fold(self, cx: _Ctx) -> None:
+        """Evaluate a node on constant inputs with the ONNX reference evaluator (numpy)."""
+        node = cx.node
+        ins = list(dict.fromkeys(i for i in node.input if i))
+        outs = [o for o in node.output if o]
+        fn = helper.make_function(
+            "tunefarm.fold", "fold", ins, outs, [node], [helper.make_opsetid("", self.opset)]
+        )
+        try:
+            results = ReferenceEvaluator(fn).run(None, {i: self.const(i) for i in ins}, {})
+        except Exception as err:
+            raise cx.fail(f"constant folding failed: {type(err).__name__}: {err}") from None
+        for o, value in zip(outs, results, strict=True):
+            self.consts[o] = np.asarray(value)
+
+    # -- inputs and outputs
+    def add_inputs(self, input_shapes: Mapping[str, Sequence[int]] | None) -> None:
+        runtime = [vi for vi in self.proto.graph.input if vi.name not in self.consts]
+        names = [vi.name for vi in runtime]
+        unknown = [n for n in (input_shapes or {}) if n not in names]
+        if unknown:
+            raise FrontendError(
+                f"{self.label}: input_shapes names unknown input(s) {unknown}; "
+                f"the model's inputs are {names}"
+            )
+        for vi in runtime:
+            given = (input_shapes or {}).get(vi.name)
+            shape = _input_shape(self.label, vi, given)
+            value = Value(vi.name, shape, "float32")
+            self.graph.inputs.append(value)
+            self.graph.values[vi.name] = value
+
+    def add_outputs(self) -> None:
+        for out in self.proto.graph.output:
+            self.graph.outputs.append(self.output_value(out.name))
+
+    def output_value(self, name: str) -> str:
+        """The graph value for ONNX output `name`, renamed or copied so it keeps that name."""
+        r = self.graph_value(name)
+        if r == name:
+            return name
+        produced = any(r in n.outputs for n in self.graph.nodes)
+        onnx_outputs = {o.name for o in self.proto.graph.output}
+        if produced and r not in onnx_outputs:  # rename, unless r must keep its own name
+            self.rename(r, name)
+            return name
+        copy = Node(
+            self.fresh(f"{name}/copy"), "reshape", [r], [name], {"shape": list(self.graph.shape(r))}
+        )
+        self.graph.values[name] = infer_node(self.graph, copy)[0]
+        self.graph.nodes.append(copy)
+        return name
+
+    def rename(self, old: str, new: str) -> None:
+        for n in self.graph.nodes:
+            n.inputs = [new if i == old else i for i in n.inputs]
+            n.outputs = [new if o == old else o for o in n.outputs]
+        v = self.graph.values.pop(old)
+        self.graph.values[new] = Value(new, v.shape, v.dtype)
+        self.alias.pop(new, None)
+        self.alias[old] = new
+
+
+def _input_shape(label: str, vi: onnx.ValueInfoProto, given: Sequence[int] | None) -> tuple:
+    """Static shape of runtime input `vi` (float32 only), `given` filling dynamic dims."""
+    name = vi.name
+    if not vi.type.HasField("tensor_type"):
+        raise FrontendError(f"{label}: input {name!r} is not a tensor")
+    tt = vi.type.tensor_type
+    if tt.elem_type != onnx.TensorProto.FLOAT:
+        dtype = helper.tensor_dtype_to_np_dtype(tt.elem_type) if tt.elem_type else "undefined"
+        raise FrontendError(
+            f"{label}: input {name!r} has element type {dtype}; only float32 inputs are supported"
+        )
+    dims: list[int | str | None] | None = None
+    if tt.HasField("shape"):
+        dims = [
+            d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else (d.dim_param or None)
+            for d in tt.shape.dim
+        ]
+    if given is not None:
+        return _given_shape(label, name, dims, given)
+    example = ",".join(str(d) if isinstance(d, int) else "1" for d in (dims or [1, 3, 224, 224]))
+    hint = f"pass --input-shape {name}:{example} (input_shapes={{{name!r}: [...]}} in Python)"
+    if dims is None:
+        raise FrontendError(f"{label}: input {name!r} has no static shape (rank unknown); {hint}")
+    for i, d in enumerate(dims):
+        if not isinstance(d, int):
+            what = f"{d!r}" if d else "unknown"
+            raise FrontendError(f"{label}: input {name!r} dim {i} ({what}) is dynamic; {hint}")
+    return tuple(int(d) for d in dims)  # type: ignore[arg-type]
+
+
+def _given_shape(label: str, name: str, dims: list | None, given: Sequence[int]) -> tuple:
+    shape = tuple(int(d) for d in given)
+    if any(d < 1 for d in shape):
+        raise FrontendError(f"{label}: input_shapes[{name!r}] = {list(shape)} must be positive")
+    if dims is not None:
+        if len(dims) != len(shape):
+            raise FrontendError(
+                f"{label}: input {name!r} has rank {len(dims)}, but input_shapes gives "
+                f"{list(shape)}"
+            )
+        for i, (d, s) in enumerate(zip(dims, shape, strict=True)):
+            if isinstance(d, int) and d != s:
+                raise FrontendError(
+                    f"{label}: input {name!r} dim {i} is {d} in the model, but input_shapes "
+                    f"gives {s}"
+                )
+    return shape
+
+
+# ---------------------------------------------------------------- entry point
+def load_onnx(
+    model: str | os.PathLike | bytes | onnx.ModelProto,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    name: str | None = None,
+) -> Graph:
+    """Import an ONNX model (path, serialized bytes or ModelProto) into the graph IR.
+
+    input_shapes: static shapes for runtime inputs (required for inputs with dynamic dims).
+    name: the graph's name (default: the ONNX graph name, or the file's stem).
+    Raises FrontendError naming the file, input or node for anything not supported.
+    """
+    proto, label = _read(model)
+    opset = _check(proto, label)
+    default = Path(label).stem if isinstance(model, str | os.PathLike) else "model"
+    imp = _Importer(proto, label, opset, name or proto.graph.name or default)
+    imp.add_inputs(input_shapes)
+    for index, node in enumerate(proto.graph.node):
+        imp.import_node(index, node)
+    imp.add_outputs()
+    graph = infer_shapes(imp.graph)
+    graph.check()
+    return graph
