@@ -211,6 +211,37 @@ def oracle(task: Task, xs: Arrays) -> np.ndarray:
         return conv_nchw(x, w, *p, a.get("groups", 1)).transpose(0, 2, 3, 1)
     if op == "layout_transform":
         return _blocked(xs["x"], a["src"], a["dst"])
+    return graph_op_oracle(op, a, xs)
+
+
+def lrn_nchw(x: np.ndarray, size: int, alpha: float, beta: float, bias: float) -> np.ndarray:
+    """ONNX LRN one channel at a time: window [c - (size-1)//2, c + size//2] within C."""
+    x64, channels = x.astype(np.float64), x.shape[1]
+    out = np.empty(x.shape)
+    for c in range(channels):
+        window = x64[:, max(0, c - (size - 1) // 2) : min(channels, c + size // 2 + 1)]
+        out[:, c] = x64[:, c] / (bias + alpha / size * (window**2).sum(axis=1)) ** beta
+    return out
+
+
+def graph_op_oracle(op: str, a: dict, xs: Arrays) -> np.ndarray:
+    """Oracles of the graph ops between anchors (concat, slice, pad, ...)."""
+    x = xs.get("x")
+    if op == "concat":
+        return np.concatenate(list(xs.values()), axis=a["axis"])
+    if op == "slice":
+        return np.moveaxis(np.moveaxis(x, a["axis"], 0)[a["begin"] : a["end"]], 0, a["axis"])
+    if op == "pad":
+        n, p = x.ndim, a["pads"]
+        return np.pad(x, list(zip(p[:n], p[n:], strict=True)), constant_values=a.get("value", 0.0))
+    if op == "transpose":
+        return x.transpose(a.get("perm"))
+    if op == "reduce_mean":
+        return x.astype(np.float64).mean(axis=tuple(a["axes"]), keepdims=a["keepdims"])
+    if op == "lrn":
+        return lrn_nchw(x, a["size"], a["alpha"], a["beta"], a["bias"])
+    if op == "copy":
+        return x
     raise AssertionError(f"no oracle for {op}")
 
 
@@ -335,6 +366,17 @@ DEFAULT_CASES: dict[str, Task] = {
     "layout_nchw8c_to_nchw": Task.make(
         "layout_transform", shape=(1, 3, 4, 5, 8), src="NCHW8c", dst="NCHW"
     ),
+    "concat_blocked_3in": Task.make(
+        "concat", shapes=[(1, 4, 5, 5, 8), (1, 2, 5, 5, 8), (1, 3, 5, 5, 8)], axis=1
+    ),
+    "slice_last_axis": Task.make("slice", shape=(3, 13), axis=-1, begin=2, end=9),
+    "pad_asym_value": Task.make(
+        "pad", shape=(1, 3, 5, 7), pads=[0, 0, 1, 2, 0, 0, 2, 1], value=0.5
+    ),
+    "transpose_nchw_to_nhwc": Task.make("transpose", shape=(2, 3, 5, 7), perm=[0, 2, 3, 1]),
+    "reduce_mean_hw": Task.make("reduce_mean", shape=(2, 5, 7, 3), axes=[1, 2], keepdims=True),
+    "lrn_size5": Task.make("lrn", shape=(1, 7, 5, 6), size=5, alpha=0.3, beta=0.75, bias=1.0),
+    "copy": Task.make("copy", shape=(3, 13)),
 }
 
 

@@ -455,6 +455,88 @@ def layout_transform(x: np.ndarray, src: str, dst: str) -> np.ndarray:
     return layouts.transform(_arr(x, "x"), src, dst)
 
 
+# ---- graph ops between the anchors: data movement and reductions
+def concat(xs: Sequence[np.ndarray], axis: int) -> np.ndarray:
+    """Join along `axis` (may be negative); shapes must agree everywhere else."""
+    arrays = [_arr(x, f"xs[{k}]") for k, x in enumerate(xs)]
+    if not arrays:
+        raise ValueError("xs must hold at least one array")
+    ax = _axis(axis, arrays[0].ndim)
+    first = arrays[0].shape
+    for k, a in enumerate(arrays[1:], start=1):
+        if a.ndim != len(first) or np.delete(a.shape, ax).tolist() != np.delete(first, ax).tolist():
+            raise ValueError(f"shapes must agree off axis {ax}: xs[0] {first}, xs[{k}] {a.shape}")
+    return np.concatenate(arrays, axis=ax)
+
+
+def slice_axis(x: np.ndarray, axis: int, begin: int, end: int) -> np.ndarray:
+    """x[..., begin:end, ...] on `axis` with Python slice bounds (which are ONNX Slice's for
+    step 1: negatives count from the end, out-of-range bounds clamp); empty is an error."""
+    x = _arr(x, "x")
+    ax = _axis(axis, x.ndim)
+    for name, v in (("begin", begin), ("end", end)):
+        if isinstance(v, bool) or not isinstance(v, int | np.integer):
+            raise ValueError(f"{name} must be an int, got {v!r}")
+    index = [slice(None)] * x.ndim
+    index[ax] = slice(int(begin), int(end))
+    out = x[tuple(index)]
+    if out.shape[ax] == 0:
+        raise ValueError(f"begin {begin} must come before end {end} on an axis of {x.shape[ax]}")
+    return out.copy()
+
+
+def pad(x: np.ndarray, pads: Sequence[int], value: float = 0.0) -> np.ndarray:
+    """Constant padding; `pads` as ONNX: all begins (one per dim), then all ends, >= 0."""
+    x = _arr(x, "x")
+    p = _ints(pads, 2 * x.ndim, "pads", 0)
+    width = list(zip(p[: x.ndim], p[x.ndim :], strict=True))
+    return np.pad(x, width, mode="constant", constant_values=np.asarray(value, x.dtype))
+
+
+def transpose(x: np.ndarray, perm: Sequence[int] | None = None) -> np.ndarray:
+    """Permute the axes: out.shape[d] = x.shape[perm[d]]; no perm reverses them (ONNX)."""
+    x = _arr(x, "x")
+    if perm is not None and sorted(_ints(perm, x.ndim, "perm", 0)) != list(range(x.ndim)):
+        raise ValueError(f"perm must be a permutation of 0..{x.ndim - 1}, got {perm!r}")
+    return np.ascontiguousarray(np.transpose(x, None if perm is None else tuple(perm)))
+
+
+def reduce_mean(
+    x: np.ndarray, axes: Sequence[int] | None = None, keepdims: bool = True
+) -> np.ndarray:
+    """Mean over `axes` (negative allowed; None or empty = all, as ONNX), in float64.
+
+    Reducing everything without keepdims gives a 0-d array, as numpy and ONNX do.
+    """
+    x = _arr(x, "x")
+    ax = tuple(range(x.ndim)) if not axes else tuple(_axis(a, x.ndim, "axes") for a in axes)
+    if len(set(ax)) != len(ax):
+        raise ValueError(f"axes must not repeat an axis, got {axes!r}")
+    return np.asarray(x.astype(np.float64).mean(axis=ax, keepdims=bool(keepdims))).astype(x.dtype)
+
+
+def lrn(
+    x: np.ndarray, size: int, alpha: float = 1e-4, beta: float = 0.75, bias: float = 1.0
+) -> np.ndarray:
+    """ONNX LRN: y = x / (bias + alpha / size * s) ** beta, s[n, c] the sum of x[n, c']**2
+    over c' in [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)] within the channels."""
+    x = _arr(x, "x")
+    if x.ndim < 3:
+        raise ValueError(f"x must be (N, C, D1, ...) with at least 3 dims, got {x.shape}")
+    (n,) = _ints(size, 1, "size", 1)
+    sq = x.astype(np.float64) ** 2
+    lo = (n - 1) // 2
+    padded = np.pad(sq, [(0, 0), (lo, n - 1 - lo)] + [(0, 0)] * (x.ndim - 2))
+    channels = x.shape[1]
+    total = sum(padded[:, k : k + channels] for k in range(n))
+    return (x / (bias + alpha / n * total) ** beta).astype(x.dtype)
+
+
+def copy(x: np.ndarray) -> np.ndarray:
+    """A fresh copy (the identity op that materialises a value)."""
+    return _arr(x, "x").copy()
+
+
 OPS: dict[str, Callable[..., np.ndarray]] = {
     fn.__name__: fn
     for fn in (

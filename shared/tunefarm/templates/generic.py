@@ -20,9 +20,11 @@ import numpy as np
 from tunefarm.ir import layouts as L
 from tunefarm.ir import reference as R
 from tunefarm.ir import tensor as te
-from tunefarm.ir.ops.conv import conv2d_nchw, conv2d_nhwc
+from tunefarm.ir.ops.conv import conv2d_nchw, conv2d_nhwc, pad
 from tunefarm.ir.ops.dense import batch_matmul, matmul
 from tunefarm.ir.ops.layout import layout_transform
+from tunefarm.ir.ops.movement import concat, copy, slice_axis, transpose
+from tunefarm.ir.ops.reduction import lrn, reduce_mean
 from tunefarm.ir.ops.softmax import softmax
 from tunefarm.ir.tensor import Tensor
 from tunefarm.schedule import steps as S
@@ -43,15 +45,36 @@ Inputs = list[tuple[str, tuple[int, ...]]]
 
 
 def _shape(task: Task, key: str) -> tuple[int, ...]:
+    if key not in task.args:
+        raise TaskError(f"{task.op}: missing param {key!r}")
+    return _as_shape(task, key, task.args[key])
+
+
+def _as_shape(task: Task, key: str, value: Any) -> tuple[int, ...]:
     try:
-        shape = tuple(int(v) for v in task.args[key])
-    except KeyError:
-        raise TaskError(f"{task.op}: missing param {key!r}") from None
+        shape = tuple(int(v) for v in value)
     except (TypeError, ValueError):
         raise TaskError(f"{task.op}: param {key!r} must be a list of ints") from None
     if not shape or min(shape) < 1:
         raise TaskError(f"{task.op}: param {key!r} must be a non-empty shape of positive ints")
     return shape
+
+
+def _int_param(task: Task, key: str, default: int | None = None) -> int:
+    """A required (or defaulted) int param; bools and floats are refused, not truncated."""
+    value = task.args.get(key, default)
+    if value is None:
+        raise TaskError(f"{task.op}: missing param {key!r}")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TaskError(f"{task.op}: param {key!r} must be an int, got {value!r}")
+    return value
+
+
+def _num_param(task: Task, key: str, default: float) -> float:
+    value = task.args.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TaskError(f"{task.op}: param {key!r} must be a number, got {value!r}")
+    return float(value)
 
 
 def _conv_attrs(task: Task):
@@ -156,6 +179,122 @@ def _bmm_inputs(t: Task) -> Inputs:
     return [("a", _shape(t, "a")), ("b", _shape(t, "b"))]
 
 
+# ---------------------------------------------------------------- graph ops between anchors
+# Data movement and small reductions the graph compiler lowers to one kernel each. A bad
+# param raises ValueError in the IR op (named after the param) and validate() turns it into
+# a TaskError; params the IR op does not see (pads, keepdims) are checked here.
+
+
+def _one_input(t: Task) -> Inputs:
+    return [("x", _shape(t, "shape"))]
+
+
+def _concat_inputs(task: Task) -> Inputs:
+    shapes = task.args.get("shapes")
+    if not isinstance(shapes, list | tuple) or not shapes:
+        raise TaskError(f"{task.op}: param 'shapes' must be a non-empty list of input shapes")
+    return [(f"x{i}", _as_shape(task, f"shapes[{i}]", s)) for i, s in enumerate(shapes)]
+
+
+def _pad_params(task: Task, ndim: int) -> tuple[tuple[int, ...], tuple[int, ...], float]:
+    """(begins, ends, value) from ONNX-ordered `pads`; negative pads (cropping) are refused
+    so the kernel never reads outside its input: crop with slice instead."""
+    pads = task.args.get("pads")
+    ok = isinstance(pads, list | tuple) and len(pads) == 2 * ndim
+    if not ok or not all(isinstance(p, int) and not isinstance(p, bool) for p in pads):
+        raise TaskError(
+            f"{task.op}: param 'pads' must be {2 * ndim} ints (all begins, then all ends), "
+            f"got {pads!r}"
+        )
+    if min(pads) < 0:
+        raise TaskError(f"{task.op}: param 'pads' must be >= 0 (crop with slice), got {pads!r}")
+    if task.args.get("mode", "constant") != "constant":
+        raise TaskError(f"{task.op}: param 'mode' must be 'constant', got {task.args['mode']!r}")
+    return tuple(pads[:ndim]), tuple(pads[ndim:]), _num_param(task, "value", 0.0)
+
+
+def _pad_build(task: Task, xs: list[Tensor]) -> Tensor:
+    before, after, value = _pad_params(task, xs[0].ndim)
+    return pad(xs[0], before, after, value, name="out")
+
+
+def _pad_ref(task: Task, xs: list[np.ndarray]) -> np.ndarray:
+    before, after, value = _pad_params(task, xs[0].ndim)
+    return R.pad(xs[0], before + after, value)
+
+
+def _keepdims(task: Task) -> bool:
+    value = task.args.get("keepdims", True)
+    if value not in (True, False):  # also 1 / 0, as ONNX writes it
+        raise TaskError(f"{task.op}: param 'keepdims' must be a bool, got {value!r}")
+    return bool(value)
+
+
+def _lrn_attrs(task: Task) -> dict[str, Any]:
+    return {
+        "size": _int_param(task, "size"),
+        "alpha": _num_param(task, "alpha", 1e-4),
+        "beta": _num_param(task, "beta", 0.75),
+        "bias": _num_param(task, "bias", 1.0),
+    }
+
+
+def _slice_attrs(task: Task) -> tuple[int, int, int]:
+    return _int_param(task, "axis"), _int_param(task, "begin"), _int_param(task, "end")
+
+
+def _moves(t: Task, o: tuple[int, ...]) -> float:
+    return 0.0
+
+
+GRAPH_SPECS = [
+    OpSpec(
+        "concat",
+        _concat_inputs,
+        lambda t, xs: concat(xs, _int_param(t, "axis"), name="out"),
+        lambda t, xs: R.concat(xs, _int_param(t, "axis")),
+        _moves,
+    ),
+    OpSpec(
+        "slice",
+        _one_input,
+        lambda t, xs: slice_axis(xs[0], *_slice_attrs(t), name="out"),
+        lambda t, xs: R.slice_axis(xs[0], *_slice_attrs(t)),
+        _moves,
+    ),
+    OpSpec("pad", _one_input, _pad_build, _pad_ref, _moves),
+    OpSpec(
+        "transpose",
+        _one_input,
+        lambda t, xs: transpose(xs[0], t.args.get("perm"), name="out"),
+        lambda t, xs: R.transpose(xs[0], t.args.get("perm")),
+        _moves,
+    ),
+    OpSpec(
+        "reduce_mean",
+        _one_input,
+        lambda t, xs: reduce_mean(xs[0], t.args.get("axes"), _keepdims(t), name="out"),
+        # a full reduction without keepdims is 0-d in numpy; the kernel writes shape (1,)
+        lambda t, xs: np.atleast_1d(R.reduce_mean(xs[0], t.args.get("axes"), _keepdims(t))),
+        lambda t, o: float(math.prod(_shape(t, "shape"))),
+    ),
+    OpSpec(
+        "lrn",
+        _one_input,
+        lambda t, xs: lrn(xs[0], **_lrn_attrs(t), name="out"),
+        lambda t, xs: R.lrn(xs[0], **_lrn_attrs(t)),
+        lambda t, o: (2.0 * _lrn_attrs(t)["size"] + 4.0) * math.prod(o),
+    ),
+    OpSpec(
+        "copy",
+        _one_input,
+        lambda t, xs: copy(xs[0], name="out"),
+        lambda t, xs: R.copy(xs[0]),
+        _moves,
+    ),
+]
+
+
 SPECS = [
     OpSpec("elementwise", _ew_inputs, _ew_build, _ew_ref, lambda t, o: float(math.prod(o))),
     OpSpec(
@@ -202,6 +341,7 @@ SPECS = [
         lambda t, xs: L.transform(xs[0], t.args["src"], t.args["dst"]),
         lambda t, o: 0.0,
     ),
+    *GRAPH_SPECS,
 ]
 
 
@@ -241,6 +381,8 @@ class GenericTemplate(Template):
             out = self.spec.build(task, xs)
         except KeyError as exc:
             raise TaskError(f"{task.op}: missing param {exc.args[0]!r}") from None
+        except TaskError:
+            raise  # already names the op
         except (ValueError, TypeError) as exc:
             raise TaskError(f"{task.op}: {exc}") from None
         return {"inputs": xs, "out": out}
