@@ -27,6 +27,7 @@ HELP = "tune the tasks of a network (TASKS.json) under one trial budget, with a 
 
 TUNERS = ("random", "gridsearch", "ga", "xgb", "xgb-rank", "xgb-reg")  # = factory.TUNER_NAMES
 _TASK_KEYS = frozenset({"op", "params", "weight", "name"})
+_INFO_KEYS = frozenset({"workload_key", "flops", "nodes"})  # written by `tunefarm tasks --json`
 DEVICE_KEY = "local"  # records of this machine; a resume ignores other devices' costs
 
 
@@ -82,7 +83,7 @@ def _entry(i: int, item: Any, target: str) -> tuple[Any, float, str]:
 
     if not isinstance(item, dict):
         raise ValueError(f"must be an object with 'op' and 'params', got {type(item).__name__}")
-    unknown = sorted(set(item) - _TASK_KEYS)
+    unknown = sorted(set(item) - _TASK_KEYS - _INFO_KEYS)
     if unknown:
         raise ValueError(f"unknown key(s) {unknown}; allowed: {sorted(_TASK_KEYS)}")
     op, params = item.get("op"), item.get("params", {})

@@ -182,7 +182,10 @@ class Graph:
             self.name,
             list(self.inputs),
             list(self.outputs),
-            [Node(n.name, n.op, list(n.inputs), list(n.outputs), dict(n.attrs)) for n in self.nodes],
+            [
+                Node(n.name, n.op, list(n.inputs), list(n.outputs), dict(n.attrs))
+                for n in self.nodes
+            ],
             dict(self.params),
             dict(self.values),
         )
@@ -259,4 +262,3 @@ def _jsonable(attrs: dict[str, Any]) -> dict[str, Any]:
             v = v.item()
         out[k] = v
     return out
-

@@ -1,0 +1,456 @@
+"""Compile a graph into an execution plan: one kernel call per node, with the best record per
+tuning task (or the default config, and the reason), weights packed once at compile time,
+and layout transforms only where a reader wants a layout its producer did not write.
+
+    compiled = compile_graph(graph, "cpu", records="tune.jsonl")
+    for choice in compiled.fallbacks():
+        print(choice.reason)
+    compiled.save("net.tfa")
+
+Each node is lowered by one small method named after its op kind. Conv2d, dense and pools
+use their x86 templates (blocked NCHW[x]c layouts); elementwise ops run in whatever layout
+their input is in; concat along channels stays blocked when its inputs share a block;
+everything else runs on the generic template in the logical layout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from os import PathLike
+from typing import Any
+
+import numpy as np
+
+from tunefarm.codegen.target import canonical
+from tunefarm.compiler.layouts import Layout, block, physical_shape, same_memory
+from tunefarm.graph.ir import Graph, GraphError, Node
+from tunefarm.graph.passes import optimize
+from tunefarm.graph.tasks import TUNABLE_OPS, anchor_task
+from tunefarm.measure.types import Config, MeasureInput
+from tunefarm.runtime.plan import BufferSpec, Call, ExecPlan, KernelCode
+from tunefarm.task import Task
+from tunefarm.templates import registry
+from tunefarm.templates.base import KernelDef, TaskError
+from tunefarm.tune.records import ApplyHistoryBest, Record
+
+
+class CompileError(GraphError):
+    """A node the compiler cannot lower; the message names the node and op."""
+
+
+@dataclass
+class TaskChoice:
+    """The config compile used for one tuning task and why ("record" or the fallback reason)."""
+
+    task: Task
+    config: Config
+    reason: str
+    nodes: list[str] = field(default_factory=list)
+
+    @property
+    def tuned(self) -> bool:
+        return self.reason == "record"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "workload_key": self.task.workload_key,
+            "op": self.task.op,
+            "config": self.config.as_dict(),
+            "tuned": self.tuned,
+            "reason": self.reason,
+            "nodes": list(self.nodes),
+        }
+
+
+@dataclass
+class CompiledNetwork:
+    plan: ExecPlan
+    choices: list[TaskChoice]
+
+    def fallbacks(self) -> list[TaskChoice]:
+        """Tasks that run a default config, with the reason (no record for the workload,
+        target or device key, or every record failed)."""
+        return [c for c in self.choices if not c.tuned]
+
+    def save(self, path: str | PathLike, cc: str = "gcc", jobs: int | None = None):
+        from tunefarm.runtime.artifact import build_artifact
+
+        return build_artifact(self.plan, path, cc=cc, jobs=jobs)
+
+
+UNARY_FNS = {
+    "relu": "relu",
+    "sigmoid": "sigmoid",
+    "hard_swish": "hard_swish",
+    "leaky_relu": "leaky_relu",
+    "clip": "clip",
+    "hard_sigmoid": "hard_sigmoid",
+}
+BINARY_FNS = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide"}
+UNARY_ATTRS = {"leaky_relu": ("alpha",), "clip": ("lo", "hi"), "hard_sigmoid": ("alpha", "beta")}
+
+
+class _Lowering:
+    """The state of one compilation: buffers, the layout each value is held in, kernels
+    (deduplicated by source), calls, packed params and the configs chosen."""
+
+    def __init__(
+        self, graph: Graph, target: str, history: ApplyHistoryBest | None, device: str | None
+    ):
+        self.g, self.target, self.history, self.device = graph, target, history, device
+        self.buffers: dict[str, BufferSpec] = {}
+        self.buf_of: dict[str, str] = {}  # value -> buffer holding it in layout[value]
+        self.layout: dict[str, Layout] = {}
+        self.converted: dict[tuple[str, Layout], str] = {}
+        self.kernels: dict[str, KernelCode] = {}
+        self.kernel_by_code: dict[str, str] = {}
+        self.calls: list[Call] = []
+        self.params: dict[str, np.ndarray] = {}
+        self.packed: dict[tuple[str, str], str] = {}
+        self.choices: dict[Task, TaskChoice] = {}
+        self.node: Node | None = None
+
+    # -- buffers ---------------------------------------------------------------------------
+    def new_buffer(self, shape, dtype: str, kind: str = "temp", alias_of: str | None = None) -> str:
+        name = f"b{len(self.buffers)}"
+        if alias_of is not None:
+            alias_of = self.buffers[alias_of].alias_of or alias_of
+        self.buffers[name] = BufferSpec(name, tuple(int(d) for d in shape), dtype, kind, alias_of)
+        return name
+
+    def define(self, value: str, shape, layout: Layout) -> str:
+        buf = self.new_buffer(shape, self.g.value(value).dtype)
+        self.buf_of[value], self.layout[value] = buf, layout
+        return buf
+
+    def param(
+        self, value: str, pack: Callable[[np.ndarray], np.ndarray] | None = None, key: str = ""
+    ) -> str:
+        """A param buffer holding `value` packed by `pack` (once per value and packing)."""
+        if (value, key) not in self.packed:
+            array = self.g.params[value]
+            array = np.ascontiguousarray(pack(array) if pack else array)
+            buf = self.new_buffer(array.shape, str(array.dtype), "param")
+            self.params[buf] = array
+            self.packed[(value, key)] = buf
+        return self.packed[(value, key)]
+
+    def held(self, value: str) -> str:
+        if value not in self.buf_of and self.g.is_param(value):
+            self.buf_of[value], self.layout[value] = self.param(value), None
+        return self.buf_of[value]
+
+    def in_layout(self, value: str, want: Layout) -> str:
+        """A buffer holding `value` in layout `want`, converting (once) if needed."""
+        buf, have = self.held(value), self.layout.get(value)
+        if have == want:
+            return buf
+        if (value, want) in self.converted:
+            return self.converted[(value, want)]
+        logical = self.g.shape(value)
+        shape = physical_shape(logical, want)
+        if same_memory(logical, have, want):
+            out = self.new_buffer(shape, self.buffers[buf].dtype, alias_of=buf)
+        else:
+            task = Task.make(
+                "layout_transform",
+                target=self.target,
+                shape=self.buffers[buf].shape,
+                src=have or "NCHW",
+                dst=want or "NCHW",
+            )
+            out = self.new_buffer(shape, self.buffers[buf].dtype)
+            self.call(task, registry.default_config(task), [buf, out], f"{value}->{want or 'NCHW'}")
+        self.converted[(value, want)] = out
+        return out
+
+    def logical(self, value: str) -> str:
+        return self.in_layout(value, None)
+
+    # -- kernels ---------------------------------------------------------------------------
+    def call(self, task: Task, config: Config, args: list[str], label: str | None = None) -> None:
+        """Generate (or reuse) the kernel of (task, config) and call it on `args`."""
+        try:
+            src = registry.generate_source(MeasureInput(task, config))
+        except (TaskError, ValueError) as exc:
+            raise self.error(f"cannot generate its {task.op} kernel: {exc}") from None
+        digest = hashlib.sha256(src.code.encode()).hexdigest()
+        name = self.kernel_by_code.get(digest)
+        if name is None:
+            name = f"k{len(self.kernels)}_{task.op}"
+            self.kernels[name] = KernelCode(name, src.code, len(src.arg_specs))
+            self.kernel_by_code[digest] = name
+        self._check_args(src.arg_specs, args)
+        node = self.node.name if self.node else "?"
+        self.calls.append(Call(name, tuple(args), node if label is None else f"{node}:{label}"))
+
+    def _check_args(self, specs, args: list[str]) -> None:
+        for spec, buf in zip(specs, args, strict=True):
+            have = self.buffers[buf].shape
+            if tuple(spec.shape) != have:
+                raise self.error(
+                    f"kernel argument {spec.name} wants shape {spec.shape}, buffer has {have}"
+                )
+
+    def error(self, message: str) -> CompileError:
+        where = self.node.where() if self.node else "graph"
+        return CompileError(f"{where}: {message}")
+
+    def choose(self, task: Task) -> Config:
+        if task not in self.choices:
+            if self.history is None:
+                config, reason = registry.default_config(task), "no records given"
+            else:
+                config, reason = self.history.query(task, self.device)
+            self.choices[task] = TaskChoice(task, config, reason)
+        self.choices[task].nodes.append(self.node.name)  # type: ignore[union-attr]
+        return self.choices[task].config
+
+    def instantiate(self, task: Task, config: Config) -> KernelDef:
+        try:
+            return registry.instantiate(task, config)
+        except (TaskError, ValueError) as exc:
+            raise self.error(str(exc)) from None
+
+    # -- node lowering ---------------------------------------------------------------------
+    def lower(self, node: Node) -> None:
+        self.node = node
+        if node.op in TUNABLE_OPS:
+            self.anchor(node)
+        elif node.op in ("pool2d", "global_pool2d"):
+            self.pool(node)
+        elif node.op == "reshape":
+            self.reshape(node)
+        elif node.op in UNARY_FNS:
+            self.unary(node)
+        elif node.op in BINARY_FNS:
+            self.binary(node)
+        elif node.op == "concat":
+            self.concat(node)
+        elif node.op == "split":
+            self.split(node)
+        elif node.op in GENERIC_PARAMS:
+            self.generic(node)
+        else:
+            raise self.error("no kernel for this op in the network compiler")
+
+    def anchor(self, node: Node) -> None:
+        task = anchor_task(self.g, node, self.target)
+        config = self.choose(task)
+        kdef = self.instantiate(task, config)
+        data_layout, out_layout = kdef.notes.get("data_layout"), kdef.notes.get("out_layout")
+        args = [self.in_layout(node.inputs[0], data_layout)]
+        args.append(self.param(node.inputs[1], kdef.packers[1], kdef.io_key))
+        for i, extra in enumerate(node.inputs[2:], start=2):
+            if self.g.is_param(extra):
+                args.append(self.param(extra, kdef.packers[i], f"{kdef.io_key}#{i}"))
+            else:
+                args.append(self.in_layout(extra, out_layout))
+        args.append(self.define(node.outputs[0], kdef.outputs[0].shape, out_layout))
+        self.call(task, config, args)
+
+    def pool(self, node: Node) -> None:
+        """Pools run in the block their input arrives in (their block is not tuned)."""
+        data = node.inputs[0]
+        params: dict[str, Any] = {"data": self.g.shape(data), "kind": node.attrs.get("kind", "max")}
+        if node.op == "pool2d":
+            for k in ("kernel", "strides", "padding", "dilation", "ceil_mode", "count_include_pad"):
+                params[k] = node.attrs[k]
+        task = Task.make(node.op, target=self.target, **params)
+        config = registry.default_config(task)
+        b, c = block(self.layout.get(data) if data in self.buf_of else None), params["data"][1]
+        if b and c % b == 0:
+            space = registry.config_space(task)
+            values = dict(config.as_dict(), tile_c=(c // b, b))
+            try:
+                values = space.validate(values)
+                config = Config.make(values, index=space.index_of(values))
+            except ValueError:
+                pass  # this block is outside the pool's space: convert to its default instead
+        kdef = self.instantiate(task, config)
+        args = [self.in_layout(data, kdef.notes["data_layout"])]
+        args.append(self.define(node.outputs[0], kdef.outputs[0].shape, kdef.notes["out_layout"]))
+        self.call(task, config, args)
+
+    def reshape(self, node: Node) -> None:
+        """A reshape of a logical value is a view of the same memory: no kernel."""
+        src = self.logical(node.inputs[0])
+        out = node.outputs[0]
+        buf = self.new_buffer(self.g.shape(out), self.g.value(out).dtype, alias_of=src)
+        self.buf_of[out], self.layout[out] = buf, None
+
+    def unary(self, node: Node) -> None:
+        src = node.inputs[0]
+        buf = self.held(src)
+        shape = self.buffers[buf].shape
+        attrs = {k: float(node.attrs[k]) for k in UNARY_ATTRS.get(node.op, ())}
+        task = Task.make(
+            "elementwise", target=self.target, fn=UNARY_FNS[node.op], shapes=[shape], **attrs
+        )
+        out = self.define(node.outputs[0], shape, self.layout.get(src))
+        self.call(task, registry.default_config(task), [buf, out])
+
+    def binary(self, node: Node) -> None:
+        """Same-shaped activations stay in the first one's layout; broadcasts run logical."""
+        a, b = node.inputs
+        same = self.g.shape(a) == self.g.shape(b) and not (self.g.is_param(a) or self.g.is_param(b))
+        layout = self.layout.get(a) if same and a in self.buf_of else None
+        bufs = [self.in_layout(v, layout) for v in (a, b)]
+        shapes = [self.buffers[x].shape for x in bufs]
+        task = Task.make("elementwise", target=self.target, fn=BINARY_FNS[node.op], shapes=shapes)
+        out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
+        self.call(
+            task,
+            registry.default_config(task),
+            [*bufs, self.define(node.outputs[0], out_shape, layout)],
+        )
+
+    def concat(self, node: Node) -> None:
+        """Channel concat stays blocked when every input is in the same block (inception's
+        and squeezenet's branch outputs), else runs logical."""
+        ins = node.inputs
+        rank = len(self.g.shape(ins[0]))
+        axis = int(node.attrs["axis"]) % rank
+        layouts = {self.layout.get(v) if v in self.buf_of else None for v in ins}
+        layout = next(iter(layouts)) if len(layouts) == 1 else None
+        if layout is not None and not (axis == 1 and rank == 4):
+            layout = None
+        bufs = [self.in_layout(v, layout) for v in ins]
+        shapes = [self.buffers[x].shape for x in bufs]
+        task = Task.make("concat", target=self.target, shapes=shapes, axis=axis)
+        out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
+        self.call(
+            task,
+            registry.default_config(task),
+            [*bufs, self.define(node.outputs[0], out_shape, layout)],
+        )
+
+    def split(self, node: Node) -> None:
+        src = self.logical(node.inputs[0])
+        shape = self.buffers[src].shape
+        axis = int(node.attrs["axis"]) % len(shape)
+        begin = 0
+        for out, size in zip(node.outputs, node.attrs["sizes"], strict=True):
+            task = Task.make(
+                "slice",
+                target=self.target,
+                shape=shape,
+                axis=axis,
+                begin=begin,
+                end=begin + int(size),
+            )
+            self.call(
+                task,
+                registry.default_config(task),
+                [src, self.define(out, self.g.shape(out), None)],
+            )
+            begin += int(size)
+
+    def generic(self, node: Node) -> None:
+        """Ops of the generic template, in the logical layout."""
+        op, keys = GENERIC_PARAMS[node.op]
+        bufs = [self.logical(v) for v in node.inputs]
+        params: dict[str, Any] = {k: node.attrs[k] for k in keys}
+        if node.op == "matmul":
+            a, b = (self.buffers[x].shape for x in bufs)
+            op = "matmul" if len(a) == len(b) == 2 else "batch_matmul"
+            if op == "batch_matmul" and not (len(a) == len(b) == 3 and a[0] == b[0]):
+                raise self.error(
+                    f"matmul of shapes {a} and {b}: only 2-D or equal-batch 3-D is compiled"
+                )
+            params.update(a=a, b=b)
+        else:
+            params["shape"] = self.buffers[bufs[0]].shape
+        task = Task.make(op, target=self.target, **params)
+        out = self.define(node.outputs[0], self.g.shape(node.outputs[0]), None)
+        self.call(task, registry.default_config(task), [*bufs, out])
+
+    # -- the network's edges ---------------------------------------------------------------
+    def bind_inputs(self) -> list[tuple[str, str]]:
+        pairs = []
+        for v in self.g.inputs:
+            buf = self.new_buffer(v.shape, v.dtype, "input")
+            self.buf_of[v.name], self.layout[v.name] = buf, None
+            pairs.append((v.name, buf))
+        return pairs
+
+    def bind_outputs(self) -> list[tuple[str, str]]:
+        """Each output in the logical layout in its own buffer; a value that is a view, an
+        input, a param or already an output is copied out."""
+        self.node = None
+        pairs = []
+        taken: set[str] = set()
+        for name in self.g.outputs:
+            buf = self.logical(name)
+            spec = self.buffers[buf]
+            if spec.kind == "temp" and spec.alias_of is None and buf not in taken:
+                self.buffers[buf] = BufferSpec(buf, spec.shape, spec.dtype, "output")
+            else:
+                out = self.new_buffer(spec.shape, spec.dtype, "output")
+                task = Task.make("copy", target=self.target, shape=spec.shape)
+                self.call(task, registry.default_config(task), [buf, out], f"output {name}")
+                buf = out
+            taken.add(buf)
+            pairs.append((name, buf))
+        return pairs
+
+
+# graph op -> (generic template op, attrs passed as params; "shape" added from the input)
+GENERIC_PARAMS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "transpose": ("transpose", ("perm",)),
+    "pad": ("pad", ("pads", "value")),
+    "softmax": ("softmax", ("axis",)),
+    "reduce_mean": ("reduce_mean", ("axes", "keepdims")),
+    "lrn": ("lrn", ("size", "alpha", "beta", "bias")),
+    "matmul": ("matmul", ()),
+}
+
+
+def _history(records, device_key: str | None) -> ApplyHistoryBest | None:
+    if records is None:
+        return None
+    if isinstance(records, ApplyHistoryBest):
+        return records
+    if isinstance(records, (str, PathLike)):
+        return ApplyHistoryBest(records, device_key)
+    return ApplyHistoryBest(list(records), device_key)
+
+
+def compile_graph(
+    graph: Graph,
+    target: str = "cpu",
+    records: str | PathLike | Iterable[Record] | ApplyHistoryBest | None = None,
+    device_key: str | None = None,
+    optimized: bool = False,
+) -> CompiledNetwork:
+    """Lower every node of `graph` (optimised here unless `optimized`) to kernel calls with the
+    best record per task from `records` (a records file, Record objects or an
+    ApplyHistoryBest), falling back to default configs with the reason recorded."""
+    target = canonical(target)
+    if not optimized:
+        graph = optimize(graph)
+    low = _Lowering(graph, target, _history(records, device_key), device_key)
+    inputs = low.bind_inputs()
+    for node in graph.nodes:
+        low.lower(node)
+    outputs = low.bind_outputs()
+    choices = list(low.choices.values())
+    plan = ExecPlan(
+        target=target,
+        buffers=list(low.buffers.values()),
+        kernels=list(low.kernels.values()),
+        calls=low.calls,
+        inputs=inputs,
+        outputs=outputs,
+        params=low.params,
+        manifest={
+            "network": graph.name,
+            "device_key": device_key,
+            "tasks": [c.to_json() for c in choices],
+            "tuned_tasks": sum(c.tuned for c in choices),
+            "fallback_tasks": sum(not c.tuned for c in choices),
+        },
+    )
+    return CompiledNetwork(plan, choices)

@@ -1,0 +1,32 @@
+"""Graph passes: each takes a Graph and returns a new one computing the same outputs.
+
+`optimize` is the pipeline the compiler and task extraction run; the passes are also
+importable one by one (tests check each against the numpy interpreter on small graphs).
+Layout alteration to blocked layouts is not here: it depends on the configs chosen per
+task, so the network compiler does it (see `tunefarm.compiler.layout`).
+"""
+
+from __future__ import annotations
+
+from tunefarm.graph.ir import Graph
+from tunefarm.graph.passes.batch_norm import fold_batch_norm
+from tunefarm.graph.passes.constants import fold_constants
+from tunefarm.graph.passes.dead_code import eliminate_dead_code
+from tunefarm.graph.passes.fuse import fuse_epilogues
+
+
+def optimize(graph: Graph) -> Graph:
+    """Constant folding, batch-norm folding, epilogue fusion, dead-code elimination."""
+    graph = fold_constants(graph)
+    graph = fold_batch_norm(graph)
+    graph = fuse_epilogues(graph)
+    return eliminate_dead_code(graph)
+
+
+__all__ = [
+    "eliminate_dead_code",
+    "fold_batch_norm",
+    "fold_constants",
+    "fuse_epilogues",
+    "optimize",
+]

@@ -1,0 +1,76 @@
+"""Task extraction: one tuning task per distinct fused anchor (conv2d, dense) of an
+optimised graph, weighted by how often it occurs.
+
+The task carries the anchor's whole fused subgraph (shapes, attributes and epilogue), as in
+the auto-scheduler, so the kernel measured while tuning is exactly the one the network runs.
+Pools, transforms and other light ops are compiled with their default schedules and are not
+tuned: together they take a few percent of a CNN's time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tunefarm.graph.ir import Graph, Node
+from tunefarm.task import Task
+
+TUNABLE_OPS = ("conv2d", "dense")
+
+
+def anchor_task(graph: Graph, node: Node, target: str) -> Task:
+    """The task of a conv2d or dense node, in canonical params (so equal workloads get equal
+    workload keys however the model spelled them)."""
+    a = node.attrs
+    data, weight = graph.shape(node.inputs[0]), graph.shape(node.inputs[1])
+    epilogue = [str(e) for e in a.get("epilogue", [])]
+    if node.op == "dense":
+        return Task.make("dense", target=target, data=data, weight=weight, epilogue=epilogue)
+    return Task.make(
+        "conv2d",
+        target=target,
+        data=data,
+        weight=weight,
+        strides=[int(v) for v in a.get("strides", (1, 1))],
+        padding=[int(v) for v in a.get("padding", (0, 0, 0, 0))],
+        dilation=[int(v) for v in a.get("dilation", (1, 1))],
+        groups=int(a.get("groups", 1)),
+        epilogue=epilogue,
+    )
+
+
+@dataclass(frozen=True)
+class NetworkTask:
+    """A tuning task with its weight (occurrences) and the nodes that run it."""
+
+    task: Task
+    weight: int
+    nodes: tuple[str, ...]
+    flops: float
+
+    def describe(self, graph: Graph) -> str:
+        """Shapes and attributes in a line, e.g. conv2d 1x64x56x56 * 64x64x3x3 s1 p1 +bias,relu."""
+        a = self.task.args
+        shapes = " * ".join("x".join(str(d) for d in a[k]) for k in ("data", "weight"))
+        if self.task.op == "conv2d":
+            extra = f" s{a['strides'][0]} p{a['padding'][0]}"
+            if a["groups"] != 1:
+                extra += f" g{a['groups']}"
+        else:
+            extra = ""
+        epi = f" +{','.join(a['epilogue'])}" if a["epilogue"] else ""
+        return f"{self.task.op} {shapes}{extra}{epi}"
+
+
+def extract_tasks(graph: Graph, target: str) -> list[NetworkTask]:
+    """Tasks in order of first occurrence. `graph` should be optimised (passes.optimize) so
+    tasks carry their fused epilogues."""
+    from tunefarm.templates import registry
+
+    found: dict[Task, list[str]] = {}
+    for node in graph.nodes:
+        if node.op in TUNABLE_OPS:
+            found.setdefault(anchor_task(graph, node, target), []).append(node.name)
+    return [
+        NetworkTask(task, len(nodes), tuple(nodes), registry.flops(task))
+        for task, nodes in found.items()
+    ]

@@ -1,0 +1,196 @@
+"""Whole-network jobs as library calls: load a model, extract its tasks, tune them, compile,
+check the result against ONNX Runtime and benchmark both.
+
+The CLI commands (tasks, tune, compile, run, bench) and the search service are thin layers
+over these functions, so the embedded default and the distributed services run the same code.
+
+    model, graph = load_model("zoo:resnet-18")
+    tasks = extract_tasks(graph, "cpu")
+    tune_network(tasks, trials=200, log="r18.jsonl")
+    compiled = compile_graph(graph, "cpu", records="r18.jsonl", optimized=True)
+    compiled.save("r18.tfa")
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from tunefarm.graph.ir import Graph
+from tunefarm.graph.tasks import NetworkTask
+
+ZOO_PREFIX = "zoo:"
+
+
+def load_model(
+    source: str | os.PathLike | bytes,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    batch: int = 1,
+) -> tuple[Any, Graph]:
+    """(ONNX model, optimised graph) of a model file, or of a zoo model named "zoo:NAME" (or
+    a bare zoo name when no file of that name exists), built at `batch`."""
+    import onnx
+
+    from tunefarm.frontend import zoo
+    from tunefarm.frontend.onnx_import import FrontendError, load_onnx
+    from tunefarm.graph.passes import optimize
+
+    model: Any = source
+    name = None
+    if isinstance(source, (str, os.PathLike)):
+        text = os.fspath(source)
+        zoo_name = text[len(ZOO_PREFIX) :] if text.startswith(ZOO_PREFIX) else None
+        if zoo_name is None and not Path(text).exists() and text in zoo.names():
+            zoo_name = text
+        if zoo_name is not None:
+            model, name = zoo.build(zoo_name, batch=batch), zoo_name
+        else:
+            try:
+                model, name = onnx.load(text), Path(text).stem
+            except FileNotFoundError:
+                raise FrontendError(
+                    f"{text}: no such model file (zoo models: "
+                    f"{', '.join('zoo:' + n for n in zoo.names())})"
+                ) from None
+            except Exception as exc:  # protobuf's DecodeError and friends
+                raise FrontendError(f"{text}: not a valid ONNX model: {exc}") from None
+    graph = load_onnx(model, input_shapes=input_shapes, name=name)
+    return model, optimize(graph)
+
+
+def random_inputs(graph: Graph, seed: int = 0) -> dict[str, np.ndarray]:
+    """Uniform [-1, 1) inputs for every runtime input of the graph."""
+    rng = np.random.default_rng(seed)
+    return {v.name: rng.uniform(-1.0, 1.0, size=v.shape).astype(v.dtype) for v in graph.inputs}
+
+
+def onnxruntime_session(model: Any, threads: int | None = None):
+    """An ONNX Runtime session on the CPU with `threads` intra-op threads (default: cores)."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads or os.cpu_count() or 1
+    opts.inter_op_num_threads = 1
+    data = model if isinstance(model, bytes) else model.SerializeToString()
+    return ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
+
+
+def relative_error(got: Mapping[str, np.ndarray], want: Mapping[str, np.ndarray]) -> float:
+    """The worst over outputs of max|got - want| / max|want| (the issue's accuracy measure)."""
+    worst = 0.0
+    for name, ref in want.items():
+        out = np.asarray(got[name], dtype=np.float64)
+        ref = np.asarray(ref, dtype=np.float64)
+        if out.shape != ref.shape:
+            return math.inf
+        scale = max(float(np.max(np.abs(ref))), 1e-30)
+        worst = max(worst, float(np.max(np.abs(out - ref))) / scale)
+    return worst
+
+
+def onnxruntime_latency(
+    model: Any,
+    inputs: Mapping[str, np.ndarray],
+    threads: int | None = None,
+    repeat: int = 10,
+    min_repeat_ms: float = 100.0,
+):
+    """ONNX Runtime's latency with the same time-evaluator loop as our executor's benchmark
+    (`InferenceSession.run` from Python, as its users call it) -> BenchmarkResult in ms."""
+    from tunefarm.measure.timing import time_evaluator
+    from tunefarm.measure.types import MeasureSettings
+    from tunefarm.runtime.executor import BenchmarkResult
+
+    session = onnxruntime_session(model, threads)
+    feeds = dict(inputs)
+    session.run(None, feeds)  # warm-up: the first run allocates and plans
+
+    def fn_time(number: int) -> float:
+        t0 = time.perf_counter()
+        for _ in range(number):
+            session.run(None, feeds)
+        return (time.perf_counter() - t0) / number
+
+    settings = MeasureSettings(repeat=repeat, min_repeat_ms=min_repeat_ms)
+    timing = time_evaluator(fn_time, settings)
+    return BenchmarkResult(timing.costs, timing.number, repeat)
+
+
+def onnxruntime_outputs(model: Any, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    session = onnxruntime_session(model)
+    names = [o.name for o in session.get_outputs()]
+    return dict(zip(names, session.run(None, dict(inputs)), strict=True))
+
+
+def print_tasks(tasks: Sequence[NetworkTask], graph: Graph, stream: TextIO = sys.stdout) -> None:
+    """The task table, as the tutorials print it before tuning."""
+    rows = [["ID", "Workload key", "Task", "Weight", "MFLOPs"]]
+    for i, t in enumerate(tasks):
+        rows.append(
+            [str(i), t.task.workload_key, t.describe(graph), str(t.weight), f"{t.flops / 1e6:.1f}"]
+        )
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    print(f"Extracted {len(tasks)} tasks from {graph.name}:", file=stream)
+    for j, r in enumerate(rows):
+        print(" | ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)), file=stream)
+        if j == 0:
+            print("-+-".join("-" * w for w in widths), file=stream)
+    total = sum(t.flops * t.weight for t in tasks)
+    print(f"Total: {total / 1e9:.2f} GFLOPs in tuned ops", file=stream)
+
+
+def tune_network(
+    tasks: Sequence[NetworkTask],
+    trials: int,
+    log: str | os.PathLike,
+    tuner: str = "xgb",
+    strategy: str = "gradient",
+    early_stopping: int | None = None,
+    settings: Any = None,
+    resume: bool = False,
+    trials_per_round: int | None = None,
+    measure_option: Any = None,
+    seed: int = 0,
+    device_key: str = "local",
+    stream: TextIO = sys.stdout,
+):
+    """Tune the tasks with the task scheduler under one budget, appending to `log`; with
+    `resume`, trials already in the log are loaded, not measured again. Returns the
+    scheduler's summary. `measure_option` defaults to the local builder and runner."""
+    from tunefarm.tune.task_scheduler import TaskScheduler
+    from tunefarm.tune.tuner import MeasureOption
+
+    scheduler = TaskScheduler(
+        [t.task for t in tasks],
+        [float(t.weight) for t in tasks],
+        tuner_factory=tuner,
+        strategy=strategy,
+        seed=seed,
+        early_stopping_per_task=early_stopping,
+        stream=stream,
+    )
+    if resume and Path(log).exists():
+        loaded = scheduler.load_log(log, device_key=device_key)
+        print(f"resumed: {loaded} trial(s) loaded from {log}", file=stream)
+    per_round = trials_per_round or max(8, min(64, trials // max(1, 2 * len(tasks))))
+    own = measure_option is None
+    option = MeasureOption.local(settings) if own else measure_option
+    try:
+        return scheduler.tune(
+            trials,
+            option,
+            trials_per_round=per_round,
+            batch_size=min(16, per_round),
+            log_file=str(log),
+            device_key=device_key,
+        )
+    finally:
+        if own:
+            option.close()

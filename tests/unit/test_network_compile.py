@@ -1,0 +1,105 @@
+"""Whole networks: every zoo model compiled with default configs gives ONNX Runtime's output,
+resnet-18's tasks are what its structure implies, compile reports its fallbacks, and layout
+transforms appear only at the edges."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tunefarm.compiler import compile_graph
+from tunefarm.frontend import zoo
+from tunefarm.graph.tasks import extract_tasks
+from tunefarm.measure.errors import MeasureErrorNo
+from tunefarm.measure.types import MeasureInput, MeasureResult, MeasureSettings
+from tunefarm.network import load_model, onnxruntime_outputs, random_inputs, relative_error
+from tunefarm.runtime.executor import GraphExecutor
+from tunefarm.templates import registry
+from tunefarm.tune.records import make_record
+
+TOLERANCE = 1e-3  # max abs error <= 1e-3 * max |output|
+SIZES = {"vgg-16": 224, "inception-v3": 299}
+
+
+@pytest.mark.parametrize("name", zoo.names())
+def test_zoo_model_matches_onnxruntime(name: str, tmp_path) -> None:
+    model, graph = load_model(zoo.build(name, image_size=SIZES.get(name, 224)))
+    compiled = compile_graph(graph, "cpu", optimized=True)
+    compiled.save(tmp_path / "net.tfa")
+    inputs = random_inputs(graph, seed=1)
+    got = GraphExecutor.load(tmp_path / "net.tfa").run(inputs)
+    assert relative_error(got, onnxruntime_outputs(model, inputs)) <= TOLERANCE
+
+
+def test_batch_two_matches_onnxruntime(tmp_path) -> None:
+    model, graph = load_model("zoo:mobilenet-v1", batch=2)
+    compile_graph(graph, "cpu", optimized=True).save(tmp_path / "net.tfa")
+    inputs = random_inputs(graph)
+    got = GraphExecutor.load(tmp_path / "net.tfa").run(inputs)
+    assert got["output"].shape == (2, 1000)
+    assert relative_error(got, onnxruntime_outputs(model, inputs)) <= TOLERANCE
+
+
+def test_resnet18_tasks_follow_its_structure() -> None:
+    _, graph = load_model("zoo:resnet-18")
+    tasks = extract_tasks(graph, "cpu")
+    # stem; per stage: conv1 (+relu) and conv2 (+residual, relu) of each block, stride-2
+    # conv1 and 1x1 downsample in the first block of stages 2-4; the classifier
+    assert len(tasks) == 16
+    assert sum(t.weight for t in tasks) == 21  # 20 convs + 1 dense
+    by_desc = {t.describe(graph): t.weight for t in tasks}
+    assert by_desc["conv2d 1x64x56x56 * 64x64x3x3 s1 p1 +bias,relu"] == 2
+    assert by_desc["conv2d 1x64x56x56 * 64x64x3x3 s1 p1 +bias,residual,relu"] == 2
+    assert by_desc["conv2d 1x512x7x7 * 512x512x3x3 s1 p1 +bias,residual,relu"] == 2
+    assert by_desc["conv2d 1x512x7x7 * 512x512x3x3 s1 p1 +bias,relu"] == 1
+    assert by_desc["conv2d 1x256x14x14 * 512x256x1x1 s2 p0 +bias"] == 1
+    assert by_desc["dense 1x512 * 1000x512 +bias"] == 1
+    assert len({t.task.workload_key for t in tasks}) == 16
+
+
+def test_compile_says_why_each_task_fell_back() -> None:
+    _, graph = load_model(zoo.build("resnet-18", image_size=64))
+    tasks = extract_tasks(graph, "cpu")
+    first = tasks[0].task
+    other_target = type(first)(first.op, first.params, "cpu -isa=avx2 -cores=1")
+    result = MeasureResult((1e-3,), MeasureErrorNo.NO_ERROR, "", 0.1, 0.0, MeasureSettings())
+
+    def record(task, device):
+        return make_record(MeasureInput(task, registry.default_config(task)), result, device)
+
+    records = [
+        record(first, "local"),
+        record(tasks[1].task, "other-box"),
+        record(other_target, "local"),
+    ]
+    compiled = compile_graph(graph, "cpu", records=records, device_key="local", optimized=True)
+    reasons = {c.task.workload_key: c.reason for c in compiled.choices}
+    assert reasons[first.workload_key] == "record"
+    assert "device key other-box" in reasons[tasks[1].task.workload_key]
+    assert "no record for workload" in reasons[tasks[2].task.workload_key]
+    assert compiled.plan.manifest["tuned_tasks"] == 1
+    assert len(compiled.fallbacks()) == len(tasks) - 1
+
+
+def test_layout_transforms_only_at_the_edges() -> None:
+    _, graph = load_model("zoo:resnet-18")
+    plan = compile_graph(graph, "cpu", optimized=True).plan
+    transforms = [c for c in plan.calls if "layout_transform" in c.kernel]
+    # the input into NCHW[x]c for the stem; default configs keep one block inside the body
+    assert len(transforms) == 1, [c.node for c in transforms]
+    assert not any("copy" in c.kernel for c in plan.calls)
+
+
+def test_buffers_are_reused() -> None:
+    from tunefarm.runtime.memory import plan_memory
+
+    _, graph = load_model("zoo:mobilenet-v2")
+    memory = plan_memory(compile_graph(graph, "cpu", optimized=True).plan)
+    assert memory.arena_bytes < memory.naive_bytes / 3
+
+
+def test_identical_kernels_are_compiled_once() -> None:
+    _, graph = load_model("zoo:resnet-34")
+    plan = compile_graph(graph, "cpu", optimized=True).plan
+    assert len(plan.kernels) < len(plan.calls) / 2
+    assert np.all([c.kernel in {k.name for k in plan.kernels} for c in plan.calls])
