@@ -27,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
-def compile_to(args: argparse.Namespace, graph, tgt: str, log: str | None, output: str, out=None):
+def compile_to(graph, tgt: str, log: str | None, device_key: str | None, output: str, out=None):
     """Compile and save; prints the fallbacks to `out`. Returns (CompiledNetwork, info)."""
     from pathlib import Path
 
@@ -39,9 +39,7 @@ def compile_to(args: argparse.Namespace, graph, tgt: str, log: str | None, outpu
     if not Path(output).resolve().parent.is_dir():
         raise CommandError(f"-o {output!r}: directory does not exist")
     try:
-        compiled = compile_graph(
-            graph, tgt, records=log, device_key=args.device_key, optimized=True
-        )
+        compiled = compile_graph(graph, tgt, records=log, device_key=device_key, optimized=True)
         info = compiled.save(output)
     except (CompileError, ArtifactError) as exc:
         raise CommandError(str(exc), code=1) from None
@@ -65,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     tgt = target(args)
     _, graph = load(args)
     out = sys.stderr if args.json else sys.stdout
-    compiled, info = compile_to(args, graph, tgt, args.log, args.output, out)
+    compiled, info = compile_to(graph, tgt, args.log, args.device_key, args.output, out)
     if args.json:
         doc = {"artifact": info.to_json(), "tasks": [c.to_json() for c in compiled.choices]}
         print(json.dumps(doc, indent=2, default=str))

@@ -76,7 +76,7 @@ def _latencies(args, model, graph, tgt: str, tuned_path: str, out) -> dict:
     print(f"max |tunefarm - onnxruntime| / max |onnxruntime| = {error:.2e}", file=out)
     with tempfile.TemporaryDirectory() as tmp:
         plain = str(Path(tmp) / "untuned.tfa")
-        compile_to(args, graph, tgt, None, plain)
+        compile_to(graph, tgt, None, None, plain)
         untuned = GraphExecutor.load(plain)
         rep = args.bench_repeat
         times = {
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         )
     elif not Path(args.log).exists():
         Path(args.log).touch()
-    compiled, info = compile_to(args, graph, tgt, args.log, output, out)
+    compiled, info = compile_to(graph, tgt, args.log, DEVICE_KEY, output, out)
     print(f"compiled: {info}", file=out)
     result = _latencies(args, model, graph, tgt, output, out)
     _print_latencies(result, out)

@@ -17,6 +17,7 @@ class GridSearchTuner(Tuner):
     """Proposes the lowest unvisited config indices, in increasing order."""
 
     name = "gridsearch"
+    default_first = False  # a grid search enumerates the space in order, nothing else
 
     def __init__(self, task: Task, space: ConfigSpace | None = None, seed: int = 0):
         super().__init__(task, space, seed)

@@ -95,6 +95,7 @@ class Tuner:
     """Base tuner: bookkeeping and the loop. Subclasses implement `next_batch`."""
 
     name = "base"
+    default_first = True  # measure the template's default config in the first batch
 
     def __init__(self, task: Task, space: ConfigSpace | None = None, seed: int = 0):
         from tunefarm.templates import registry
@@ -109,6 +110,19 @@ class Tuner:
         self.best_cost = math.inf
         self.best_trial = 0
         self.history: list[tuple[int, float]] = []  # (config index, cost or inf)
+        self.default_index = self._default_index(space is None)
+
+    def _default_index(self, registry_space: bool) -> int | None:
+        """The template's default config, measured first so a tuned kernel is never slower
+        than the untuned one (a few random trials often are)."""
+        from tunefarm.templates import registry
+
+        if not (registry_space and self.default_first):
+            return None
+        try:
+            return registry.default_config(self.task).index
+        except ValueError:
+            return None
 
     # -- to override ---------------------------------------------------------------------------
     def next_batch(self, batch_size: int) -> list[int]:
@@ -146,6 +160,16 @@ class Tuner:
         if pairs:
             self.update([i for i, _ in pairs], [r for _, r in pairs])
 
+    def _propose(self, want: int) -> list[int]:
+        """The next batch: the default config first while it is unmeasured, then the
+        subclass's proposals; never a visited config."""
+        if self.default_index is not None and self.default_index not in self.visited:
+            rest = self.next_batch(want - 1) if want > 1 else []
+            indices = [self.default_index, *rest]
+        else:
+            indices = self.next_batch(want)
+        return [i for i in dict.fromkeys(indices) if i not in self.visited]
+
     def inputs_for(self, indices: Sequence[int]) -> list[MeasureInput]:
         return [MeasureInput(self.task, Config.make(self.space.get(i), index=i)) for i in indices]
 
@@ -161,8 +185,7 @@ class Tuner:
         summary, start, batches = TuneSummary(), time.perf_counter(), 0
         all_results: list[MeasureResult] = []
         while summary.trials < n_trial and self.has_next():
-            indices = self.next_batch(min(batch_size, n_trial - summary.trials))
-            indices = [i for i in dict.fromkeys(indices) if i not in self.visited]
+            indices = self._propose(min(batch_size, n_trial - summary.trials))
             if not indices:
                 summary.stop_reason = "the tuner has no new candidates"
                 break

@@ -1,0 +1,122 @@
+"""Whole-network benchmark: ONNX Runtime against tunefarm untuned and tuned, in one run.
+
+    python3 benchmarks/networks.py                      # = make bench-networks
+    python3 benchmarks/networks.py --networks resnet-18 --trials 1000 --rounds 5
+
+For each network (batch 1): tune its tasks with the task scheduler under `--trials` (the log
+in --log-dir makes a rerun resume instead of re-measuring), compile untuned and tuned, check
+the tuned output against ONNX Runtime, then time ONNX Runtime (intra-op threads = cores),
+untuned and tuned in interleaved rounds (so machine noise hits all three alike) and report
+the median over rounds of each round's median, and the best min. Ratios are ORT / tunefarm
+(above 1: tunefarm faster).
+"""
+
+from __future__ import annotations
+
+if __name__ == "__main__":  # the tuner's worker processes re-import this file
+    import argparse
+    import json
+    import os
+    import statistics
+    import sys
+    import time
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _report import machine_info
+
+    from tunefarm.compiler import compile_graph
+    from tunefarm.graph.tasks import extract_tasks
+    from tunefarm.measure.types import MeasureSettings
+    from tunefarm.network import (
+        load_model,
+        onnxruntime_latency,
+        onnxruntime_outputs,
+        random_inputs,
+        relative_error,
+        tune_network,
+    )
+    from tunefarm.runtime.executor import GraphExecutor
+
+    def parse() -> argparse.Namespace:
+        p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+        p.add_argument("--networks", default="resnet-18,mobilenet-v2,resnet-50")
+        p.add_argument("--trials", type=int, default=1000, help="tuning trials per network")
+        p.add_argument("--tuner", default="xgb")
+        p.add_argument("--log-dir", default="benchmarks/logs")
+        p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
+        p.add_argument("--repeat", type=int, default=10, help="repeats per round")
+        p.add_argument("--min-repeat-ms", type=float, default=40.0, help="while tuning")
+        p.add_argument("--json", default="benchmarks/results-networks.json")
+        return p.parse_args()
+
+    def tune(name: str, graph, args) -> tuple[str, float, int]:
+        log = Path(args.log_dir) / f"{name}.jsonl"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        tasks = extract_tasks(graph, "cpu")
+        settings = MeasureSettings(repeat=3, min_repeat_ms=args.min_repeat_ms)
+        start = time.perf_counter()
+        summary = tune_network(
+            tasks, args.trials, log, tuner=args.tuner, settings=settings, resume=True
+        )
+        return str(log), time.perf_counter() - start, summary.trials
+
+    def measure(model, graph, log: str, args, workdir: Path) -> dict:
+        paths = {}
+        for label, records in (("untuned", None), ("tuned", log)):
+            paths[label] = str(workdir / f"{graph.name}-{label}.tfa")
+            compile_graph(graph, "cpu", records=records, optimized=True).save(paths[label])
+        inputs = random_inputs(graph)
+        executors = {k: GraphExecutor.load(p) for k, p in paths.items()}
+        error = relative_error(executors["tuned"].run(inputs), onnxruntime_outputs(model, inputs))
+        runs = {
+            "onnxruntime": lambda: onnxruntime_latency(model, inputs, repeat=args.repeat),
+            "untuned": lambda: executors["untuned"].benchmark(repeat=args.repeat),
+            "tuned": lambda: executors["tuned"].benchmark(repeat=args.repeat),
+        }
+        medians: dict[str, list[float]] = {k: [] for k in runs}
+        mins: dict[str, list[float]] = {k: [] for k in runs}
+        for _ in range(args.rounds):
+            for k, fn in runs.items():
+                result = fn()
+                medians[k].append(result.median)
+                mins[k].append(result.min)
+        row = {k: statistics.median(v) for k, v in medians.items()}
+        row.update({f"{k}_min": min(v) for k, v in mins.items()})
+        row["relative_error"] = error
+        return row
+
+    def table(rows: list[dict]) -> str:
+        head = (
+            "| network | ORT ms | untuned ms | tuned ms | ORT/untuned | ORT/tuned "
+            "| trials | tuning s | rel. error |"
+        )
+        lines = [head, "|" + "---|" * 9]
+        for r in rows:
+            lines.append(
+                f"| {r['network']} | {r['onnxruntime']:.2f} | {r['untuned']:.2f} | "
+                f"{r['tuned']:.2f} | {r['onnxruntime'] / r['untuned']:.2f} | "
+                f"{r['onnxruntime'] / r['tuned']:.2f} | {r['trials']} | "
+                f"{r['tuning_s']:.0f} | {r['relative_error']:.1e} |"
+            )
+        return "\n".join(lines)
+
+    def main() -> None:
+        import tempfile
+
+        args = parse()
+        rows = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in args.networks.split(","):
+                model, graph = load_model(f"zoo:{name}")
+                log, seconds, trials = tune(name, graph, args)
+                row = measure(model, graph, log, args, Path(tmp))
+                row.update(network=name, trials=trials, tuning_s=seconds, log=log)
+                rows.append(row)
+                print(table(rows[-1:]), flush=True)
+        print("\nmedian of per-round medians, ms; ORT intra-op threads =", os.cpu_count())
+        print(table(rows))
+        doc = {"machine": machine_info(), "args": vars(args), "rows": rows}
+        Path(args.json).write_text(json.dumps(doc, indent=2))
+
+    main()
