@@ -3,7 +3,7 @@
 PY ?= .venv/bin/python
 VENV_STAMP := .venv/.stamp
 
-.PHONY: venv test lint bench bench-kernels bench-tuners run
+.PHONY: venv test lint bench bench-kernels bench-tuners bench-networks run
 
 venv: $(VENV_STAMP)
 
@@ -24,7 +24,7 @@ lint: venv
 bench-kernels: venv
 	$(PY) benchmarks/kernels.py
 
-bench: bench-kernels bench-tuners
+bench: bench-kernels bench-tuners bench-networks
 
 # Tuners against each other on the ResNet-18 convs (long: ~1,800 trials per task).
 # Pass options through BENCH_TUNERS_ARGS, e.g. "--tasks conv_56_64_64_3x3 --budgets 64,128".
@@ -32,9 +32,19 @@ BENCH_TUNERS_ARGS ?=
 bench-tuners: venv
 	$(PY) benchmarks/tuners.py $(BENCH_TUNERS_ARGS)
 
-# The main job today: tune two ResNet-18 conv2d layers on this CPU and print them next to
-# numpy (OpenBLAS) and ONNX Runtime. Becomes whole-network tuning with the networks issue.
-RUN_LAYERS ?= conv_56_64_64_3x3,conv_28_128_128_3x3
-RUN_TRIALS ?= 32
+# Whole networks: ONNX Runtime vs tunefarm untuned and tuned (resnet-18, mobilenet-v2,
+# resnet-50; tuning logs in benchmarks/logs make a rerun resume). Options: BENCH_NETWORKS_ARGS.
+BENCH_NETWORKS_ARGS ?=
+bench-networks: venv
+	$(PY) benchmarks/networks.py $(BENCH_NETWORKS_ARGS)
+
+# The main job: tune a zoo network on this CPU in embedded mode (no broker), compile it,
+# check it against ONNX Runtime and print its latency next to untuned and ONNX Runtime.
+# A rerun resumes from the log (nothing is measured twice).
+RUN_MODEL ?= zoo:resnet-18
+RUN_TRIALS ?= 300
+RUN_DIR ?= build/run
 run: venv
-	$(PY) benchmarks/kernels.py --layers $(RUN_LAYERS) --trials $(RUN_TRIALS)
+	mkdir -p $(RUN_DIR)
+	$(PY) -m tunefarm tune $(RUN_MODEL) --trials $(RUN_TRIALS) --resume --min-repeat-ms 40 \
+		--log $(RUN_DIR)/net.jsonl -o $(RUN_DIR)/net.tfa

@@ -129,8 +129,9 @@ def onnxruntime_outputs(model: Any, inputs: Mapping[str, np.ndarray]) -> dict[st
     return dict(zip(names, session.run(None, dict(inputs)), strict=True))
 
 
-def print_tasks(tasks: Sequence[NetworkTask], graph: Graph, stream: TextIO = sys.stdout) -> None:
+def print_tasks(tasks: Sequence[NetworkTask], graph: Graph, stream: TextIO | None = None) -> None:
     """The task table, as the tutorials print it before tuning."""
+    stream = stream or sys.stdout
     rows = [["ID", "Workload key", "Task", "Weight", "MFLOPs"]]
     for i, t in enumerate(tasks):
         rows.append(
@@ -159,7 +160,7 @@ def tune_network(
     measure_option: Any = None,
     seed: int = 0,
     device_key: str = "local",
-    stream: TextIO = sys.stdout,
+    stream: TextIO | None = None,
 ):
     """Tune the tasks with the task scheduler under one budget, appending to `log`; with
     `resume`, trials already in the log are loaded, not measured again. Returns the

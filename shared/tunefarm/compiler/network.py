@@ -183,8 +183,9 @@ class _Lowering:
             self.kernels[name] = KernelCode(name, src.code, len(src.arg_specs))
             self.kernel_by_code[digest] = name
         self._check_args(src.arg_specs, args)
-        node = self.node.name if self.node else "?"
-        self.calls.append(Call(name, tuple(args), node if label is None else f"{node}:{label}"))
+        where = [self.node.name] if self.node else []
+        where += [label] if label else []
+        self.calls.append(Call(name, tuple(args), ":".join(where)))
 
     def _check_args(self, specs, args: list[str]) -> None:
         for spec, buf in zip(specs, args, strict=True):

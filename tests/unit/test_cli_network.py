@@ -1,0 +1,132 @@
+"""The network commands end to end on a small zoo model (tasks, tune, compile, run, bench)
+and the clear errors for bad models, options and files."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from tunefarm.cli.main import main
+from tunefarm.frontend import zoo
+from tunefarm.network import onnxruntime_outputs
+
+FAST = ["--min-repeat-ms", "5", "--repeat", "1"]
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("net") / "squeeze.onnx"
+    zoo.save("squeezenet-1.1", str(path), image_size=64)
+    return str(path)
+
+
+def run_json(capsys, *argv: str) -> dict:
+    assert main(list(argv)) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def test_tasks_json_lists_the_fused_convs(model_path, capsys) -> None:
+    doc = run_json(capsys, "tasks", model_path, "--json")
+    assert len(doc["tasks"]) == 18  # 26 convs, 8 pairs of repeated fire-module convs
+    assert sum(t["weight"] for t in doc["tasks"]) == 26
+    assert all(t["op"] == "conv2d" and t["flops"] > 0 for t in doc["tasks"])
+    assert main(["tasks", model_path]) == 0
+    assert "Workload key" in capsys.readouterr().out
+
+
+def test_tune_compile_run_bench(model_path, tmp_path, capsys) -> None:
+    log, net = tmp_path / "t.jsonl", tmp_path / "t.tfa"
+    argv = ["tune", model_path, "--trials", "12", "--log", str(log), "-o", str(net), *FAST]
+    doc = run_json(capsys, *argv, "--bench-repeat", "2", "--json")
+    assert doc["relative_error"] < 1e-3
+    assert set(doc["latency_ms"]) == {"onnxruntime", "untuned", "tuned"}
+    assert doc["scheduler"]["trials"] == 12 and len(log.read_text().splitlines()) == 12
+    assert net.is_file()
+    # a second run refuses to mix into the log unless asked to resume
+    assert main(argv) == 2 and "--resume" in capsys.readouterr().err
+
+    compiled = run_json(capsys, "compile", model_path, "--log", str(log), "-o", str(net), "--json")
+    tuned = [t for t in compiled["tasks"] if t["tuned"]]
+    assert tuned and all(t["reason"] == "record" for t in tuned)
+    assert any("no record for workload" in t["reason"] for t in compiled["tasks"])
+
+    x = np.random.default_rng(0).uniform(-1, 1, (1, 3, 64, 64)).astype(np.float32)
+    np.savez(tmp_path / "in.npz", data=x)
+    out = tmp_path / "out.npz"
+    assert main(["run", str(net), "--inputs", str(tmp_path / "in.npz"), "-o", str(out)]) == 0
+    want = onnxruntime_outputs(onnx.load(model_path), {"data": x})["output"]
+    got = np.load(out)["output"]
+    assert "argmax" in capsys.readouterr().out
+    assert np.abs(got - want).max() <= 1e-3 * np.abs(want).max()
+
+    bench = run_json(
+        capsys, "bench", str(net), "--repeat", "2", "--min-repeat-ms", "5", "--profile", "--json"
+    )
+    assert bench["benchmark"]["median_ms"] > 0 and bench["profile"]
+    assert bench["manifest"]["tuned_tasks"] == len(tuned)
+
+
+def test_run_names_missing_inputs(model_path, tmp_path, capsys) -> None:
+    net = tmp_path / "n.tfa"
+    assert main(["compile", model_path, "-o", str(net)]) == 0
+    np.savez(tmp_path / "bad.npz", image=np.zeros((1, 3, 64, 64), np.float32))
+    assert main(["run", str(net), "--inputs", str(tmp_path / "bad.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "missing ['data']" in err and "unknown ['image']" in err and "[1, 3, 64, 64]" in err
+
+
+def _model(nodes, inputs, outputs, path) -> str:
+    graph = helper.make_graph(nodes, "m", inputs, outputs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, path)
+    return str(path)
+
+
+def test_unsupported_op_names_the_node(tmp_path, capsys) -> None:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+    path = _model(
+        [helper.make_node("Erf", ["x"], ["y"], name="my_erf")], [x], [y], tmp_path / "erf.onnx"
+    )
+    assert main(["tasks", path]) == 2
+    err = capsys.readouterr().err
+    assert "my_erf" in err and "Erf" in err and "supported" in err and "Traceback" not in err
+
+
+def test_dynamic_dim_needs_input_shape(tmp_path, capsys) -> None:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])
+    path = _model(
+        [helper.make_node("Relu", ["x"], ["y"], name="r")], [x], [y], tmp_path / "dyn.onnx"
+    )
+    assert main(["compile", path, "-o", str(tmp_path / "d.tfa")]) == 2
+    assert "--input-shape" in capsys.readouterr().err
+    assert main(["compile", path, "--input-shape", "x:2,4", "-o", str(tmp_path / "d.tfa")]) == 0
+    assert main(["compile", path, "--input-shape", "x=2", "-o", "d.tfa"]) == 2
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["tasks", "{tmp}/garbage.onnx"], "not a valid ONNX model"),
+        (["tasks", "{tmp}/missing.onnx"], "no such model file"),
+        (["tasks", "zoo:resnet-19"], "resnet-18"),
+        (["tasks", "zoo:resnet-18", "--target", "cpu -isa=sse9"], "isa"),
+        (
+            ["compile", "zoo:resnet-18", "--log", "{tmp}/none.jsonl", "-o", "{tmp}/x.tfa"],
+            "no such records file",
+        ),
+        (["run", "{tmp}/garbage.onnx", "--random-inputs", "0"], "artifact"),
+        (["bench", "{tmp}/missing.tfa"], "missing.tfa"),
+    ],
+)
+def test_bad_input_is_one_clear_line(argv, message, tmp_path, capsys) -> None:
+    (tmp_path / "garbage.onnx").write_bytes(b"\x08\x07garbage" * 10)
+    assert main([a.format(tmp=tmp_path) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
