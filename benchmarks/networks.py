@@ -24,7 +24,6 @@ if __name__ == "__main__":  # the tuner's worker processes re-import this file
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from _report import machine_info
-
     from tunefarm.compiler import compile_graph
     from tunefarm.graph.tasks import extract_tasks
     from tunefarm.measure.types import MeasureSettings
