@@ -103,3 +103,32 @@ def test_identical_kernels_are_compiled_once() -> None:
     plan = compile_graph(graph, "cpu", optimized=True).plan
     assert len(plan.kernels) < len(plan.calls) / 2
     assert np.all([c.kernel in {k.name for k in plan.kernels} for c in plan.calls])
+
+
+def test_grouped_conv_with_fused_epilogue_matches_onnxruntime(tmp_path) -> None:
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array(rng.standard_normal((8, 2, 3, 3)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.standard_normal(8).astype(np.float32), "b")
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], group=4, pads=[1, 1, 1, 1], name="g"),
+        helper.make_node("Add", ["c", "x"], ["s"], name="res"),
+        helper.make_node("Relu", ["s"], ["y"], name="relu"),
+    ]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 9, 9])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 9, 9])
+    model = helper.make_model(
+        helper.make_graph(nodes, "g", [x], [y], [w, b]),
+        opset_imports=[helper.make_opsetid("", 13)],
+    )
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    _, graph = load_model(model.SerializeToString())
+    assert [n.op for n in graph.nodes] == ["conv2d"]
+    assert graph.nodes[0].attrs["epilogue"] == ["bias", "residual", "relu"]
+    compile_graph(graph, "cpu", optimized=True).save(tmp_path / "g.tfa")
+    inputs = random_inputs(graph)
+    got = GraphExecutor.load(tmp_path / "g.tfa").run(inputs)
+    assert relative_error(got, onnxruntime_outputs(model, inputs)) <= TOLERANCE

@@ -156,17 +156,28 @@ def build_epilogue(
     """One elementwise stage `name` computing the whole epilogue on `acc` (so it fuses into
     the producer's store). Returns the output and the extra inputs it reads
     (("bias"|"residual", placeholder))."""
+    kinds = {k for k, _ in parse_epilogue(spec)}
+    extra: list[tuple[str, Tensor]] = []
+    if "bias" in kinds:
+        extra.append(("bias", te.placeholder(bias_shape, acc.dtype, "bias")))
+    if "residual" in kinds:
+        extra.append(("residual", te.placeholder(acc.shape, acc.dtype, "residual")))
+    out = apply_epilogue(acc, spec, channel_index, dict(extra), name)
+    return out, extra
+
+
+def apply_epilogue(
+    acc: Tensor,
+    spec: Sequence[str],
+    channel_index: Callable[[tuple[Expr, ...]], tuple[Expr, ...]],
+    extra: dict[str, Tensor],
+    name: str,
+) -> Tensor:
+    """The epilogue stage on `acc` reading the given "bias"/"residual" tensors."""
     steps = parse_epilogue(spec)
     if not steps:
-        return acc, []
-    extra: list[tuple[str, Tensor]] = []
-    bias = residual = None
-    if any(k == "bias" for k, _ in steps):
-        bias = te.placeholder(bias_shape, acc.dtype, "bias")
-        extra.append(("bias", bias))
-    if any(k == "residual" for k, _ in steps):
-        residual = te.placeholder(acc.shape, acc.dtype, "residual")
-        extra.append(("residual", residual))
+        return acc
+    bias, residual = extra.get("bias"), extra.get("residual")
     names = [ax.name for ax in acc.op.axes]
 
     def body(*idx: Expr) -> Expr:
@@ -182,8 +193,7 @@ def build_epilogue(
                 x = _activation(kind, args, x)
         return x
 
-    out = te.compute(acc.shape, body, name=name, tag="epilogue", axis_names=names)
-    return out, extra
+    return te.compute(acc.shape, body, name=name, tag="epilogue", axis_names=names)
 
 
 def reference_epilogue(

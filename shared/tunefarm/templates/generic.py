@@ -34,11 +34,14 @@ from tunefarm.templates.base import (
     KernelDef,
     TaskError,
     Template,
+    apply_epilogue,
     as_padding,
     as_pair,
     check_config,
+    epilogue_inputs,
     identity,
     io_key,
+    reference_epilogue,
 )
 
 Inputs = list[tuple[str, tuple[int, ...]]]
@@ -143,30 +146,46 @@ def _ew_ref(task: Task, xs: list[np.ndarray]) -> np.ndarray:
     return getattr(R, fn)(*xs, **_ew_attrs(task, fn))
 
 
-def _conv_inputs(layout: str) -> Callable[[Task], Inputs]:
-    return lambda t: [("data", _shape(t, "data")), ("weight", _shape(t, "weight"))]
+def _conv_inputs(layout: str, fn: Callable) -> Callable[[Task], Inputs]:
+    """data, weight, and the epilogue's bias/residual (channel axis of `layout`)."""
+
+    def inputs(t: Task) -> Inputs:
+        data, weight = _shape(t, "data"), _shape(t, "weight")
+        spec = tuple(t.args.get("epilogue", ()))
+        if not spec:
+            return [("data", data), ("weight", weight)]
+        out = fn(te.placeholder(data), te.placeholder(weight), *_conv_attrs(t))
+        channels = out.shape[layout.index("C")]
+        return [("data", data), ("weight", weight), *epilogue_inputs(spec, channels, out.shape)]
+
+    return inputs
 
 
-def _conv_build(fn: Callable) -> Callable[[Task, list[Tensor]], Tensor]:
+def _conv_build(fn: Callable, layout: str) -> Callable[[Task, list[Tensor]], Tensor]:
     def build(task: Task, xs: list[Tensor]) -> Tensor:
-        if task.args.get("epilogue"):
-            raise TaskError(
-                f"{task.op}: epilogue fusion is not supported here; run the "
-                "epilogue as separate elementwise ops"
-            )
+        spec = tuple(task.args.get("epilogue", ()))
         s, p, d, g = _conv_attrs(task)
         try:
-            return fn(xs[0], xs[1], s, p, d, g, name="out")
+            conv = fn(xs[0], xs[1], s, p, d, g, name="conv" if spec else "out")
         except ValueError as exc:
             raise TaskError(f"{task.op}: {exc}") from None
+        kinds = [k for k, _ in epilogue_inputs(spec, 1, conv.shape)]
+        axis = layout.index("C")
+        return apply_epilogue(
+            conv, spec, lambda i: (i[axis],), dict(zip(kinds, xs[2:], strict=True)), "out"
+        )
 
     return build
 
 
-def _conv_ref(fn: Callable) -> Callable[[Task, list[np.ndarray]], np.ndarray]:
+def _conv_ref(fn: Callable, layout: str) -> Callable[[Task, list[np.ndarray]], np.ndarray]:
     def ref(task: Task, xs: list[np.ndarray]) -> np.ndarray:
         s, p, d, g = _conv_attrs(task)
-        return fn(xs[0], xs[1], s, p, d, g)
+        spec = tuple(task.args.get("epilogue", ()))
+        out = fn(xs[0], xs[1], s, p, d, g)
+        kinds = [k for k, _ in epilogue_inputs(spec, 1, out.shape)]
+        extra = dict(zip(kinds, xs[2:], strict=True))
+        return reference_epilogue(out, spec, extra, channel_axis=layout.index("C"))
 
     return ref
 
@@ -299,16 +318,16 @@ SPECS = [
     OpSpec("elementwise", _ew_inputs, _ew_build, _ew_ref, lambda t, o: float(math.prod(o))),
     OpSpec(
         "group_conv2d",
-        _conv_inputs("NCHW"),
-        _conv_build(conv2d_nchw),
-        _conv_ref(R.conv2d_nchw),
+        _conv_inputs("NCHW", conv2d_nchw),
+        _conv_build(conv2d_nchw, "NCHW"),
+        _conv_ref(R.conv2d_nchw, "NCHW"),
         lambda t, o: _conv_flops(o, _shape(t, "weight")),
     ),
     OpSpec(
         "conv2d_nhwc",
-        _conv_inputs("NHWC"),
-        _conv_build(conv2d_nhwc),
-        _conv_ref(R.conv2d_nhwc),
+        _conv_inputs("NHWC", conv2d_nhwc),
+        _conv_build(conv2d_nhwc, "NHWC"),
+        _conv_ref(R.conv2d_nhwc, "NHWC"),
         lambda t, o: 2.0 * math.prod(o) * math.prod(_shape(t, "weight")[:3]),
     ),
     OpSpec(

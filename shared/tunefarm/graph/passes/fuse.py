@@ -32,17 +32,6 @@ ACTIVATIONS = {
 }
 
 
-def _fusable_anchor(g: Graph, node: Node) -> bool:
-    """Grouped (not depthwise) convs run on the generic template, which takes a bias only."""
-    if node.op == "dense":
-        return True
-    if node.op != "conv2d":
-        return False
-    groups = int(node.attrs.get("groups", 1))
-    channels = g.shape(node.inputs[0])[1]
-    return groups == 1 or groups == channels == g.shape(node.inputs[1])[0]
-
-
 def _per_channel(g: Graph, const: str, out_shape: tuple[int, ...]) -> np.ndarray | None:
     """The constant as one value per output channel (axis 1), if it broadcasts that way."""
     array = g.params[const]
@@ -129,7 +118,7 @@ def fuse_epilogues(graph: Graph) -> Graph:
     anchor_at: dict[str, Node] = {}  # name of the last absorbed node -> fused anchor
     moved: set[str] = set()
     for node in g.nodes:
-        if node.op not in ANCHORS or not _fusable_anchor(g, node):
+        if node.op not in ANCHORS:
             continue
         last = None
         while (reader := fuser.next_reader(node)) is not None and fuser.absorb(node, reader):
