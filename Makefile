@@ -46,5 +46,5 @@ RUN_TRIALS ?= 300
 RUN_DIR ?= build/run
 run: venv
 	mkdir -p $(RUN_DIR)
-	$(PY) -m tunefarm tune $(RUN_MODEL) --trials $(RUN_TRIALS) --resume --min-repeat-ms 40 \
+	$(PY) -m tunefarm tune $(RUN_MODEL) --trials $(RUN_TRIALS) --resume \
 		--log $(RUN_DIR)/net.jsonl -o $(RUN_DIR)/net.tfa

@@ -26,7 +26,6 @@ if __name__ == "__main__":  # the tuner's worker processes re-import this file
     from _report import machine_info
     from tunefarm.compiler import compile_graph
     from tunefarm.graph.tasks import extract_tasks
-    from tunefarm.measure.types import MeasureSettings
     from tunefarm.network import (
         load_model,
         onnxruntime_latency,
@@ -45,7 +44,6 @@ if __name__ == "__main__":  # the tuner's worker processes re-import this file
         p.add_argument("--log-dir", default="benchmarks/logs")
         p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
         p.add_argument("--repeat", type=int, default=10, help="repeats per round")
-        p.add_argument("--min-repeat-ms", type=float, default=40.0, help="while tuning")
         p.add_argument("--json", default="benchmarks/results-networks.json")
         return p.parse_args()
 
@@ -53,10 +51,9 @@ if __name__ == "__main__":  # the tuner's worker processes re-import this file
         log = Path(args.log_dir) / f"{name}.jsonl"
         log.parent.mkdir(parents=True, exist_ok=True)
         tasks = extract_tasks(graph, "cpu")
-        settings = MeasureSettings(repeat=3, min_repeat_ms=args.min_repeat_ms)
         start = time.perf_counter()
         summary = tune_network(
-            tasks, args.trials, log, tuner=args.tuner, settings=settings, resume=True
+            tasks, args.trials, log, tuner=args.tuner, resume=True
         )
         return str(log), time.perf_counter() - start, summary.trials
 

@@ -25,13 +25,15 @@ def number(kind: type, low: float, strict: bool = False):
     return convert
 
 
-def add_measure_arguments(p: argparse.ArgumentParser) -> None:
-    """--repeat, --min-repeat-ms, --number, --timeout: how each config is timed."""
-    p.add_argument("--repeat", type=number(int, 1), default=3, help="timed calls per config")
+def add_measure_arguments(
+    p: argparse.ArgumentParser, repeat: int = 3, min_repeat_ms: float = 100.0, flush: bool = False
+) -> None:
+    """--repeat, --min-repeat-ms, --number, --timeout, --flush-cache: how each config is timed."""
+    p.add_argument("--repeat", type=number(int, 1), default=repeat, help="timed calls per config")
     p.add_argument(
         "--min-repeat-ms",
         type=number(float, 0),
-        default=100.0,
+        default=min_repeat_ms,
         help="grow the runs per call until a call lasts this long",
     )
     p.add_argument("--number", type=number(int, 1), default=1, help="initial runs per timed call")
@@ -41,6 +43,12 @@ def add_measure_arguments(p: argparse.ArgumentParser) -> None:
         default=10.0,
         metavar="S",
         help="seconds one config's measurement may take",
+    )
+    p.add_argument(
+        "--flush-cache",
+        action=argparse.BooleanOptionalAction,
+        default=flush,
+        help="evict the CPU caches before each timed call (default: %(default)s)",
     )
 
 
@@ -54,6 +62,7 @@ def measure_settings(args: argparse.Namespace):
             repeat=args.repeat,
             min_repeat_ms=args.min_repeat_ms,
             timeout_s=args.timeout,
+            flush_cache=args.flush_cache,
         )
     except ValueError as exc:
         raise CommandError(str(exc)) from None

@@ -54,7 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="R",
         help="trials per scheduler round (default: from the budget and task count)",
     )
-    add_measure_arguments(p)
+    add_measure_arguments(p, repeat=10, min_repeat_ms=0.0, flush=True)  # network_settings()
     p.add_argument("--bench-repeat", type=pos_int, default=10, help="repeats of the final timing")
     p.add_argument("--seed", type=int, default=0, help="seed of the tuners and the check input")
     p.add_argument("--json", action="store_true", help="print the result as JSON (tables: stderr)")

@@ -80,6 +80,13 @@ class CompiledNetwork:
         return build_artifact(self.plan, path, cc=cc, jobs=jobs)
 
 
+LAYOUT_SLACK = 1.15  # accept a config this much slower to keep its neighbours' layouts
+
+
+def _layouts(kdef: KernelDef) -> tuple[Any, Any]:
+    return kdef.notes.get("data_layout"), kdef.notes.get("out_layout")
+
+
 UNARY_FNS = {
     "relu": "relu",
     "sigmoid": "sigmoid",
@@ -205,9 +212,27 @@ class _Lowering:
                 config, reason = registry.default_config(task), "no records given"
             else:
                 config, reason = self.history.query(task, self.device)
+                if reason == "record":
+                    config = self.layout_friendly(task, config)
             self.choices[task] = TaskChoice(task, config, reason)
         self.choices[task].nodes.append(self.node.name)  # type: ignore[union-attr]
         return self.choices[task].config
+
+    def layout_friendly(self, task: Task, best: Config) -> Config:
+        """The fastest measured config that reads and writes the default config's layouts,
+        if within LAYOUT_SLACK of the best: tasks tuned alone pick blocks independently, and
+        a block change between neighbours costs a transform the tuner never saw."""
+        want = _layouts(registry.instantiate(task, registry.default_config(task)))
+        ranked = self.history.ranked(task, self.device)  # type: ignore[union-attr]
+        if not ranked or _layouts(registry.instantiate(task, best)) == want:
+            return best
+        limit = ranked[0][1] * LAYOUT_SLACK
+        for config, cost in ranked:
+            if cost > limit:
+                break
+            if _layouts(registry.instantiate(task, config)) == want:
+                return config
+        return best
 
     def instantiate(self, task: Task, config: Config) -> KernelDef:
         try:

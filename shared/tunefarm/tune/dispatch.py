@@ -87,15 +87,37 @@ class ApplyHistoryBest:
             if not same:
                 reason = f"records for {wkey}/{target} are for device key {', '.join(devices)}"
                 return registry.default_config(task), f"{reason}, not {device}"
-        ok = sorted((r for r in same if r.ok), key=lambda r: r.cost)
-        if not ok:
+        ranked = self._rank(task, same)
+        if ranked:
+            return ranked[0][0], "record"
+        if not any(r.ok for r in same):
             return registry.default_config(task), f"every record for {wkey} failed"
+        reason = f"no valid record for {wkey}/{target} fits the current config space"
+        return registry.default_config(task), reason
+
+    def ranked(self, task: Task, device_key: str | None = None) -> list[tuple[Config, float]]:
+        """Every distinct valid config measured for this task on its target (and device key),
+        fastest first, with its cost: for callers that weigh more than speed (the network
+        compiler prefers configs whose layouts match their neighbours')."""
+        device = device_key if device_key is not None else self.device_key
+        records = [
+            r
+            for r in self._by_workload.get(task.workload_key, [])
+            if r.target == task.target and (device is None or r.device_key == device)
+        ]
+        return self._rank(task, records)
+
+    @staticmethod
+    def _rank(task: Task, records: list[Record]) -> list[tuple[Config, float]]:
+        from tunefarm.templates import registry
+
         space = registry.config_space(task)
-        for r in ok:
+        out: dict[int, tuple[Config, float]] = {}
+        for r in sorted((r for r in records if r.ok), key=lambda r: r.cost):
             try:
                 values = space.validate(r.config.as_dict())
             except ValueError:
                 continue  # the template's space changed since this was measured
-            return Config.make(values, index=space.index_of(values)), "record"
-        reason = f"no valid record for {wkey}/{target} fits the current config space"
-        return registry.default_config(task), reason
+            index = space.index_of(values)
+            out.setdefault(index, (Config.make(values, index=index), r.cost))
+        return list(out.values())
