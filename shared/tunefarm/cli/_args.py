@@ -66,3 +66,20 @@ def measure_settings(args: argparse.Namespace):
         )
     except ValueError as exc:
         raise CommandError(str(exc)) from None
+
+
+TUNERS = ("random", "gridsearch", "ga", "xgb", "xgb-rank", "xgb-reg")  # = factory.TUNER_NAMES
+
+
+def add_scheduler_arguments(p: argparse.ArgumentParser) -> None:
+    """--tuner, --log, --early-stopping, --resume, --strategy: options of tune and tune-tasks."""
+    p.add_argument("--tuner", choices=TUNERS, default="xgb", help="search per task (default: xgb)")
+    p.add_argument("--log", required=True, metavar="LOG.jsonl", help="records file to append to")
+    p.add_argument(
+        "--early-stopping",
+        type=number(int, 1),
+        metavar="K",
+        help="stop a task after K trials without improvement",
+    )
+    p.add_argument("--resume", action="store_true", help="continue from the records in --log")
+    p.add_argument("--strategy", choices=("gradient", "round-robin"), default="gradient")

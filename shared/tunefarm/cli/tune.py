@@ -17,10 +17,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tunefarm.cli._args import add_measure_arguments, measure_settings, number
+from tunefarm.cli._args import (
+    add_measure_arguments,
+    add_scheduler_arguments,
+    measure_settings,
+    number,
+)
 from tunefarm.cli._model import add_model_arguments, add_target_argument, load, target
 from tunefarm.cli.compile import compile_to
-from tunefarm.cli.tune_tasks import DEVICE_KEY, TUNERS, _check_log
+from tunefarm.cli.tune_tasks import DEVICE_KEY, _check_log
 
 HELP = "tune a network's tasks, compile it, check it against ONNX Runtime and time it"
 TOLERANCE = 1e-3  # max |tunefarm - ORT| / max |ORT| accepted
@@ -37,17 +42,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="total trials over all tasks (0: compile untuned)",
     )
-    p.add_argument("--tuner", choices=TUNERS, default="xgb", help="search per task (default: xgb)")
-    p.add_argument("--log", required=True, metavar="LOG.jsonl", help="records file to append to")
+    add_scheduler_arguments(p)
     p.add_argument("-o", "--output", metavar="NET.tfa", help="artifact (default: LOG with .tfa)")
-    p.add_argument(
-        "--early-stopping",
-        type=pos_int,
-        metavar="K",
-        help="stop a task after K trials without improvement",
-    )
-    p.add_argument("--resume", action="store_true", help="continue from the records in --log")
-    p.add_argument("--strategy", choices=("gradient", "round-robin"), default="gradient")
     p.add_argument(
         "--trials-per-round",
         type=pos_int,

@@ -20,12 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from tunefarm.cli import CommandError
-from tunefarm.cli._args import add_measure_arguments, measure_settings, number
+from tunefarm.cli._args import (
+    add_measure_arguments,
+    add_scheduler_arguments,
+    measure_settings,
+    number,
+)
 
 NAME = "tune-tasks"
 HELP = "tune the tasks of a network (TASKS.json) under one trial budget, with a resumable log"
 
-TUNERS = ("random", "gridsearch", "ga", "xgb", "xgb-rank", "xgb-reg")  # = factory.TUNER_NAMES
 _TASK_KEYS = frozenset({"op", "params", "weight", "name"})
 _INFO_KEYS = frozenset({"workload_key", "flops", "nodes"})  # written by `tunefarm tasks --json`
 DEVICE_KEY = "local"  # records of this machine; a resume ignores other devices' costs
@@ -37,16 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("tasks_file", metavar="TASKS.json", help="the tasks and their weights")
     p.add_argument("--target", default="cpu", help="target, e.g. 'cpu -isa=avx2' (default: cpu)")
     p.add_argument("--trials", type=pos_int, required=True, metavar="N", help="total trials")
-    p.add_argument("--tuner", choices=TUNERS, default="xgb", help="search per task (default: xgb)")
-    p.add_argument("--log", required=True, metavar="LOG.jsonl", help="records file to append to")
-    p.add_argument(
-        "--early-stopping",
-        type=pos_int,
-        metavar="K",
-        help="stop a task after K trials without improvement",
-    )
-    p.add_argument("--resume", action="store_true", help="continue from the records in --log")
-    p.add_argument("--strategy", choices=("gradient", "round-robin"), default="gradient")
+    add_scheduler_arguments(p)
     p.add_argument(
         "--trials-per-round", type=pos_int, default=64, metavar="R", help="trials per round"
     )
