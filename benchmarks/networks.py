@@ -52,9 +52,7 @@ if __name__ == "__main__":  # the tuner's worker processes re-import this file
         log.parent.mkdir(parents=True, exist_ok=True)
         tasks = extract_tasks(graph, "cpu")
         start = time.perf_counter()
-        summary = tune_network(
-            tasks, args.trials, log, tuner=args.tuner, resume=True
-        )
+        summary = tune_network(tasks, args.trials, log, tuner=args.tuner, resume=True)
         return str(log), time.perf_counter() - start, summary.trials
 
     def measure(model, graph, log: str, args, workdir: Path) -> dict:
