@@ -17,7 +17,6 @@ if __name__ == "__main__":  # the tuner's worker processes re-import this file
     import argparse
     import json
     import os
-    import statistics
     import sys
     import time
     from pathlib import Path
@@ -26,15 +25,7 @@ if __name__ == "__main__":  # the tuner's worker processes re-import this file
     from _report import machine_info
     from tunefarm.compiler import compile_graph
     from tunefarm.graph.tasks import extract_tasks
-    from tunefarm.network import (
-        load_model,
-        onnxruntime_latency,
-        onnxruntime_outputs,
-        random_inputs,
-        relative_error,
-        tune_network,
-    )
-    from tunefarm.runtime.executor import GraphExecutor
+    from tunefarm.network import end_to_end, load_model, tune_network
 
     def parse() -> argparse.Namespace:
         p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -60,24 +51,10 @@ if __name__ == "__main__":  # the tuner's worker processes re-import this file
         for label, records in (("untuned", None), ("tuned", log)):
             paths[label] = str(workdir / f"{graph.name}-{label}.tfa")
             compile_graph(graph, "cpu", records=records, optimized=True).save(paths[label])
-        inputs = random_inputs(graph)
-        executors = {k: GraphExecutor.load(p) for k, p in paths.items()}
-        error = relative_error(executors["tuned"].run(inputs), onnxruntime_outputs(model, inputs))
-        runs = {
-            "onnxruntime": lambda: onnxruntime_latency(model, inputs, repeat=args.repeat),
-            "untuned": lambda: executors["untuned"].benchmark(repeat=args.repeat),
-            "tuned": lambda: executors["tuned"].benchmark(repeat=args.repeat),
-        }
-        medians: dict[str, list[float]] = {k: [] for k in runs}
-        mins: dict[str, list[float]] = {k: [] for k in runs}
-        for _ in range(args.rounds):
-            for k, fn in runs.items():
-                result = fn()
-                medians[k].append(result.median)
-                mins[k].append(result.min)
-        row = {k: statistics.median(v) for k, v in medians.items()}
-        row.update({f"{k}_min": min(v) for k, v in mins.items()})
-        row["relative_error"] = error
+        result = end_to_end(model, graph, paths, "tuned", args.rounds, args.repeat)
+        row = {k: result.median(k) for k in result.rounds}
+        row.update({f"{k}_min": result.min(k) for k in result.rounds})
+        row["relative_error"] = result.relative_error
         return row
 
     def table(rows: list[dict]) -> str:

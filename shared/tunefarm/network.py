@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import math
 import os
+import statistics
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -36,10 +38,8 @@ def load_model(
 ) -> tuple[Any, Graph]:
     """(ONNX model, optimised graph) of a model file, or of a zoo model named "zoo:NAME" (or
     a bare zoo name when no file of that name exists), built at `batch`."""
-    import onnx
-
     from tunefarm.frontend import zoo
-    from tunefarm.frontend.onnx_import import FrontendError, load_onnx
+    from tunefarm.frontend.onnx_import import FrontendError, load_onnx, read_model
     from tunefarm.graph.passes import optimize
 
     model: Any = source
@@ -51,16 +51,13 @@ def load_model(
             zoo_name = text
         if zoo_name is not None:
             model, name = zoo.build(zoo_name, batch=batch), zoo_name
+        elif not Path(text).exists():
+            raise FrontendError(
+                f"{text}: no such model file (zoo models: "
+                f"{', '.join('zoo:' + n for n in zoo.names())})"
+            )
         else:
-            try:
-                model, name = onnx.load(text), Path(text).stem
-            except FileNotFoundError:
-                raise FrontendError(
-                    f"{text}: no such model file (zoo models: "
-                    f"{', '.join('zoo:' + n for n in zoo.names())})"
-                ) from None
-            except Exception as exc:  # protobuf's DecodeError and friends
-                raise FrontendError(f"{text}: not a valid ONNX model: {exc}") from None
+            model, name = read_model(text)[0], Path(text).stem
     graph = load_onnx(model, input_shapes=input_shapes, name=name)
     return model, optimize(graph)
 
@@ -95,20 +92,13 @@ def relative_error(got: Mapping[str, np.ndarray], want: Mapping[str, np.ndarray]
     return worst
 
 
-def onnxruntime_latency(
-    model: Any,
-    inputs: Mapping[str, np.ndarray],
-    threads: int | None = None,
-    repeat: int = 10,
-    min_repeat_ms: float = 100.0,
-):
+def onnxruntime_latency(session: Any, inputs: Mapping[str, np.ndarray], repeat: int = 10):
     """ONNX Runtime's latency with the same time-evaluator loop as our executor's benchmark
     (`InferenceSession.run` from Python, as its users call it) -> BenchmarkResult in ms."""
     from tunefarm.measure.timing import time_evaluator
     from tunefarm.measure.types import MeasureSettings
     from tunefarm.runtime.executor import BenchmarkResult
 
-    session = onnxruntime_session(model, threads)
     feeds = dict(inputs)
     session.run(None, feeds)  # warm-up: the first run allocates and plans
 
@@ -118,15 +108,62 @@ def onnxruntime_latency(
             session.run(None, feeds)
         return (time.perf_counter() - t0) / number
 
-    settings = MeasureSettings(repeat=repeat, min_repeat_ms=min_repeat_ms)
-    timing = time_evaluator(fn_time, settings)
+    timing = time_evaluator(fn_time, MeasureSettings(repeat=repeat, min_repeat_ms=100.0))
     return BenchmarkResult(timing.costs, timing.number, repeat)
 
 
 def onnxruntime_outputs(model: Any, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    session = onnxruntime_session(model)
+    return _session_outputs(onnxruntime_session(model), inputs)
+
+
+def _session_outputs(session: Any, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     names = [o.name for o in session.get_outputs()]
     return dict(zip(names, session.run(None, dict(inputs)), strict=True))
+
+
+@dataclass
+class EndToEnd:
+    """A compiled network checked against ONNX Runtime and timed next to it: the relative
+    error of the checked artifact and, per label ("onnxruntime" and each artifact's), one
+    BenchmarkResult per round."""
+
+    relative_error: float
+    rounds: dict[str, list[Any]]
+
+    def median(self, label: str) -> float:
+        """The median over rounds of each round's median, ms."""
+        return statistics.median(r.median for r in self.rounds[label])
+
+    def min(self, label: str) -> float:
+        return min(r.min for r in self.rounds[label])
+
+
+def end_to_end(
+    model: Any,
+    graph: Graph,
+    artifacts: Mapping[str, str | os.PathLike],
+    check: str,
+    rounds: int = 1,
+    repeat: int = 10,
+    seed: int = 0,
+) -> EndToEnd:
+    """Run artifact `check` and ONNX Runtime on one random input and compare; then time ONNX
+    Runtime and every artifact in `rounds` interleaved rounds, so machine noise hits all of
+    them alike."""
+    from tunefarm.runtime.executor import GraphExecutor
+
+    inputs = random_inputs(graph, seed)
+    session = onnxruntime_session(model)
+    executors = {label: GraphExecutor.load(path) for label, path in artifacts.items()}
+    error = relative_error(executors[check].run(inputs), _session_outputs(session, inputs))
+    timers = {"onnxruntime": lambda: onnxruntime_latency(session, inputs, repeat)}
+    for label, ex in executors.items():
+        timers[label] = lambda ex=ex: ex.benchmark(repeat=repeat)
+    results: dict[str, list[Any]] = {label: [] for label in timers}
+    for _ in range(rounds):
+        for label, timer in timers.items():
+            results[label].append(timer())
+    return EndToEnd(error, results)
 
 
 def print_tasks(tasks: Sequence[NetworkTask], graph: Graph, stream: TextIO | None = None) -> None:

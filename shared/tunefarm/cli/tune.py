@@ -56,43 +56,31 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON (tables: stderr)")
 
 
-def _latencies(args, model, graph, tgt: str, tuned_path: str, out) -> dict:
+def _latencies(args, model, graph, tgt: str, tuned_path: str, out):
     """Check the tuned network against ONNX Runtime; time tuned, untuned and ORT."""
-    from tunefarm.network import (
-        onnxruntime_latency,
-        onnxruntime_outputs,
-        random_inputs,
-        relative_error,
-    )
-    from tunefarm.runtime.executor import GraphExecutor
+    from tunefarm.network import end_to_end
 
-    inputs = random_inputs(graph, args.seed)
-    tuned = GraphExecutor.load(tuned_path)
-    error = relative_error(tuned.run(inputs), onnxruntime_outputs(model, inputs))
-    print(f"max |tunefarm - onnxruntime| / max |onnxruntime| = {error:.2e}", file=out)
     with tempfile.TemporaryDirectory() as tmp:
         plain = str(Path(tmp) / "untuned.tfa")
         compile_to(graph, tgt, None, None, plain)
-        untuned = GraphExecutor.load(plain)
-        rep = args.bench_repeat
-        times = {
-            "onnxruntime": onnxruntime_latency(model, inputs, repeat=rep),
-            "untuned": untuned.benchmark(repeat=rep),
-            "tuned": tuned.benchmark(repeat=rep),
-        }
-    return {"error": error, "times": times}
+        paths = {"untuned": plain, "tuned": tuned_path}
+        result = end_to_end(model, graph, paths, "tuned", repeat=args.bench_repeat, seed=args.seed)
+    print(
+        f"max |tunefarm - onnxruntime| / max |onnxruntime| = {result.relative_error:.2e}", file=out
+    )
+    return result
 
 
-def _print_latencies(result: dict, out) -> None:
-    ort = result["times"]["onnxruntime"].median
+def _print_latencies(result, out) -> None:
+    ort = result.median("onnxruntime")
     print("End-to-end latency (ms):      median       min   vs ONNX Runtime", file=out)
     for label, key in (
         ("ONNX Runtime", "onnxruntime"),
         ("tunefarm untuned", "untuned"),
         ("tunefarm tuned", "tuned"),
     ):
-        t = result["times"][key]
-        print(f"  {label:<24} {t.median:10.3f} {t.min:9.3f}   {ort / t.median:6.2f}x", file=out)
+        median, low = result.median(key), result.min(key)
+        print(f"  {label:<24} {median:10.3f} {low:9.3f}   {ort / median:6.2f}x", file=out)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -130,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"compiled: {info}", file=out)
     result = _latencies(args, model, graph, tgt, output, out)
     _print_latencies(result, out)
-    ok = result["error"] <= TOLERANCE
+    ok = result.relative_error <= TOLERANCE
     if not ok:
         print(
             f"error: the compiled network differs from ONNX Runtime by more than "
@@ -144,8 +132,8 @@ def run(args: argparse.Namespace) -> int:
             "artifact": info.to_json(),
             "tasks": [c.to_json() for c in compiled.choices],
             "scheduler": summary.to_json() if summary else None,
-            "relative_error": result["error"],
-            "latency_ms": {k: v.to_json() for k, v in result["times"].items()},
+            "relative_error": result.relative_error,
+            "latency_ms": {k: v[0].to_json() for k, v in result.rounds.items()},
         }
         print(json.dumps(doc, indent=2, default=str))
     return 0 if ok else 1

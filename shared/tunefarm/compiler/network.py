@@ -113,6 +113,7 @@ class _Lowering:
         self.converted: dict[tuple[str, Layout], str] = {}
         self.kernels: dict[str, KernelCode] = {}
         self.kernel_by_code: dict[str, str] = {}
+        self.kernel_of: dict[tuple[Task, Config], tuple[str, tuple]] = {}
         self.calls: list[Call] = []
         self.params: dict[str, np.ndarray] = {}
         self.packed: dict[tuple[str, str], str] = {}
@@ -178,21 +179,30 @@ class _Lowering:
 
     # -- kernels ---------------------------------------------------------------------------
     def call(self, task: Task, config: Config, args: list[str], label: str | None = None) -> None:
-        """Generate (or reuse) the kernel of (task, config) and call it on `args`."""
-        try:
-            src = registry.generate_source(MeasureInput(task, config))
-        except (TaskError, ValueError) as exc:
-            raise self.error(f"cannot generate its {task.op} kernel: {exc}") from None
-        digest = hashlib.sha256(src.code.encode()).hexdigest()
-        name = self.kernel_by_code.get(digest)
-        if name is None:
-            name = f"k{len(self.kernels)}_{task.op}"
-            self.kernels[name] = KernelCode(name, src.code, len(src.arg_specs))
-            self.kernel_by_code[digest] = name
-        self._check_args(src.arg_specs, args)
+        """Call the kernel of (task, config) on `args`, generating it on first use."""
+        name, specs = self.kernel(task, config)
+        self._check_args(specs, args)
         where = [self.node.name] if self.node else []
         where += [label] if label else []
         self.calls.append(Call(name, tuple(args), ":".join(where)))
+
+    def kernel(self, task: Task, config: Config) -> tuple[str, tuple]:
+        """(kernel name, argument specs) of (task, config): lowered and emitted once per
+        pair (a network repeats its blocks) and stored once per distinct source."""
+        key = (task, config)
+        if key not in self.kernel_of:
+            try:
+                src = registry.generate_source(MeasureInput(task, config))
+            except (TaskError, ValueError) as exc:
+                raise self.error(f"cannot generate its {task.op} kernel: {exc}") from None
+            digest = hashlib.sha256(src.code.encode()).hexdigest()
+            name = self.kernel_by_code.get(digest)
+            if name is None:
+                name = f"k{len(self.kernels)}_{task.op}"
+                self.kernels[name] = KernelCode(name, src.code, len(src.arg_specs))
+                self.kernel_by_code[digest] = name
+            self.kernel_of[key] = (name, src.arg_specs)
+        return self.kernel_of[key]
 
     def _check_args(self, specs, args: list[str]) -> None:
         for spec, buf in zip(specs, args, strict=True):
@@ -286,7 +296,7 @@ class _Lowering:
                 params[k] = node.attrs[k]
         task = Task.make(node.op, target=self.target, **params)
         config = registry.default_config(task)
-        b, c = block(self.layout.get(data) if data in self.buf_of else None), params["data"][1]
+        b, c = block(self.layout.get(data)), params["data"][1]
         if b and c % b == 0:
             space = registry.config_space(task)
             values = dict(config.as_dict(), tile_c=(c // b, b))
@@ -322,7 +332,7 @@ class _Lowering:
         """Same-shaped activations stay in the first one's layout; broadcasts run logical."""
         a, b = node.inputs
         same = self.g.shape(a) == self.g.shape(b) and not (self.g.is_param(a) or self.g.is_param(b))
-        layout = self.layout.get(a) if same and a in self.buf_of else None
+        layout = self.layout.get(a) if same else None
         bufs = [self.in_layout(v, layout) for v in (a, b)]
         shapes = [self.buffers[x].shape for x in bufs]
         task = Task.make("elementwise", target=self.target, fn=BINARY_FNS[node.op], shapes=shapes)
@@ -339,7 +349,7 @@ class _Lowering:
         ins = node.inputs
         rank = len(self.g.shape(ins[0]))
         axis = int(node.attrs["axis"]) % rank
-        layouts = {self.layout.get(v) if v in self.buf_of else None for v in ins}
+        layouts = {self.layout.get(v) for v in ins}
         layout = next(iter(layouts)) if len(layouts) == 1 else None
         if layout is not None and not (axis == 1 and rank == 4):
             layout = None

@@ -48,7 +48,7 @@ class FrontendError(GraphError):
 
 
 # ---------------------------------------------------------------- reading and checking
-def _read(model: str | os.PathLike | bytes | onnx.ModelProto) -> tuple[onnx.ModelProto, str]:
+def read_model(model: str | os.PathLike | bytes | onnx.ModelProto) -> tuple[onnx.ModelProto, str]:
     """The parsed model and how messages name it."""
     if isinstance(model, onnx.ModelProto):
         return model, model.graph.name or "<ModelProto>"
@@ -902,7 +902,7 @@ def load_onnx(
     name: the graph's name (default: the ONNX graph name, or the file's stem).
     Raises FrontendError naming the file, input or node for anything not supported.
     """
-    proto, label = _read(model)
+    proto, label = read_model(model)
     opset = _check(proto, label)
     default = Path(label).stem if isinstance(model, str | os.PathLike) else "model"
     imp = _Importer(proto, label, opset, name or proto.graph.name or default)

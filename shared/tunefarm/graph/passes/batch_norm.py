@@ -22,15 +22,15 @@ def _affine(g: Graph, bn: Node) -> tuple[np.ndarray, np.ndarray]:
     return scale, shift
 
 
-def _foldable_producer(g: Graph, bn: Node, readers: dict[str, list[Node]]) -> Node | None:
+def _foldable_producer(
+    g: Graph, bn: Node, producers: dict[str, Node], readers: dict[str, list[Node]]
+) -> Node | None:
     data = bn.inputs[0]
-    prod = g.producers().get(data)
+    prod = producers.get(data)
     if prod is None or prod.op not in ("conv2d", "dense") or data in g.outputs:
         return None
-    if len(readers.get(data, [])) != 1 or list(prod.attrs.get("epilogue", [])) not in (
-        [],
-        ["bias"],
-    ):
+    epilogue = list(prod.attrs.get("epilogue", []))
+    if len(readers.get(data, [])) != 1 or epilogue not in ([], ["bias"]):
         return None
     return prod
 
@@ -67,16 +67,17 @@ def _decompose(g: Graph, bn: Node, scale: np.ndarray, shift: np.ndarray) -> list
 
 def fold_batch_norm(graph: Graph) -> Graph:
     g = graph.copy()
-    readers = g.consumers()
+    readers, producers = g.consumers(), g.producers()
     nodes: list[Node] = []
     for node in g.nodes:
         if node.op != "batch_norm":
             nodes.append(node)
             continue
         scale, shift = _affine(g, node)
-        prod = _foldable_producer(g, node, readers)
+        prod = _foldable_producer(g, node, producers, readers)
         if prod is not None:
             _fold_into(g, prod, node, scale, shift)
+            producers[node.outputs[0]] = prod  # the conv now writes the batch norm's output
         else:
             nodes += _decompose(g, node, scale, shift)
     g.nodes = nodes
