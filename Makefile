@@ -8,10 +8,10 @@ VENV_STAMP := .venv/.stamp
 venv: $(VENV_STAMP)
 
 # Rebuild the environment only when the package metadata changes.
-$(VENV_STAMP): shared/pyproject.toml
+$(VENV_STAMP): shared/pyproject.toml services/pyproject.toml
 	python3 -m venv .venv
 	.venv/bin/python -m pip install --upgrade pip
-	.venv/bin/python -m pip install -e './shared[dev,services]'
+	.venv/bin/python -m pip install -e './shared[dev,services]' -e ./services
 	touch $(VENV_STAMP)
 
 test: venv

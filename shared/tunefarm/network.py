@@ -208,10 +208,13 @@ def tune_network(
     seed: int = 0,
     device_key: str = "local",
     stream: TextIO | None = None,
+    callbacks: Sequence[Any] = (),
+    on_round: Any = None,
 ):
     """Tune the tasks with the task scheduler under one budget, appending to `log`; with
     `resume`, trials already in the log are loaded, not measured again. Returns the
-    scheduler's summary. `measure_option` defaults to the local builder and runner."""
+    scheduler's summary. `measure_option` defaults to the local builder and runner.
+    `callbacks` run after every measured batch, `on_round` after every scheduler round."""
     from tunefarm.tune.task_scheduler import TaskScheduler
     from tunefarm.tune.tuner import MeasureOption
 
@@ -238,8 +241,10 @@ def tune_network(
             option,
             trials_per_round=per_round,
             batch_size=min(16, per_round),
+            callbacks=callbacks,
             log_file=str(log),
             device_key=device_key,
+            on_round=on_round,
         )
     finally:
         if own:

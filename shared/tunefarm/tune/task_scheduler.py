@@ -279,9 +279,11 @@ class TaskScheduler:
         callbacks: Sequence[Callback] = (),
         log_file: str | None = None,
         device_key: str = "local",
+        on_round: Callable[[SchedulerSummary], Any] | None = None,
     ) -> SchedulerSummary:
         """Tune until `total_trials` trials are spent (loaded ones count) or every task has
-        stopped. Callable again with a larger budget to continue."""
+        stopped. Callable again with a larger budget to continue. `on_round` gets the summary
+        after each round (the services publish it as the job's task table)."""
         _positive_int("total_trials", total_trials)
         _positive_int("trials_per_round", trials_per_round)
         _positive_int("batch_size", batch_size)
@@ -290,7 +292,7 @@ class TaskScheduler:
         if log_file is not None:
             from tunefarm.tune.records import log_to_file
 
-            callbacks.append(log_to_file(log_file, device_key))
+            callbacks.insert(0, log_to_file(log_file, device_key))  # first: nothing is lost
         current = self._choose(trials_per_round) if self.trials < total_trials else None
         if current is None:  # nothing to do (a resumed log already used the budget): show why
             self.print_table(None, 0.0)
@@ -300,6 +302,8 @@ class TaskScheduler:
             done = self.trials >= total_trials
             current = None if done else self._choose(trials_per_round)
             self.print_table(current, time.perf_counter() - start)
+            if on_round is not None:
+                on_round(self.summary(time.perf_counter() - start))
         return self.summary(time.perf_counter() - start)
 
     def _run_round(

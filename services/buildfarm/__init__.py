@@ -1,0 +1,1 @@
+"""The buildfarm service (see docs/services.md)."""

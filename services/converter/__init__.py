@@ -1,0 +1,1 @@
+"""The converter service (see docs/services.md)."""

@@ -1,0 +1,1 @@
+"""The devicerpc service (see docs/services.md)."""

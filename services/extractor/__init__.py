@@ -1,0 +1,1 @@
+"""The extractor service (see docs/services.md)."""

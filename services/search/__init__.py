@@ -1,0 +1,1 @@
+"""The search service (see docs/services.md)."""
