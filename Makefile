@@ -3,7 +3,7 @@
 PY ?= .venv/bin/python
 VENV_STAMP := .venv/.stamp
 
-.PHONY: venv test lint bench bench-kernels bench-tuners bench-networks run
+.PHONY: venv test lint bench bench-kernels bench-tuners bench-networks run docker-build k8s-render
 
 venv: $(VENV_STAMP)
 
@@ -48,3 +48,17 @@ run: venv
 	mkdir -p $(RUN_DIR)
 	$(PY) -m tunefarm tune $(RUN_MODEL) --trials $(RUN_TRIALS) --resume \
 		--log $(RUN_DIR)/net.jsonl -o $(RUN_DIR)/net.tfa
+
+# The one service image (docker/Dockerfile). BuildKit is required: it reads
+# docker/Dockerfile.dockerignore and the Dockerfile's RUN --mount.
+IMAGE ?= tunefarm:0.1.0
+docker-build:
+	DOCKER_BUILDKIT=1 docker build -f docker/Dockerfile -t $(IMAGE) .
+
+# Kubernetes manifests as applied: the base and each overlay into build/k8s/<name>.yaml.
+K8S_DIR ?= build/k8s
+k8s-render:
+	mkdir -p $(K8S_DIR)
+	kubectl kustomize deploy/base > $(K8S_DIR)/base.yaml
+	kubectl kustomize deploy/overlays/small > $(K8S_DIR)/small.yaml
+	kubectl kustomize deploy/overlays/large > $(K8S_DIR)/large.yaml

@@ -94,7 +94,7 @@ class LocalStack:
         return self.start_one(name)
 
     def stop(self) -> None:
-        for name, proc in self.procs.items():
+        for proc in self.procs.values():
             if proc.poll() is None:
                 try:
                     os.killpg(proc.pid, signal.SIGTERM)

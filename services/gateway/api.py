@@ -1,0 +1,316 @@
+"""The REST API, /api/v1: submit, list, inspect and cancel jobs, follow their progress, fetch
+their records and compiled network, and list devices (see docs/services.md).
+
+A thin layer: requests are validated (`validation.py`), jobs are read from and written to
+`JobStore`, files come from the artifact store, and the pipeline starts with one Celery
+message to `convert`. Every answer, errors included, is JSON (or the stream/file asked for).
+GET endpoints need the `read` scope, POST endpoints `submit` (see `auth.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, g, jsonify, request, send_file
+from tunefarm_services.gateway import auth
+from tunefarm_services.gateway.app import API_PREFIX, gateway, json_error
+from tunefarm_services.gateway.validation import UPLOAD_FILE, unknown_fields, validate_submission
+
+from tunefarm.distributed.celery_app import CONVERT
+from tunefarm.distributed.jobs import STATES, TERMINAL, JobNotFound, JobStore, new_job_id
+
+api = Blueprint("api", __name__)
+log = logging.getLogger("tunefarm.gateway")
+
+JOB_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
+EVENT_ID = re.compile(r"\d{1,20}(-\d{1,20})?")
+LIST_LIMIT, LIST_LIMIT_MAX = 200, 1000
+SSE_RETRY_MS = 3000  # how long a browser waits before reconnecting a dropped stream
+SSE_GRACE_MS = 250  # a terminal job's last event may land just after its state: wait this long
+READ_CHUNK = 1 << 16
+
+
+class Rejected(Exception):
+    """A request with bad fields: 400 (or 413) {"error": ..., "fields": {field: message}}."""
+
+    def __init__(self, errors: dict[str, str], status: int = 400) -> None:
+        super().__init__(errors)
+        self.errors, self.status = errors, status
+
+
+@api.errorhandler(Rejected)
+def _rejected(exc: Rejected):
+    message = {413: "upload too large", 415: "unsupported media type"}.get(
+        exc.status, "invalid request"
+    )
+    return json_error(exc.status, message, fields=exc.errors)
+
+
+@api.errorhandler(JobNotFound)
+def _no_job(exc: JobNotFound):
+    return json_error(404, str(exc))
+
+
+# -- submit ---------------------------------------------------------------------------------------
+@api.post("/jobs")
+@auth.require(auth.SUBMIT)
+def submit_job():
+    """Validate, store the upload, create the job (queued) and send it to `convert`."""
+    fields, upload, upload_name = _read_submission()
+    state = gateway()
+    spec, errors = validate_submission(
+        fields, upload, state.tracker().keys(), state.max_upload_bytes, upload_name
+    )
+    if errors:
+        raise Rejected(dict(errors), errors.status)
+    job_id = new_job_id()
+    if upload is not None:
+        state.store.write_bytes(f"jobs/{job_id}/{UPLOAD_FILE}", upload)
+    jobs = state.jobs()
+    doc = jobs.create(spec, job_id)
+    try:
+        # ignore_result: progress lives in the job document, and waiting on results would make
+        # the gateway subscribe to every task's result channel (and stall when Redis is down).
+        state.celery.send_task(CONVERT, args=[job_id], queue="convert", ignore_result=True)
+    except Exception as exc:  # kombu's OperationalError and friends: the broker is down
+        message = f"could not queue the job: the broker is unavailable ({exc})"
+        log.error("job %s: %s", job_id, message)
+        jobs.fail(job_id, message)
+        return json_error(503, message, id=job_id)
+    log.info("job %s submitted by %s: %s", job_id, _client(), spec["model"])
+    body = {"id": job_id, "state": doc["state"], "links": links(job_id)}
+    return jsonify(body), 202, {"Location": links(job_id)["self"]}
+
+
+def _read_submission() -> tuple[dict[str, Any], bytes | None, str | None]:
+    """(fields, upload bytes or None, upload file name) from a JSON or form body."""
+    if request.is_json:
+        try:
+            body = json.loads(request.get_data() or b"null")
+        except ValueError as exc:
+            raise Rejected({"body": f"not valid JSON: {exc}"}) from None
+        if not isinstance(body, dict):
+            raise Rejected({"body": "expected a JSON object of submission fields"})
+        extra = unknown_fields(body)
+        if extra:
+            raise Rejected(dict(extra))
+        return body, None, None
+    if request.mimetype in ("multipart/form-data", "application/x-www-form-urlencoded"):
+        fields = request.form.to_dict()
+        file = request.files.get("model")
+        if file is None:
+            return fields, None, None
+        data = file.read()
+        if not data and not file.filename:  # an empty file input: nothing chosen
+            return fields, None, None
+        return fields, data, file.filename
+    raise Rejected(
+        {"body": "send application/json, or multipart/form-data with the .onnx as 'model'"}, 415
+    )
+
+
+def links(job_id: str) -> dict[str, str]:
+    base = f"{API_PREFIX}/jobs/{job_id}"
+    return {
+        "self": base,
+        "events": f"{base}/events",
+        "records": f"{base}/records",
+        "artifact": f"{base}/artifact",
+    }
+
+
+def _client() -> str:
+    token = g.get("token")
+    return token.name if token else "?"
+
+
+# -- read jobs ------------------------------------------------------------------------------------
+@api.get("/jobs")
+@auth.require(auth.READ)
+def list_jobs():
+    """Newest first; ?state= filters, ?limit= caps. Task tables are left out (see detail)."""
+    state = request.args.get("state") or None
+    errors = {}
+    if state is not None and state not in STATES:
+        errors["state"] = f"unknown state {state!r}; one of {', '.join(STATES)}"
+    limit = _int_arg("limit", LIST_LIMIT, 1, LIST_LIMIT_MAX, errors)
+    if errors:
+        raise Rejected(errors)
+    docs = gateway().jobs().list(state=state, limit=limit)
+    return jsonify({"jobs": [summary(doc) for doc in docs]})
+
+
+def summary(doc: dict[str, Any]) -> dict[str, Any]:
+    """A job without its task table (which can hold hundreds of rows), plus its size."""
+    out = {k: v for k, v in doc.items() if k != "tasks"}
+    out["task_count"] = len(doc.get("tasks") or ())
+    out["links"] = links(doc["id"])
+    return out
+
+
+@api.get("/jobs/<job_id>")
+@auth.require(auth.READ)
+def job_detail(job_id: str):
+    """The whole job document: state, task table, estimated latency, results."""
+    return jsonify({**find_job(job_id), "links": links(job_id)})
+
+
+def find_job(job_id: str) -> dict[str, Any]:
+    """The job's document; JobNotFound (404) for unknown ids and ids no job can have."""
+    if not JOB_ID.fullmatch(job_id):
+        raise JobNotFound(job_id)
+    return gateway().jobs().get(job_id)
+
+
+@api.post("/jobs/<job_id>/cancel")
+@auth.require(auth.SUBMIT)
+def cancel_job(job_id: str):
+    """Ask the job to stop: 202 with the document; 409 when it has already finished."""
+    doc = find_job(job_id)
+    if doc["state"] in TERMINAL:
+        return json_error(409, f"job {job_id!r} is already {doc['state']}", state=doc["state"])
+    doc = gateway().jobs().request_cancel(job_id)
+    log.info("job %s: cancel requested by %s", job_id, _client())
+    return jsonify({**doc, "links": links(job_id)}), 202
+
+
+# -- files ----------------------------------------------------------------------------------------
+@api.get("/jobs/<job_id>/records")
+@auth.require(auth.READ)
+def job_records(job_id: str):
+    """The tuning records (JSON lines) so far; an empty body before the first. Only whole
+    lines are sent, since the search worker may be appending while we read."""
+    find_job(job_id)
+    path = gateway().store.path(f"jobs/{job_id}/records.jsonl")
+    body = _whole_lines(path) if path.is_file() else iter(())
+    return Response(body, mimetype="application/x-ndjson")
+
+
+def _whole_lines(path) -> Iterator[bytes]:
+    """The file as it is now (its size when opened), without a trailing partial line."""
+    with open(path, "rb") as fh:
+        left = path.stat().st_size
+        pending = b""
+        while left > 0:
+            chunk = fh.read(min(READ_CHUNK, left))
+            if not chunk:
+                break
+            left -= len(chunk)
+            head, newline, pending = (pending + chunk).rpartition(b"\n")
+            if newline:
+                yield head + newline
+
+
+@api.get("/jobs/<job_id>/artifact")
+@auth.require(auth.READ)
+def job_artifact(job_id: str):
+    """The compiled network (net.tfa) as a download; 409 until the job has compiled it."""
+    doc = find_job(job_id)
+    path = gateway().store.path(f"jobs/{job_id}/net.tfa")
+    if not path.is_file():
+        return json_error(
+            409,
+            f"job {job_id!r} has no compiled network yet (state {doc['state']})",
+            state=doc["state"],
+        )
+    return send_file(
+        path,
+        mimetype="application/octet-stream",
+        as_attachment=True,
+        download_name=f"{job_id}.tfa",
+    )
+
+
+# -- events (server-sent events) ------------------------------------------------------------------
+@api.get("/jobs/<job_id>/events")
+@auth.require(auth.READ)
+def job_events(job_id: str):
+    """The job's events as text/event-stream, from after Last-Event-ID (or ?after=, or the
+    start). Ends after the job's terminal state with an `end` event; 204 (which tells a
+    browser's EventSource to stop reconnecting) when a finished job has nothing newer."""
+    find_job(job_id)
+    after = request.headers.get("Last-Event-ID") or request.args.get("after") or "0-0"
+    if not EVENT_ID.fullmatch(after):
+        raise Rejected({"after": f"{after!r} is not an event id (like 1763700000000-0)"})
+    jobs = gateway().jobs()
+    keepalive_ms = max(1, int(gateway().sse_keepalive_s * 1000))
+    if _finished(jobs, job_id) and not jobs.events(job_id, after, count=1):
+        return Response(status=204)
+    stream = _sse(jobs, job_id, after, keepalive_ms)
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return Response(stream, mimetype="text/event-stream", headers=headers)
+
+
+def _sse(jobs: JobStore, job_id: str, after: str, keepalive_ms: int) -> Iterator[str]:
+    """Send events as they arrive, a keep-alive comment when none came for `keepalive_ms`,
+    and stop once the job is terminal and its events are all sent."""
+    yield f"retry: {SSE_RETRY_MS}\n\n"
+    while True:
+        try:
+            finished = _finished(jobs, job_id)
+        except JobNotFound:  # deleted while we streamed
+            break
+        batch = jobs.events(job_id, after, block_ms=SSE_GRACE_MS if finished else keepalive_ms)
+        for event_id, kind, data in batch:
+            yield sse_message(kind, data, event_id)
+            after = event_id
+        if finished and not batch:
+            break
+        if not batch:
+            yield ": keep-alive\n\n"
+    yield sse_message("end", {"state": _state_or_none(jobs, job_id)})
+
+
+def _finished(jobs: JobStore, job_id: str) -> bool:
+    return jobs.get(job_id)["state"] in TERMINAL
+
+
+def _state_or_none(jobs: JobStore, job_id: str) -> str | None:
+    try:
+        return jobs.get(job_id)["state"]
+    except JobNotFound:
+        return None
+
+
+def sse_message(kind: str, data: dict[str, Any], event_id: str | None = None) -> str:
+    """One server-sent event; `data` is one line of JSON."""
+    head = f"id: {event_id}\n" if event_id else ""
+    return f"{head}event: {kind}\ndata: {json.dumps(data)}\n\n"
+
+
+# -- devices and the API document -----------------------------------------------------------------
+@api.get("/devices")
+@auth.require(auth.READ)
+def devices():
+    """The tracker's table (key, total, free, busy, pending) and every live agent."""
+    tracker = gateway().tracker()
+    agents = [a.to_json() for a in tracker.agents()]
+    return jsonify({"devices": tracker.summary(), "agents": agents})
+
+
+@api.get("/openapi.json")
+@auth.require(auth.READ)
+def openapi_document():
+    """This API's OpenAPI 3.0 document."""
+    from tunefarm_services.gateway.openapi import document
+
+    return jsonify(document())
+
+
+# -- helpers --------------------------------------------------------------------------------------
+def _int_arg(name: str, default: int, low: int, high: int, errors: dict[str, str]) -> int:
+    raw = request.args.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        errors[name] = f"must be an integer between {low} and {high}, got {raw!r}"
+        return default
+    return value

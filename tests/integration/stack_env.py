@@ -1,0 +1,72 @@
+"""Helpers for tests that run the real services: a private Redis database and key prefix,
+a free port, a tokens file, and polling with a deadline that says what it waited for."""
+
+from __future__ import annotations
+
+import socket
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
+
+
+def redis_ok(db: int) -> bool:
+    try:
+        import redis
+
+        return bool(redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=db).ping())
+    except Exception:
+        return False
+
+
+def flush_db(db: int) -> None:
+    import redis
+
+    redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=db).flushdb()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def stack_env(tmp: Path, db: int, tokens: dict[str, str], **extra: str) -> dict[str, str]:
+    """Environment of a test stack: its own Redis database, prefix, store and tokens."""
+    import os
+
+    tokens_file = tmp / "tokens.txt"
+    tokens_file.write_text("".join(f"{tok} {scopes}\n" for tok, scopes in tokens.items()))
+    env = dict(os.environ)
+    env.update(
+        TUNEFARM_BROKER_URL=f"redis://{REDIS_HOST}:{REDIS_PORT}/{db}",
+        TUNEFARM_REDIS_URL=f"redis://{REDIS_HOST}:{REDIS_PORT}/{db}",
+        TUNEFARM_PREFIX=f"tftest-{uuid.uuid4().hex[:8]}",
+        TUNEFARM_ARTIFACTS=str(tmp / "artifacts"),
+        TUNEFARM_TOKENS_FILE=str(tokens_file),
+        TUNEFARM_HEARTBEAT_TTL="4",
+        TUNEFARM_VISIBILITY_TIMEOUT="15",
+        TUNEFARM_CACHE=str(tmp / "cache"),
+        PYTHONUNBUFFERED="1",
+    )
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    env.update(extra)
+    return env
+
+
+def wait_for(check: Callable[[], Any], timeout_s: float, what: str, every_s: float = 0.3) -> Any:
+    """Poll `check` until it returns something truthy; fail naming `what` on timeout."""
+    deadline = time.monotonic() + timeout_s
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            value = check()
+            if value:
+                return value
+        except Exception as exc:  # not ready yet (connection refused, ...)
+            last_error = exc
+        time.sleep(every_s)
+    raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what} ({last_error})")
