@@ -3,7 +3,7 @@
 PY ?= .venv/bin/python
 VENV_STAMP := .venv/.stamp
 
-.PHONY: venv test lint bench bench-kernels bench-tuners bench-networks run docker-build k8s-render
+.PHONY: venv test lint bench bench-kernels bench-tuners bench-networks run docker-build k8s-render bench-pipeline serve
 
 venv: $(VENV_STAMP)
 
@@ -24,7 +24,7 @@ lint: venv
 bench-kernels: venv
 	$(PY) benchmarks/kernels.py
 
-bench: bench-kernels bench-tuners bench-networks
+bench: bench-kernels bench-tuners bench-networks bench-pipeline
 
 # Tuners against each other on the ResNet-18 convs (long: ~1,800 trials per task).
 # Pass options through BENCH_TUNERS_ARGS, e.g. "--tasks conv_56_64_64_3x3 --budgets 64,128".
@@ -62,3 +62,17 @@ k8s-render:
 	kubectl kustomize deploy/base > $(K8S_DIR)/base.yaml
 	kubectl kustomize deploy/overlays/small > $(K8S_DIR)/small.yaml
 	kubectl kustomize deploy/overlays/large > $(K8S_DIR)/large.yaml
+
+# Embedded against the services: trials per second and agent busy share (needs Redis).
+bench-pipeline: venv
+	$(PY) benchmarks/pipeline.py $(BENCH_PIPELINE_ARGS)
+
+# The whole service stack as local processes against the local Redis (no containers):
+# gateway on http://127.0.0.1:$(SERVE_PORT), one agent with key "local". Ctrl-C stops it.
+SERVE_PORT ?= 8080
+SERVE_TOKENS ?= build/stack/tokens.txt
+serve: venv
+	mkdir -p build/stack
+	test -f $(SERVE_TOKENS) || echo "$$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(24))') read,submit admin" > $(SERVE_TOKENS)
+	@echo "API token (also for the web UI login): $$(cut -d' ' -f1 $(SERVE_TOKENS))"
+	TUNEFARM_TOKENS_FILE=$(SERVE_TOKENS) $(PY) -m tunefarm serve stack --port $(SERVE_PORT) --log-dir build/stack

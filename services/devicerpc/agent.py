@@ -33,10 +33,11 @@ class _Busy:
 
 
 @app.task(name=MEASURE)
-def measure(inp_json: dict, build_json: dict, settings_json: dict) -> dict:
+def measure(build_json: dict, inp_json: dict, settings_json: dict) -> dict:
+    """Build result first, so a build -> measure chain can hand it over."""
     start = time.perf_counter()
     with _Busy():
-        result = _state["runner"].measure(inp_json, build_json, settings_json)
+        result = _state["runner"].measure(build_json, inp_json, settings_json)
     metrics.MEASURE_SECONDS.labels(_state["key"]).observe(time.perf_counter() - start)
     return result
 

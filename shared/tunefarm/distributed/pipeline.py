@@ -357,7 +357,7 @@ class AgentRunner:
         self.store = ArtifactStore(config.artifacts)
         self._runners: dict[str, Any] = {}
 
-    def measure(self, inp_json: dict, build_json: dict, settings_json: dict) -> dict[str, Any]:
+    def measure(self, build_json: dict, inp_json: dict, settings_json: dict) -> dict[str, Any]:
         from tunefarm.distributed.remote import localize
         from tunefarm.measure.runner import LocalRunner
         from tunefarm.measure.types import BuildResult, MeasureInput, MeasureSettings

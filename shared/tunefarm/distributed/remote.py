@@ -29,12 +29,11 @@ def _deadline(app: Any, work_s: float) -> float:
     return work_s + 2 * app.tunefarm_config.visibility_timeout_s + 30
 
 
-def _gather(app: Any, name: str, queue: str, payloads: list[list[Any]], timeout_s: float):
-    """Send one task per payload and wait for all; returns per payload the reply or the
-    exception (timeout or task failure) in its place."""
+def _gather(pending: list[Any], queue: str, timeout_s: float) -> list[Any]:
+    """Wait for every sent task; returns per task its reply, or the exception (timeout or
+    task failure) in its place."""
     from celery.exceptions import TimeoutError as CeleryTimeout
 
-    pending = [app.send_task(name, args=args, queue=queue) for args in payloads]
     end = time.monotonic() + timeout_s
     out: list[Any] = []
     for result in pending:
@@ -62,10 +61,12 @@ class CeleryBuilder(Builder):
         inputs = list(inputs)
         if not inputs:
             return []
-        payloads = [[inp.to_json(), self.timeout_s, list(self.options)] for inp in inputs]
+        pending = [self.app.send_task(BUILD, args=self.args(inp), queue="build") for inp in inputs]
         wait = _deadline(self.app, self.timeout_s * len(inputs))
-        replies = _gather(self.app, BUILD, "build", payloads, wait)
-        return [self._result(r) for r in replies]
+        return [self._result(r) for r in _gather(pending, "build", wait)]
+
+    def args(self, inp: MeasureInput) -> list[Any]:
+        return [inp.to_json(), self.timeout_s, list(self.options)]
 
     @staticmethod
     def _result(reply: Any) -> BuildResult:
@@ -95,15 +96,39 @@ class CeleryRunner(Runner):
                 todo.append(i)
             else:  # nothing to measure: pass the build error through, as LocalRunner does
                 results[i] = self._failed(build.error_no, build.error_msg)
-        payloads = [
-            [inputs[i].to_json(), builds[i].to_json(), self.settings.to_json()] for i in todo
+        queue = measure_queue(self.device_key)
+        pending = [
+            self.app.send_task(
+                MEASURE, args=[builds[i].to_json(), *self._args(inputs[i])], queue=queue
+            )
+            for i in todo
         ]
-        per_candidate = self.settings.timeout_s + 5
-        wait = _deadline(self.app, per_candidate * max(1, len(todo)))
-        replies = _gather(self.app, MEASURE, measure_queue(self.device_key), payloads, wait)
-        for i, reply in zip(todo, replies, strict=True):
+        for i, reply in zip(todo, _gather(pending, queue, self._wait(len(todo))), strict=True):
             results[i] = self._result(reply)
         return [r for r in results if r is not None]
+
+    def measure_batch(
+        self, inputs: Sequence[MeasureInput], builder: Builder
+    ) -> list[MeasureResult]:
+        """Build and measure with one chain per candidate (build -> measure), so an agent
+        starts on the first kernel while the build farm still compiles the rest."""
+        if not isinstance(builder, CeleryBuilder):
+            return self.run(inputs, builder.build(inputs))
+        queue = measure_queue(self.device_key)
+        pending = []
+        for inp in inputs:
+            build = self.app.signature(BUILD, args=builder.args(inp), queue="build")
+            measure = self.app.signature(MEASURE, args=self._args(inp), queue=queue)
+            pending.append((build | measure).apply_async())
+        wait = self._wait(len(inputs)) + builder.timeout_s * len(inputs)
+        return [self._result(r) for r in _gather(pending, queue, wait)]
+
+    def _args(self, inp: MeasureInput) -> list[Any]:
+        """The measure task's arguments after the build result (which a chain prepends)."""
+        return [inp.to_json(), self.settings.to_json()]
+
+    def _wait(self, n: int) -> float:
+        return _deadline(self.app, (self.settings.timeout_s + 5) * max(1, n))
 
     def _failed(self, error_no: MeasureErrorNo, msg: str) -> MeasureResult:
         return MeasureResult((), error_no, msg, 0.0, time.time(), self.settings)
