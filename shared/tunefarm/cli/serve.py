@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import time
 
 from tunefarm.cli._args import number
@@ -32,6 +33,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-dir", default="build/stack", help="stack: where logs go")
 
 
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def run(args: argparse.Namespace) -> int:
     config()
     if args.what == "gateway":
@@ -47,6 +52,9 @@ def run(args: argparse.Namespace) -> int:
         build_workers=args.build_workers,
     )
     stack = stack_mod.LocalStack(spec, dict(os.environ), args.log_dir)
+    # SIGTERM (docker stop, timeout, kill) stops the stack like Ctrl-C does: the services run
+    # in their own sessions and would otherwise outlive this process.
+    signal.signal(signal.SIGTERM, _interrupt)
     with stack:
         print(f"tunefarm stack: gateway on http://127.0.0.1:{args.port}, logs in {args.log_dir}")
         try:
