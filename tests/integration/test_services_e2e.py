@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import time
 import zipfile
 
@@ -119,6 +120,10 @@ def test_a_network_submitted_over_rest_completes(stack):
     worker_metrics = requests.get(f"http://127.0.0.1:{search_port}/metrics", timeout=10).text
     assert f'tunefarm_trials_total{{job="{job_id}"' in worker_metrics
     assert f'tunefarm_estimated_latency_ms{{job="{job_id}"}}' in worker_metrics
+    build_port = stack.commands["buildfarm-0"][-1]
+    build_metrics = requests.get(f"http://127.0.0.1:{build_port}/metrics", timeout=10).text
+    counts = re.findall(r"^tunefarm_build_duration_seconds_count (\S+)$", build_metrics, re.M)
+    assert counts and float(counts[0]) > 0  # observed in the pool's children, served by the parent
 
 
 def test_killed_build_worker_and_agent_lose_nothing(stack):

@@ -1,0 +1,346 @@
+"""The web UI in a real headless Chromium (Playwright) against a real local stack: gateway,
+converter, extractor, search, build farm and one device agent as processes on Redis db 14.
+
+A user signs in with a token, submits a zoo network through the form and watches its job page
+fill in live (task table, GFLOPS chart) until the measured latency shows; cancels another
+job; downloads the records log; sees a bad upload refused next to the upload field; sees the
+agent on the devices page. Screenshots of every page go to build/screenshots/ (printed at
+the end of the run) and the finished job page also to docs/images/job-page.png.
+
+Needs Debian's chromium (/usr/bin/chromium: Playwright cannot download its own browser here)
+and Redis on 127.0.0.1:6379; skips with the reason otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import time
+import urllib.request
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.integration]
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+REDIS_HOST, REDIS_PORT, DB = "127.0.0.1", 6379, 14
+KEY = "ui-key"
+SUBMIT_TOKEN = f"ui-submit-{uuid.uuid4().hex}"
+READ_TOKEN = f"ui-read-{uuid.uuid4().hex}"
+# 18 tasks, 8 trials a round: 160 trials measure every task (144) and then give a few
+# estimates of the end-to-end latency; about 90 s end to end on 2 cores.
+NETWORK, TRIALS = "squeezenet-1.1", 160
+REPO = Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / "build" / "screenshots"
+README_IMAGE = REPO / "docs" / "images" / "job-page.png"
+WIDE = {"width": 1366, "height": 900}  # a laptop screen
+NARROW = {"width": 420, "height": 900}
+JOB_TIMEOUT_S = 150
+
+
+# -- skipping -----------------------------------------------------------------------------------
+def _redis():
+    import redis
+
+    return redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=DB, socket_connect_timeout=2)
+
+
+def _missing() -> str | None:
+    """Why these tests cannot run here, or None."""
+    if not Path(CHROMIUM).exists():
+        return f"no Chromium at {CHROMIUM} (apt-get install -y chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright is not installed (pip install playwright)"
+    try:
+        _redis().ping()
+    except Exception as exc:
+        return f"no Redis at {REDIS_HOST}:{REDIS_PORT}/{DB}: {exc}"
+    return None
+
+
+# -- the stack ----------------------------------------------------------------------------------
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(check: Callable[[], Any], timeout_s: float, what: str) -> Any:
+    """Poll until `check` is truthy; fail naming what was awaited."""
+    deadline, last = time.monotonic() + timeout_s, None
+    while time.monotonic() < deadline:
+        try:
+            value = check()
+            if value:
+                return value
+        except Exception as exc:  # not up yet
+            last = exc
+        time.sleep(0.3)
+    raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what} ({last})")
+
+
+def _stack_env(tmp: Path) -> dict[str, str]:
+    tokens = tmp / "tokens"
+    tokens.write_text(f"{SUBMIT_TOKEN} read,submit ui-tester\n{READ_TOKEN} read ui-viewer\n")
+    env = dict(os.environ)
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    env.update(
+        TUNEFARM_BROKER_URL=f"redis://{REDIS_HOST}:{REDIS_PORT}/{DB}",
+        TUNEFARM_REDIS_URL=f"redis://{REDIS_HOST}:{REDIS_PORT}/{DB}",
+        TUNEFARM_PREFIX=f"tfui-{uuid.uuid4().hex[:8]}",
+        TUNEFARM_ARTIFACTS=str(tmp / "artifacts"),
+        TUNEFARM_TOKENS_FILE=str(tokens),
+        TUNEFARM_HEARTBEAT_TTL="5",
+        TUNEFARM_VISIBILITY_TIMEOUT="20",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def api(stack, path: str, method: str = "GET", body: dict | None = None) -> dict:
+    """The JSON API with the submit token (for setting up and checking, not for the UI)."""
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(stack.url + "/api/v1" + path, data=data, method=method)
+    request.add_header("Authorization", f"Bearer {SUBMIT_TOKEN}")
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        return json.loads(reply.read())
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    """The whole stack with one agent, on our own Redis database, flushed at the end."""
+    reason = _missing()
+    if reason:
+        pytest.skip(reason)
+    from tunefarm_services.stack import LocalStack, StackSpec
+
+    tmp = tmp_path_factory.mktemp("ui-stack")
+    _redis().flushdb()
+    spec = StackSpec(port=_free_port(), agents=[(KEY, "cpu")], build_concurrency=2)
+    running = LocalStack(spec, _stack_env(tmp), tmp / "logs").start()
+    running.url = f"http://127.0.0.1:{spec.port}"
+    try:
+        wait_for(lambda: urllib.request.urlopen(running.url + "/readyz", timeout=2), 60, "/readyz")
+        wait_for(lambda: api(running, "/devices")["agents"], 60, "the agent in the tracker")
+        yield running
+    finally:
+        running.stop()
+        _redis().flushdb()
+
+
+@pytest.fixture(scope="module")
+def browser(stack):
+    from playwright.sync_api import sync_playwright
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def context(browser, stack):
+    ctx = browser.new_context(base_url=stack.url, viewport=WIDE, accept_downloads=True)
+    ctx.set_default_timeout(15_000)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def page(context):
+    return context.new_page()
+
+
+def login(page, token: str = SUBMIT_TOKEN, then: str = "/") -> None:
+    page.goto(f"/login?next={then}")
+    page.get_by_label("API token").fill(token)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(lambda url: "/login" not in url)
+
+
+def shot(page, name: str, full_page: bool = True) -> Path:
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path
+
+
+def submit_zoo_job(page, network: str, trials: int, name: str) -> str:
+    """Fill the submit form for a zoo network; returns the new job's id from the page URL."""
+    page.goto("/submit")
+    page.get_by_label("Zoo network").select_option(f"zoo:{network}")
+    page.get_by_label("Job name").fill(name)
+    expect_option(page, "#device_key", KEY)
+    page.get_by_label("Trial budget").fill(str(trials))
+    page.get_by_label("Tuner").select_option("xgb")
+    page.get_by_role("button", name="Submit job").click()
+    page.wait_for_url("**/jobs/*")
+    return page.url.rsplit("/", 1)[-1]
+
+
+def expect_option(page, select: str, value: str) -> None:
+    page.wait_for_selector(f"{select} option[value='{value}']", state="attached")
+
+
+# -- tests --------------------------------------------------------------------------------------
+def test_pages_need_a_login_and_a_wrong_token_is_refused(page, context):
+    from playwright.sync_api import expect
+
+    page.goto("/devices")
+    assert "/login?next=" in page.url, "a page without a login goes to the login form"
+    page.get_by_label("API token").fill("not-a-token")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#token-error")).to_have_text("invalid token")
+    expect(page.get_by_label("API token")).to_have_attribute("aria-invalid", "true")
+    assert not context.cookies(), "a refused login must not set a cookie"
+    shot(page, "login")
+
+    page.get_by_label("API token").fill(SUBMIT_TOKEN)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url("**/devices")
+    cookie = next(c for c in context.cookies() if c["name"] == "tunefarm_token")
+    assert cookie["httpOnly"] and cookie["secure"] and cookie["sameSite"] == "Strict"
+
+    page.get_by_role("button", name="Log out").click()
+    page.wait_for_url("**/login")
+    page.goto("/")
+    assert "/login" in page.url
+
+
+def test_devices_page_lists_the_agent(page):
+    from playwright.sync_api import expect
+
+    login(page, READ_TOKEN, "/devices")
+    row = page.locator(f"#keys-table tbody tr[data-key='{KEY}']")
+    expect(row).to_contain_text("1")
+    agent = page.locator("#agents-table tbody tr").first
+    expect(agent).to_contain_text(KEY)
+    expect(agent).to_contain_text("cpu")
+    expect(agent).to_contain_text(socket.gethostname())
+    expect(agent).to_contain_text("ago")
+    shot(page, "devices")
+
+
+def test_a_bad_upload_is_refused_next_to_the_upload_field(page):
+    from playwright.sync_api import expect
+
+    login(page, then="/submit")
+    expect_option(page, "#device_key", KEY)
+    page.get_by_label("Upload ONNX").check()
+    page.get_by_label("ONNX file").set_input_files(
+        {"name": "notes.onnx", "mimeType": "application/octet-stream", "buffer": b"just text\n"}
+    )
+    page.get_by_label("Trial budget").fill("-3")
+    page.get_by_role("button", name="Submit job").click()
+    upload_error = page.locator("#model-file-error")
+    expect(upload_error).to_be_visible()
+    expect(upload_error).to_contain_text("not an ONNX model")
+    expect(page.get_by_label("ONNX file")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#trials-error")).to_contain_text("must be between 0 and")
+    expect(page.locator("#form-summary")).to_contain_text("2 fields need attention")
+    assert page.url.endswith("/submit"), "a refused submission stays on the form"
+    shot(page, "submit-errors")
+
+
+def test_cancel_a_job_from_its_page(page, stack):
+    from playwright.sync_api import expect
+
+    job = api(
+        stack,
+        "/jobs",
+        "POST",
+        {"model": f"zoo:{NETWORK}", "target": "cpu", "device_key": KEY, "trials": 2000},
+    )
+    login(page, then=f"/jobs/{job['id']}")
+    page.get_by_role("button", name="Cancel job").click()
+    page.get_by_role("button", name="Yes, cancel job").click()
+    expect(page.locator("#job-state")).to_have_attribute("data-state", "cancelled", timeout=60_000)
+    expect(page.get_by_role("button", name="Cancel job")).to_be_disabled()
+    assert api(stack, f"/jobs/{job['id']}")["state"] == "cancelled"
+
+
+def test_a_submitted_job_updates_live_until_its_latency_is_measured(page, context, stack):
+    from playwright.sync_api import expect
+
+    login(page, then="/submit")
+    job_id = submit_zoo_job(page, NETWORK, TRIALS, "squeezenet ui")
+    page.evaluate("window.__samePage = true")  # gone if anything reloads the page
+
+    # the task table and the GFLOPS chart fill in while the job runs
+    rows = page.locator("#tasks-table tbody tr")
+    wait_for(lambda: rows.count() > 0, 90, "the task table")
+    wait_for(lambda: _measured_rows(page) >= 4, 90, "task rows with trials > 0")
+    wait_for(
+        lambda: page.locator("#gflops-chart circle.chart__point").count() > 0, 30, "chart points"
+    )
+    expect(page.locator("#gflops-chart svg")).to_contain_text("Best GFLOPS")
+    expect(page.locator("#gflops-chart svg")).to_contain_text("Trials (per task)")
+    shot(page, "job-live")
+
+    expect(page.locator("#job-state")).to_have_attribute(
+        "data-state", "done", timeout=JOB_TIMEOUT_S * 1000
+    )
+    assert page.evaluate("window.__samePage === true"), "the page reloaded"
+    result = page.locator("#result")
+    expect(result).to_be_visible()
+    tuned = _ms(result.locator(".bar[data-kind='tuned'] .bar__value").inner_text())
+    untuned = _ms(result.locator(".bar[data-kind='untuned'] .bar__value").inner_text())
+    doc = api(stack, f"/jobs/{job_id}")
+    assert tuned == pytest.approx(doc["latency_ms"]["tuned"], rel=0.01)
+    assert untuned == pytest.approx(doc["latency_ms"]["untuned"], rel=0.01)
+    expect(page.locator("#latency-chart circle.chart__point").first).to_be_attached()
+    expect(page.locator("#latency-chart svg")).to_contain_text("Estimated latency (ms)")
+    expect(page.locator("#download-artifact")).to_have_attribute(
+        "href", f"/api/v1/jobs/{job_id}/artifact"
+    )
+    shot(page, "job-done")
+    README_IMAGE.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(shot(page, "job-page", full_page=False), README_IMAGE)
+
+    _download_records(page, doc)
+    page.set_viewport_size(NARROW)
+    page.wait_for_timeout(300)  # charts redraw at the new width
+    shot(page, "job-narrow")
+    page.set_viewport_size(WIDE)
+
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Jobs").click()
+    job_row = page.locator(f"#jobs-table tr[data-job-id='{job_id}']")
+    expect(job_row).to_contain_text("squeezenet ui")
+    expect(job_row).to_contain_text("done")
+    expect(job_row).to_contain_text(f"{TRIALS} / {TRIALS}")
+    shot(page, "jobs")
+    page.get_by_role("link", name="cancelled").click()
+    expect(page.locator(f"#jobs-table tr[data-job-id='{job_id}']")).to_have_count(0)
+    expect(page.locator("#jobs-table tbody tr").first).to_contain_text("cancelled")
+
+
+def _measured_rows(page) -> int:
+    trials = page.locator("#tasks-table tbody tr td:last-child").all_inner_texts()
+    return sum(1 for t in trials if int(t.replace(",", "") or 0) > 0)
+
+
+def _ms(text: str) -> float:
+    return float(text.replace("ms", "").replace(",", "").strip())
+
+
+def _download_records(page, doc: dict) -> None:
+    """The records link downloads the log: JSON lines, one per trial."""
+    with page.expect_download() as info:
+        page.get_by_role("link", name="Records log").click()
+    download = info.value
+    assert download.suggested_filename.endswith(".jsonl")
+    lines = Path(download.path()).read_text().splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    assert len(records) == doc["trials_done"] > 0
+    assert all({"workload_key", "config"} <= set(r) for r in records)
