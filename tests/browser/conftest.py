@@ -3,8 +3,12 @@ people can look at what the tests saw (pytest captures the tests' own output).""
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
+
+# the stack helpers the service tests use (a private Redis db, a free port, wait_for)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 _started = time.time()

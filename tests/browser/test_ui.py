@@ -14,17 +14,14 @@ and Redis on 127.0.0.1:6379; skips with the reason otherwise.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
-import time
 import urllib.request
 import uuid
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
+from stack_env import free_port, stack_env, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
@@ -68,42 +65,9 @@ def _missing() -> str | None:
 
 
 # -- the stack ----------------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(check: Callable[[], Any], timeout_s: float, what: str) -> Any:
-    """Poll until `check` is truthy; fail naming what was awaited."""
-    deadline, last = time.monotonic() + timeout_s, None
-    while time.monotonic() < deadline:
-        try:
-            value = check()
-            if value:
-                return value
-        except Exception as exc:  # not up yet
-            last = exc
-        time.sleep(0.3)
-    raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what} ({last})")
-
-
 def _stack_env(tmp: Path) -> dict[str, str]:
-    tokens = tmp / "tokens"
-    tokens.write_text(f"{SUBMIT_TOKEN} read,submit ui-tester\n{READ_TOKEN} read ui-viewer\n")
-    env = dict(os.environ)
-    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
-    env.update(
-        TUNEFARM_BROKER_URL=f"redis://{REDIS_HOST}:{REDIS_PORT}/{DB}",
-        TUNEFARM_REDIS_URL=f"redis://{REDIS_HOST}:{REDIS_PORT}/{DB}",
-        TUNEFARM_PREFIX=f"tfui-{uuid.uuid4().hex[:8]}",
-        TUNEFARM_ARTIFACTS=str(tmp / "artifacts"),
-        TUNEFARM_TOKENS_FILE=str(tokens),
-        TUNEFARM_HEARTBEAT_TTL="5",
-        TUNEFARM_VISIBILITY_TIMEOUT="20",
-        PYTHONUNBUFFERED="1",
-    )
-    return env
+    tokens = {f"{SUBMIT_TOKEN}": "read,submit ui-tester", f"{READ_TOKEN}": "read ui-viewer"}
+    return stack_env(tmp, DB, tokens, TUNEFARM_VISIBILITY_TIMEOUT="20")
 
 
 def api(stack, path: str, method: str = "GET", body: dict | None = None) -> dict:
@@ -127,7 +91,7 @@ def stack(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("ui-stack")
     _redis().flushdb()
-    spec = StackSpec(port=_free_port(), agents=[(KEY, "cpu")], build_concurrency=2)
+    spec = StackSpec(port=free_port(), agents=[(KEY, "cpu")], build_concurrency=2)
     running = LocalStack(spec, _stack_env(tmp), tmp / "logs").start()
     running.url = f"http://127.0.0.1:{spec.port}"
     try:

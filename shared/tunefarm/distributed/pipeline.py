@@ -38,6 +38,15 @@ class LeaseHeld(Exception):
     """Another live search worker holds the job; try again later."""
 
 
+def _enter(jobs: JobStore, job_id: str, state: str, after: str) -> dict[str, Any] | str:
+    """Move the job into a step's state if it is in the step before (or already in this one:
+    a redelivered message); otherwise the step has run, and the reason to skip is returned."""
+    doc = jobs.get(job_id)
+    if doc["state"] not in (after, state):
+        return f"skipped: job is {doc['state']}"
+    return jobs.set_state(job_id, state)
+
+
 # ----------------------------------------------------------------------------- convert
 
 
@@ -46,10 +55,9 @@ def convert(config: ServiceConfig, app: Any, job_id: str) -> str:
     from tunefarm.network import load_model
 
     jobs, store = JobStore(config), ArtifactStore(config.artifacts)
-    doc = jobs.get(job_id)
-    if doc["state"] not in ("queued", "converting"):
-        return f"skipped: job is {doc['state']}"
-    jobs.set_state(job_id, "converting")
+    doc = _enter(jobs, job_id, "converting", after="queued")
+    if isinstance(doc, str):
+        return doc
     model_path = store.job_file(job_id, MODEL_FILE)
     source = str(model_path) if doc["model"].startswith("upload:") else doc["model"]
     try:
@@ -74,10 +82,9 @@ def extract(config: ServiceConfig, app: Any, job_id: str) -> str:
     from tunefarm.graph.tasks import extract_tasks
 
     jobs, store = JobStore(config), ArtifactStore(config.artifacts)
-    doc = jobs.get(job_id)
-    if doc["state"] not in ("converting", "extracting"):
-        return f"skipped: job is {doc['state']}"
-    jobs.set_state(job_id, "extracting")
+    doc = _enter(jobs, job_id, "extracting", after="converting")
+    if isinstance(doc, str):
+        return doc
     graph = Graph.load(str(store.job_file(job_id, GRAPH_FILE)))
     tasks = extract_tasks(graph, doc["target"])
     rows = [
