@@ -8,21 +8,22 @@ from __future__ import annotations
 import importlib
 
 WORKERS = {
-    # service: (task module, queue, default concurrency, pool)
-    "converter": ("tunefarm_services.converter.tasks", "convert", 1, "prefork"),
-    "extractor": ("tunefarm_services.extractor.tasks", "extract", 1, "prefork"),
-    "search": ("tunefarm_services.search.tasks", "search", 1, "prefork"),
-    "buildfarm": ("tunefarm_services.buildfarm.tasks", "build", None, "prefork"),
+    # service: (task module, queue, default concurrency; None: the number of cores)
+    "converter": ("tunefarm_services.converter.tasks", "convert", 1),
+    "extractor": ("tunefarm_services.extractor.tasks", "extract", 1),
+    "search": ("tunefarm_services.search.tasks", "search", 1),
+    "buildfarm": ("tunefarm_services.buildfarm.tasks", "build", None),
 }
 
 
 def run_worker(service: str, concurrency: int | None = None, loglevel: str = "INFO") -> None:
     import os
 
-    module, queue, default, pool = WORKERS[service]
+    module, queue, default = WORKERS[service]
     importlib.import_module(module)
     from tunefarm_services.app import app
 
     n = concurrency or default or os.cpu_count() or 1
-    argv = ["worker", "-Q", queue, "-c", str(n), "-P", pool, "-n", f"{service}-{os.getpid()}@%h"]
-    app.worker_main([*argv, "-l", loglevel, "--without-gossip", "--without-mingle"])
+    argv = ["worker", "-Q", queue, "-c", str(n), "-P", "prefork", "-l", loglevel]
+    name = f"{service}-{os.getpid()}@%h"
+    app.worker_main([*argv, "-n", name, "--without-gossip", "--without-mingle"])

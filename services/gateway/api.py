@@ -18,10 +18,11 @@ from typing import Any
 from flask import Blueprint, Response, g, jsonify, request, send_file
 from tunefarm_services.gateway import auth
 from tunefarm_services.gateway.app import API_PREFIX, gateway, json_error
-from tunefarm_services.gateway.validation import UPLOAD_FILE, unknown_fields, validate_submission
+from tunefarm_services.gateway.validation import unknown_fields, validate_submission
 
 from tunefarm.distributed.celery_app import CONVERT
 from tunefarm.distributed.jobs import STATES, TERMINAL, JobNotFound, JobStore, new_job_id
+from tunefarm.distributed.pipeline import MODEL_FILE
 
 api = Blueprint("api", __name__)
 log = logging.getLogger("tunefarm.gateway")
@@ -69,7 +70,7 @@ def submit_job():
         raise Rejected(dict(errors), errors.status)
     job_id = new_job_id()
     if upload is not None:
-        state.store.write_bytes(f"jobs/{job_id}/{UPLOAD_FILE}", upload)
+        state.store.write_bytes(f"jobs/{job_id}/{MODEL_FILE}", upload)
     jobs = state.jobs()
     doc = jobs.create(spec, job_id)
     try:

@@ -13,15 +13,15 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-TUNERS = ("random", "gridsearch", "ga", "xgb", "xgb-rank", "xgb-reg")
+from tunefarm.network import ZOO_PREFIX
+from tunefarm.tune.factory import TUNER_NAMES as TUNERS
+
 DEFAULT_TUNER = "xgb"
 MAX_TRIALS = 20_000
 MAX_BATCH = 64
 MAX_NAME = 200
 MAX_RANK = 8  # dimensions of one input shape
 UPLOAD_MODEL = "upload:model.onnx"  # spec["model"] of an uploaded network
-UPLOAD_FILE = "model.onnx"  # where the gateway stores it: jobs/<id>/model.onnx
-ZOO_PREFIX = "zoo:"
 # Every field a submission may carry; anything else is an error in the JSON API.
 FIELDS = (
     "model",

@@ -71,16 +71,18 @@ def serve(port: int, state_config=None) -> None:
 class StateCollector:
     """Jobs by state, devices by key and state, and queue depths, read from Redis."""
 
-    QUEUES = ("convert", "extract", "search", "build")
-
     def __init__(self, config) -> None:
-        self.config = config
+        from tunefarm.distributed.jobs import JobStore
+        from tunefarm.distributed.tracker import Tracker
+
+        # clients made once, kept across scrapes
+        self.jobs, self.tracker = JobStore(config), Tracker(config)
 
     def collect(self):
         from prometheus_client.core import GaugeMetricFamily
 
-        from tunefarm.distributed.jobs import JobStore
-        from tunefarm.distributed.tracker import Tracker, measure_queue, queue_depth
+        from tunefarm.distributed.celery_app import QUEUES
+        from tunefarm.distributed.tracker import measure_queue, queue_depth
 
         jobs = GaugeMetricFamily("tunefarm_jobs", "Jobs by state.", labels=["state"])
         devices = GaugeMetricFamily(
@@ -90,16 +92,14 @@ class StateCollector:
             "tunefarm_queue_depth", "Messages waiting per queue.", labels=["queue"]
         )
         try:
-            for state, n in JobStore(self.config).count_by_state().items():
+            for state, n in self.jobs.count_by_state().items():
                 jobs.add_metric([state], n)
-            tracker = Tracker(self.config)
-            rows = tracker.summary()
+            rows = self.tracker.summary()
             for row in rows:
                 devices.add_metric([row["key"], "free"], row["free"])
                 devices.add_metric([row["key"], "busy"], row["busy"])
-            queues = [*self.QUEUES, *(measure_queue(r["key"]) for r in rows)]
-            for q in queues:
-                depth.add_metric([q], queue_depth(tracker.broker, q))
+            for q in [*QUEUES, *(measure_queue(r["key"]) for r in rows)]:
+                depth.add_metric([q], queue_depth(self.tracker.broker, q))
         except Exception:  # Redis down: report what we have; /readyz says why
             pass
         yield from (jobs, devices, depth)

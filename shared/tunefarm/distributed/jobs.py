@@ -145,9 +145,11 @@ class JobStore:
     def list(self, state: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
         """Newest first, optionally only those in `state`."""
         ids = self.r.zrevrange(self._index_key(), 0, -1)
-        docs = []
+        pipe = self.r.pipeline(transaction=False)  # one round trip for every document
         for job_id in ids:
-            raw = self.r.hget(self._doc_key(job_id), "doc")
+            pipe.hget(self._doc_key(job_id), "doc")
+        docs = []
+        for raw in pipe.execute():
             if raw is None:
                 continue
             doc = json.loads(raw)
