@@ -28,8 +28,9 @@ def block(layout: Layout) -> int:
 
 def same_memory(logical: tuple[int, ...], a: Layout, b: Layout) -> bool:
     """Whether a value stored in layout `a` has the same bytes in layout `b`: equal layouts,
+    NCHW and NCHW1c (so a first conv reading RGB input in blocks of one needs no transform),
     or a 4-D value with H = W = 1, where N, C/b, 1, 1, b is N, C in memory for every block
     (so the flatten before a classifier needs no transform)."""
-    if a == b:
+    if a == b or (len(logical) == 4 and block(a) <= 1 and block(b) <= 1):
         return True
     return len(logical) == 4 and logical[2] * logical[3] == 1

@@ -16,7 +16,7 @@ everything else runs on the generic template in the logical layout.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from os import PathLike
 from typing import Any
@@ -80,13 +80,6 @@ class CompiledNetwork:
         return build_artifact(self.plan, path, cc=cc, jobs=jobs)
 
 
-LAYOUT_SLACK = 1.15  # accept a config this much slower to keep its neighbours' layouts
-
-
-def _layouts(kdef: KernelDef) -> tuple[Any, Any]:
-    return kdef.notes.get("data_layout"), kdef.notes.get("out_layout")
-
-
 UNARY_FNS = {
     "relu": "relu",
     "sigmoid": "sigmoid",
@@ -104,9 +97,15 @@ class _Lowering:
     (deduplicated by source), calls, packed params and the configs chosen."""
 
     def __init__(
-        self, graph: Graph, target: str, history: ApplyHistoryBest | None, device: str | None
+        self,
+        graph: Graph,
+        target: str,
+        history: ApplyHistoryBest | None,
+        device: str | None,
+        overrides: Mapping[Task, Config],
     ):
         self.g, self.target, self.history, self.device = graph, target, history, device
+        self.overrides = overrides
         self.buffers: dict[str, BufferSpec] = {}
         self.buf_of: dict[str, str] = {}  # value -> buffer holding it in layout[value]
         self.layout: dict[str, Layout] = {}
@@ -218,31 +217,15 @@ class _Lowering:
 
     def choose(self, task: Task) -> Config:
         if task not in self.choices:
-            if self.history is None:
+            if task in self.overrides:
+                config, reason = self.overrides[task], "record"
+            elif self.history is None:
                 config, reason = registry.default_config(task), "no records given"
             else:
                 config, reason = self.history.query(task, self.device)
-                if reason == "record":
-                    config = self.layout_friendly(task, config)
             self.choices[task] = TaskChoice(task, config, reason)
         self.choices[task].nodes.append(self.node.name)  # type: ignore[union-attr]
         return self.choices[task].config
-
-    def layout_friendly(self, task: Task, best: Config) -> Config:
-        """The fastest measured config that reads and writes the default config's layouts,
-        if within LAYOUT_SLACK of the best: tasks tuned alone pick blocks independently, and
-        a block change between neighbours costs a transform the tuner never saw."""
-        want = _layouts(registry.instantiate(task, registry.default_config(task)))
-        ranked = self.history.ranked(task, self.device)  # type: ignore[union-attr]
-        if not ranked or _layouts(registry.instantiate(task, best)) == want:
-            return best
-        limit = ranked[0][1] * LAYOUT_SLACK
-        for config, cost in ranked:
-            if cost > limit:
-                break
-            if _layouts(registry.instantiate(task, config)) == want:
-                return config
-        return best
 
     def instantiate(self, task: Task, config: Config) -> KernelDef:
         try:
@@ -460,14 +443,16 @@ def compile_graph(
     records: str | PathLike | Iterable[Record] | ApplyHistoryBest | None = None,
     device_key: str | None = None,
     optimized: bool = False,
+    overrides: Mapping[Task, Config] | None = None,
 ) -> CompiledNetwork:
     """Lower every node of `graph` (optimised here unless `optimized`) to kernel calls with the
     best record per task from `records` (a records file, Record objects or an
-    ApplyHistoryBest), falling back to default configs with the reason recorded."""
+    ApplyHistoryBest), falling back to default configs with the reason recorded.
+    `overrides` gives some tasks a config chosen elsewhere (see `compiler.select`)."""
     target = canonical(target)
     if not optimized:
         graph = optimize(graph)
-    low = _Lowering(graph, target, _history(records, device_key), device_key)
+    low = _Lowering(graph, target, _history(records, device_key), device_key, overrides or {})
     inputs = low.bind_inputs()
     for node in graph.nodes:
         low.lower(node)

@@ -11,31 +11,38 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tunefarm.codegen.target import Target
 from tunefarm.graph.ir import Graph, Node
 from tunefarm.task import Task
+from tunefarm.templates.x86.conv2d import network_blocks
 
 TUNABLE_OPS = ("conv2d", "dense")
 
 
 def anchor_task(graph: Graph, node: Node, target: str) -> Task:
     """The task of a conv2d or dense node, in canonical params (so equal workloads get equal
-    workload keys however the model spelled them)."""
+    workload keys however the model spelled them). On CPUs a conv's channel blocks are pinned
+    to the network's layout, so tuning explores only configs that need no transforms."""
     a = node.attrs
     data, weight = graph.shape(node.inputs[0]), graph.shape(node.inputs[1])
     epilogue = [str(e) for e in a.get("epilogue", [])]
     if node.op == "dense":
         return Task.make("dense", target=target, data=data, weight=weight, epilogue=epilogue)
-    return Task.make(
-        "conv2d",
-        target=target,
+    groups = int(a.get("groups", 1))
+    params: dict = dict(
         data=data,
         weight=weight,
         strides=[int(v) for v in a.get("strides", (1, 1))],
         padding=[int(v) for v in a.get("padding", (0, 0, 0, 0))],
         dilation=[int(v) for v in a.get("dilation", (1, 1))],
-        groups=int(a.get("groups", 1)),
+        groups=groups,
         epilogue=epilogue,
     )
+    target_ = Target.parse(target)
+    c, o = data[1], weight[0]
+    if target_.kind == "cpu" and (groups == 1 or groups == c == o):
+        params["blocks"] = list(network_blocks(c, o, target_.vector_lanes))
+    return Task.make("conv2d", target=target, **params)
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,8 @@ class NetworkTask:
         else:
             extra = ""
         epi = f" +{','.join(a['epilogue'])}" if a["epilogue"] else ""
+        if "blocks" in a:
+            epi += " [{}c->{}c]".format(*a["blocks"])
         return f"{self.task.op} {shapes}{extra}{epi}"
 
 

@@ -23,10 +23,13 @@ from tunefarm.templates.base import (
 from tunefarm.templates.x86.conv2d import (
     ConvTemplate,
     _best_block,
+    block_filter,
     blocked_conv_kernel,
     conv_params,
+    define_pad_knob,
     pad_steps,
     register_tile_steps,
+    with_pad,
 )
 
 
@@ -40,21 +43,28 @@ class DepthwiseNCHWc(ConvTemplate):
                 f"depthwise_conv2d needs groups == channels == output channels (multiplier 1), "
                 f"got groups={p['groups']}, C={p['c']}, O={p['o']}"
             )
+        if p["blocks"] and p["blocks"][0] != p["blocks"][1]:
+            raise TaskError(
+                f"depthwise_conv2d: blocks {list(p['blocks'])} must be equal (one channel block)"
+            )
         return p
 
     def space(self, task: Task, lanes: int) -> ConfigSpace:
         p = self.validate(task)
         sp = ConfigSpace()
-        sp.define_split("tile_c", p["c"], 2, max_factor=64)
+        pinned = p["blocks"][0] if p["blocks"] else None
+        sp.define_split("tile_c", p["c"], 2, max_factor=64, filter=block_filter(pinned))
         sp.define_split("tile_ow", p["ow"], 2, max_factor=32)
         sp.define_knob("unroll_kw", [True, False])
+        define_pad_knob(sp, p["padding"])
         return sp
 
     def preferred(self, task, space, lanes):
         p = self.validate(task)
-        cb = _best_block(p["c"], lanes)
+        cb = p["blocks"][0] if p["blocks"] else _best_block(p["c"], lanes)
         reg = max(d for d in divisors(p["ow"]) if d <= 8)
-        return {"tile_c": (p["c"] // cb, cb), "tile_ow": (p["ow"] // reg, reg), "unroll_kw": True}
+        values = {"tile_c": (p["c"] // cb, cb), "tile_ow": (p["ow"] // reg, reg), "unroll_kw": True}
+        return with_pad(values, p, "inline")
 
     def instantiate(self, task: Task, config: dict[str, Any], lanes: int) -> KernelDef:
         p = self.validate(task)
@@ -70,7 +80,7 @@ class DepthwiseNCHWc(ConvTemplate):
         )
         steps, acc = accumulator(conv, out)
         if any(p["padding"]):
-            steps += pad_steps("conv_pad", ("n", "cc", "h", "w", "cb"))
+            steps += pad_steps("conv_pad", ("n", "cc", "h", "w", "cb"), cfg["pad"])
         unroll = ("kh", "kw") if cfg["unroll_kw"] else ()
         tile = {"tile_ow": cfg["tile_ow"], "oc_inner": 1}
         steps += register_tile_steps(

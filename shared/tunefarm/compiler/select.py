@@ -1,0 +1,157 @@
+"""In-network selection: re-rank each task's best measured configs by how fast they run
+inside the compiled network, on the device that will run it.
+
+A task is tuned alone: its inputs come from a flushed cache and its weights are the only
+ones in play. Inside the network a kernel reads what its producer has just written (often
+still in L2) while the weights of its neighbours compete for the caches. The two regimes
+rank close candidates differently, sometimes by 20-40% on the memory-bound layers of a
+mobile network, so the config that won alone is not always the one to ship.
+
+So: compile the network a few times, variant v giving every tuned task its v-th best
+measured config (the last variant: the default config), time every call in place (the
+executor's per-call profile, interleaved over rounds so machine noise hits all variants
+alike) and keep, per task, the candidate whose calls were fastest. Channel blocks are pinned
+per task (`graph.tasks.anchor_task`), so a task's candidates all read and write the same
+layouts and the per-task choices compose.
+
+    selection = select_in_network(graph, "cpu", ApplyHistoryBest("r18.jsonl"))
+    compiled = compile_graph(graph, "cpu", "r18.jsonl", overrides=selection.configs)
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from tunefarm.compiler.network import compile_graph
+from tunefarm.graph.ir import Graph
+from tunefarm.measure.types import Config
+from tunefarm.task import Task
+from tunefarm.templates import registry
+from tunefarm.tune.records import ApplyHistoryBest
+
+
+@dataclass(frozen=True)
+class TaskSelection:
+    """One task's candidates (best measured first, the default last), their in-network time
+    (ms per run, summed over the task's calls) and which one was chosen."""
+
+    task: Task
+    nodes: tuple[str, ...]
+    candidates: tuple[Config, ...]
+    network_ms: tuple[float, ...]
+    chosen: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "workload_key": self.task.workload_key,
+            "network_ms": [round(ms, 4) for ms in self.network_ms],
+            "chosen": self.chosen,
+        }
+
+
+@dataclass(frozen=True)
+class Selection:
+    tasks: tuple[TaskSelection, ...]
+
+    @property
+    def configs(self) -> dict[Task, Config]:
+        """Task -> chosen config: pass as compile_graph(..., overrides=...)."""
+        return {t.task: t.candidates[t.chosen] for t in self.tasks}
+
+    def saved_ms(self) -> float:
+        """In-network ms per run saved against taking every task's best isolated config."""
+        return sum(t.network_ms[0] - t.network_ms[t.chosen] for t in self.tasks)
+
+    def print(self, stream: TextIO | None = None) -> None:
+        changed = [t for t in self.tasks if t.chosen != 0]
+        print(
+            f"in-network selection: {len(changed)}/{len(self.tasks)} tasks changed their "
+            f"config, {self.saved_ms():.3f} ms per run saved",
+            file=stream,
+        )
+        for t in changed:
+            which = "default" if t.chosen == len(t.candidates) - 1 else f"#{t.chosen + 1}"
+            print(
+                f"  {t.task.workload_key} ({t.nodes[0]}): {which} "
+                f"{t.network_ms[t.chosen]:.3f} ms instead of {t.network_ms[0]:.3f} ms",
+                file=stream,
+            )
+
+
+def candidates(
+    task: Task, history: ApplyHistoryBest, device_key: str | None, top_k: int
+) -> list[Config]:
+    """The task's `top_k` fastest measured configs, then its default config if not among them."""
+    found = [config for config, _ in history.ranked(task, device_key)[:top_k]]
+    default = registry.default_config(task)
+    if all(c.index != default.index for c in found):
+        found.append(default)
+    return found
+
+
+def select_in_network(
+    graph: Graph,
+    target: str,
+    history: ApplyHistoryBest,
+    device_key: str | None = None,
+    top_k: int = 3,
+    rounds: int = 5,
+    repeat: int = 10,
+    seed: int = 0,
+) -> Selection:
+    """Choose each tuned task's config by its time inside the network (see the module doc).
+    `graph` must be optimised. Tasks without records keep their default and are left out."""
+    from tunefarm.network import random_inputs
+    from tunefarm.runtime.executor import GraphExecutor
+
+    base = compile_graph(graph, target, history, device_key, optimized=True)
+    tuned = [c for c in base.choices if c.tuned]
+    options = {c.task: candidates(c.task, history, device_key, top_k) for c in tuned}
+    if not options:
+        return Selection(())
+    variants = max(len(cands) for cands in options.values())
+    inputs = random_inputs(graph, seed)
+    with tempfile.TemporaryDirectory(prefix="tunefarm-select-") as tmp:
+        executors = []
+        for v in range(variants):
+            overrides = {task: cands[min(v, len(cands) - 1)] for task, cands in options.items()}
+            path = Path(tmp) / f"variant{v}.tfa"
+            compiled = compile_graph(
+                graph, target, history, device_key, optimized=True, overrides=overrides
+            )
+            compiled.save(path)
+            ex = GraphExecutor.load(path, cache_dir=tmp)
+            for name, value in inputs.items():
+                ex.set_input(name, value)
+            executors.append(ex)
+        samples = _profile(executors, rounds, repeat)
+    owner = {node: c.task for c in tuned for node in c.nodes}
+    rows = []
+    for choice in tuned:
+        cands = options[choice.task]
+        ms = tuple(
+            statistics.median(_task_ms(round_, owner, choice.task) for round_ in samples[v])
+            for v in range(len(cands))
+        )
+        best = min(range(len(cands)), key=ms.__getitem__)
+        rows.append(TaskSelection(choice.task, tuple(choice.nodes), tuple(cands), ms, best))
+    return Selection(tuple(rows))
+
+
+def _profile(executors: list[Any], rounds: int, repeat: int) -> list[list[list[Any]]]:
+    """Per variant, per round: the executor's per-call profile. Rounds are interleaved."""
+    samples: list[list[list[Any]]] = [[] for _ in executors]
+    for _ in range(rounds):
+        for v, ex in enumerate(executors):
+            samples[v].append(ex.profile(repeat=repeat))
+    return samples
+
+
+def _task_ms(profile: list[Any], owner: dict[str, Task], task: Task) -> float:
+    """ms of one run spent in `task`'s calls; a transform labelled `consumer:value->layout`
+    counts for its consumer."""
+    return sum(e.ms for e in profile if owner.get(e.node.split(":")[0]) == task)
