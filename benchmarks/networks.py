@@ -4,7 +4,8 @@
     python3 benchmarks/networks.py --networks resnet-18 --trials 1000 --rounds 5
 
 For each network (batch 1): tune its tasks with the task scheduler under `--trials` (the log
-in --log-dir makes a rerun resume instead of re-measuring), compile untuned and tuned, check
+in --log-dir makes a rerun resume instead of re-measuring), compile untuned and tuned (each
+task's --select-top best records timed inside the network, the fastest there kept), check
 the tuned output against ONNX Runtime, then time ONNX Runtime (intra-op threads = cores),
 untuned and tuned in interleaved rounds (so machine noise hits all three alike) and report
 the median over rounds of each round's median, and the best min. Ratios are ORT / tunefarm
@@ -24,8 +25,10 @@ if __name__ == "__main__":  # the tuner's worker processes re-import this file
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from _report import machine_info
     from tunefarm.compiler import compile_graph
+    from tunefarm.compiler.select import select_in_network
     from tunefarm.graph.tasks import extract_tasks
     from tunefarm.network import end_to_end, load_model, tune_network
+    from tunefarm.tune.records import ApplyHistoryBest
 
     def parse() -> argparse.Namespace:
         p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -33,6 +36,7 @@ if __name__ == "__main__":  # the tuner's worker processes re-import this file
         p.add_argument("--trials", type=int, default=1000, help="tuning trials per network")
         p.add_argument("--tuner", default="xgb")
         p.add_argument("--log-dir", default="benchmarks/logs")
+        p.add_argument("--select-top", type=int, default=3, help="in-network selection width")
         p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
         p.add_argument("--repeat", type=int, default=10, help="repeats per round")
         p.add_argument("--json", default="benchmarks/results-networks.json")
@@ -47,10 +51,17 @@ if __name__ == "__main__":  # the tuner's worker processes re-import this file
         return str(log), time.perf_counter() - start, summary.trials
 
     def measure(model, graph, log: str, args, workdir: Path) -> dict:
+        history = ApplyHistoryBest(log)
+        selection = select_in_network(graph, "cpu", history, top_k=args.select_top)
+        selection.print()
         paths = {}
-        for label, records in (("untuned", None), ("tuned", log)):
+        for label, records, overrides in (
+            ("untuned", None, None),
+            ("tuned", history, selection.configs),
+        ):
             paths[label] = str(workdir / f"{graph.name}-{label}.tfa")
-            compile_graph(graph, "cpu", records=records, optimized=True).save(paths[label])
+            compiled = compile_graph(graph, "cpu", records, optimized=True, overrides=overrides)
+            compiled.save(paths[label])
         result = end_to_end(model, graph, paths, "tuned", args.rounds, args.repeat)
         row = {k: result.median(k) for k in result.rounds}
         row.update({f"{k}_min": result.min(k) for k in result.rounds})

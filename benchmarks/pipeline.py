@@ -120,7 +120,8 @@ if __name__ == "__main__":  # build worker processes re-import this file
         net_task = extract_tasks(graph, "cpu")[args.task]
         print(machine_info())
         print(
-            f"task {args.task}: {net_task.describe(graph)}; {args.trials} trials, batch {args.batch}"
+            f"task {args.task}: {net_task.describe(graph)}; "
+            f"{args.trials} trials, batch {args.batch}"
         )
         rows = {}
         with tempfile.TemporaryDirectory() as tmp:

@@ -1,9 +1,12 @@
 """`tunefarm compile`: compile a network with the best records into one artifact file.
 
     tunefarm compile model.onnx --log tune.jsonl -o net.tfa [--target ...] [--device-key KEY]
+        [--select-top K]
 
 Every tuning task gets its best valid record for this target (and device key, if given); a
-task without one runs its default config, and the command says which and why.
+task without one runs its default config, and the command says which and why. With
+--select-top K (run it on the device itself) each task's K best records are timed inside
+the compiled network and the fastest there is kept.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import json
 import sys
 
 from tunefarm.cli import CommandError
+from tunefarm.cli._args import number
 from tunefarm.cli._model import add_model_arguments, add_target_argument, load, target
 
 HELP = "compile a network with the best tuning records into one artifact file (.tfa)"
@@ -24,22 +28,54 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log", metavar="LOG.jsonl", help="tuning records (default: none, untuned)")
     p.add_argument("--device-key", metavar="KEY", help="only use records of this device key")
     p.add_argument("-o", "--output", required=True, metavar="NET.tfa", help="artifact to write")
+    add_select_argument(p, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
-def compile_to(graph, tgt: str, log: str | None, device_key: str | None, output: str, out=None):
-    """Compile and save; prints the fallbacks to `out`. Returns (CompiledNetwork, info)."""
+def add_select_argument(p: argparse.ArgumentParser, default: int) -> None:
+    p.add_argument(
+        "--select-top",
+        type=number(int, 0),
+        default=default,
+        metavar="K",
+        help="time each task's K best records inside the network on this machine and keep "
+        f"the fastest there (0: take the best record as measured alone; default {default})",
+    )
+
+
+def compile_to(
+    graph,
+    tgt: str,
+    log: str | None,
+    device_key: str | None,
+    output: str,
+    out=None,
+    select_top: int = 0,
+):
+    """Compile and save; prints the fallbacks to `out`. With `select_top`, each task's
+    config is chosen among its best records by timing them inside the network here
+    (`compiler.select`). Returns (CompiledNetwork, info)."""
     from pathlib import Path
 
     from tunefarm.compiler import CompileError, compile_graph
+    from tunefarm.compiler.select import select_in_network
     from tunefarm.runtime.artifact import ArtifactError
+    from tunefarm.tune.records import ApplyHistoryBest
 
     if log is not None and not Path(log).is_file():
         raise CommandError(f"--log {log!r}: no such records file")
     if not Path(output).resolve().parent.is_dir():
         raise CommandError(f"-o {output!r}: directory does not exist")
     try:
-        compiled = compile_graph(graph, tgt, records=log, device_key=device_key, optimized=True)
+        history = ApplyHistoryBest(log, device_key) if log is not None else None
+        overrides = None
+        if history is not None and select_top > 0:
+            selection = select_in_network(graph, tgt, history, device_key, top_k=select_top)
+            selection.print(out)
+            overrides = selection.configs
+        compiled = compile_graph(
+            graph, tgt, history, device_key, optimized=True, overrides=overrides
+        )
         info = compiled.save(output)
     except (CompileError, ArtifactError) as exc:
         raise CommandError(str(exc), code=1) from None
@@ -63,7 +99,9 @@ def run(args: argparse.Namespace) -> int:
     tgt = target(args)
     _, graph = load(args)
     out = sys.stderr if args.json else sys.stdout
-    compiled, info = compile_to(graph, tgt, args.log, args.device_key, args.output, out)
+    compiled, info = compile_to(
+        graph, tgt, args.log, args.device_key, args.output, out, args.select_top
+    )
     if args.json:
         doc = {"artifact": info.to_json(), "tasks": [c.to_json() for c in compiled.choices]}
         print(json.dumps(doc, indent=2, default=str))

@@ -5,7 +5,8 @@
 
 Extracts the tasks (printing their table), tunes them with the task scheduler under one
 trial budget (printing its table each round; the log makes the run resumable with
---resume), compiles the network with the best records, checks its output against ONNX
+--resume), compiles the network with the best records (each task's --select-top best timed
+inside the network, the fastest there kept), checks its output against ONNX
 Runtime on a random input, and prints end-to-end latency: tuned, untuned and ONNX Runtime.
 """
 
@@ -24,7 +25,7 @@ from tunefarm.cli._args import (
     number,
 )
 from tunefarm.cli._model import add_model_arguments, add_target_argument, load, target
-from tunefarm.cli.compile import compile_to
+from tunefarm.cli.compile import add_select_argument, compile_to
 from tunefarm.cli.tune_tasks import DEVICE_KEY, _check_log
 
 HELP = "tune a network's tasks, compile it, check it against ONNX Runtime and time it"
@@ -51,6 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="trials per scheduler round (default: from the budget and task count)",
     )
     add_measure_arguments(p, repeat=10, min_repeat_ms=0.0, flush=True)  # network_settings()
+    add_select_argument(p, default=3)
     p.add_argument("--bench-repeat", type=pos_int, default=10, help="repeats of the final timing")
     p.add_argument("--seed", type=int, default=0, help="seed of the tuners and the check input")
     p.add_argument("--json", action="store_true", help="print the result as JSON (tables: stderr)")
@@ -114,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         )
     elif not Path(args.log).exists():
         Path(args.log).touch()
-    compiled, info = compile_to(graph, tgt, args.log, DEVICE_KEY, output, out)
+    compiled, info = compile_to(graph, tgt, args.log, DEVICE_KEY, output, out, args.select_top)
     print(f"compiled: {info}", file=out)
     result = _latencies(args, model, graph, tgt, output, out)
     _print_latencies(result, out)

@@ -106,6 +106,8 @@ def _pinned_blocks(task: Task, c: int, o: int) -> tuple[int, int] | None:
     if value is None:
         return None
     try:
+        if isinstance(value, str):
+            raise TypeError
         ib, ob = (int(v) for v in value)
     except (TypeError, ValueError):
         raise TaskError(
