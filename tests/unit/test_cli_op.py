@@ -95,7 +95,7 @@ def test_oprun_json_roundtrip_and_sorting() -> None:
 
 def test_show_space_and_code_and_list_ops(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, *CONV, "--show-space")
-    assert code == 0 and "tile_ow" in out and "960 configs" in out
+    assert code == 0 and "tile_ow" in out and "1920 configs" in out and "pad" in out
     code, out, _ = run_cli(capsys, *CONV, "--show-code")
     assert code == 0 and "tf_entry" in out
     code, out, _ = run_cli(capsys, "--list-ops")
