@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from tunefarm.codegen.target import canonical
 from tunefarm.compiler.network import compile_graph
 from tunefarm.graph.ir import Graph
+from tunefarm.graph.tasks import extract_tasks
 from tunefarm.measure.types import Config
 from tunefarm.task import Task
 from tunefarm.templates import registry
@@ -44,13 +46,6 @@ class TaskSelection:
     candidates: tuple[Config, ...]
     network_ms: tuple[float, ...]
     chosen: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "workload_key": self.task.workload_key,
-            "network_ms": [round(ms, 4) for ms in self.network_ms],
-            "chosen": self.chosen,
-        }
 
 
 @dataclass(frozen=True)
@@ -74,7 +69,8 @@ class Selection:
             file=stream,
         )
         for t in changed:
-            which = "default" if t.chosen == len(t.candidates) - 1 else f"#{t.chosen + 1}"
+            default = t.candidates[t.chosen].index == registry.default_config(t.task).index
+            which = "default" if default else f"#{t.chosen + 1}"
             print(
                 f"  {t.task.workload_key} ({t.nodes[0]}): {which} "
                 f"{t.network_ms[t.chosen]:.3f} ms instead of {t.network_ms[0]:.3f} ms",
@@ -108,9 +104,11 @@ def select_in_network(
     from tunefarm.network import random_inputs
     from tunefarm.runtime.executor import GraphExecutor
 
-    base = compile_graph(graph, target, history, device_key, optimized=True)
-    tuned = [c for c in base.choices if c.tuned]
-    options = {c.task: candidates(c.task, history, device_key, top_k) for c in tuned}
+    target = canonical(target)
+    tuned = [
+        t for t in extract_tasks(graph, target) if history.query(t.task, device_key)[1] == "record"
+    ]
+    options = {t.task: candidates(t.task, history, device_key, top_k) for t in tuned}
     if not options:
         return Selection(())
     variants = max(len(cands) for cands in options.values())
@@ -129,16 +127,16 @@ def select_in_network(
                 ex.set_input(name, value)
             executors.append(ex)
         samples = _profile(executors, rounds, repeat)
-    owner = {node: c.task for c in tuned for node in c.nodes}
+    owner = {node: t.task for t in tuned for node in t.nodes}
     rows = []
-    for choice in tuned:
-        cands = options[choice.task]
+    for t in tuned:
+        cands = options[t.task]
         ms = tuple(
-            statistics.median(_task_ms(round_, owner, choice.task) for round_ in samples[v])
+            statistics.median(_task_ms(round_, owner, t.task) for round_ in samples[v])
             for v in range(len(cands))
         )
         best = min(range(len(cands)), key=ms.__getitem__)
-        rows.append(TaskSelection(choice.task, tuple(choice.nodes), tuple(cands), ms, best))
+        rows.append(TaskSelection(t.task, t.nodes, tuple(cands), ms, best))
     return Selection(tuple(rows))
 
 

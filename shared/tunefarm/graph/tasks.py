@@ -41,7 +41,7 @@ def anchor_task(graph: Graph, node: Node, target: str) -> Task:
     target_ = Target.parse(target)
     c, o = data[1], weight[0]
     if target_.kind == "cpu" and (groups == 1 or groups == c == o):
-        params["blocks"] = list(network_blocks(c, o, target_.vector_lanes))
+        params["blocks"] = list(network_blocks(c, o, target_.vector_lanes, groups))
     return Task.make("conv2d", target=target, **params)
 
 

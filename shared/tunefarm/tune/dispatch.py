@@ -97,8 +97,8 @@ class ApplyHistoryBest:
 
     def ranked(self, task: Task, device_key: str | None = None) -> list[tuple[Config, float]]:
         """Every distinct valid config measured for this task on its target (and device key),
-        fastest first, with its cost: for callers that weigh more than speed (the network
-        compiler prefers configs whose layouts match their neighbours')."""
+        fastest first, with its cost: for callers that re-rank them (the network compiler's
+        in-network selection)."""
         device = device_key if device_key is not None else self.device_key
         records = [
             r

@@ -118,18 +118,22 @@ def _pinned_blocks(task: Task, c: int, o: int) -> tuple[int, int] | None:
     return ib, ob
 
 
-def network_blocks(c: int, o: int, lanes: int) -> tuple[int, int]:
+def network_blocks(c: int, o: int, lanes: int, groups: int = 1) -> tuple[int, int]:
     """The channel blocks a network keeps its activations in: the widest vector-friendly
     block of each channel count (what the default configs pick). An odd input channel count
-    (RGB input) is read in blocks of one: NCHW1c is NCHW itself, so the network's input
-    needs no transform, and the broadcast inner loop does not care (measured on the
-    ResNet-18 stem: 0.56 ms with blocks of one, 0.66 ms with blocks of three)."""
-    return (1 if c % 2 else _best_block(c, lanes)), _best_block(o, lanes)
+    of a dense conv (RGB input) is read in blocks of one: NCHW1c is NCHW itself, so the
+    network's input needs no transform, and the broadcast inner loop does not care (measured
+    on the ResNet-18 stem: 0.56 ms with blocks of one, 0.66 ms with blocks of three). A
+    depthwise conv reads and writes one block."""
+    ob = _best_block(o, lanes)
+    if groups > 1:
+        return ob, ob
+    return (1 if c % 2 else _best_block(c, lanes)), ob
 
 
-def block_filter(pinned: int | None, position: int = -1):
-    """A split filter that keeps the factor at `position` equal to the pinned block."""
-    return None if pinned is None else (lambda f: f[position] == pinned)
+def block_filter(pinned: int | None):
+    """A split filter that keeps the innermost factor equal to the pinned block."""
+    return None if pinned is None else (lambda f: f[-1] == pinned)
 
 
 def conv_flops(p: dict[str, Any]) -> float:
@@ -236,15 +240,10 @@ class Conv2dNCHWc(ConvTemplate):
     def space(self, task: Task, lanes: int) -> ConfigSpace:
         p = self.validate(task)
         ib, ob = p["blocks"] or (None, None)
-        pin_ob = block_filter(ob)
         sp = ConfigSpace()
         sp.define_split("tile_ic", p["c"], 2, max_factor=64, filter=block_filter(ib))
         sp.define_split(
-            "tile_oc",
-            p["o"],
-            3,
-            max_factor=64,
-            filter=lambda f: f[1] <= 4 and (pin_ob is None or pin_ob(f)),
+            "tile_oc", p["o"], 3, max_factor=64, filter=lambda f: f[1] <= 4 and ob in (None, f[2])
         )
         sp.define_split("tile_ow", p["ow"], 2, max_factor=32)
         sp.define_knob("unroll_kw", [True, False])
