@@ -169,7 +169,7 @@ class _Lowering:
                 dst=want or "NCHW",
             )
             out = self.new_buffer(shape, self.buffers[buf].dtype)
-            self.call(task, registry.default_config(task), [buf, out], f"{value}->{want or 'NCHW'}")
+            self.call_default(task, [buf, out], f"{value}->{want or 'NCHW'}")
         self.converted[(value, want)] = out
         return out
 
@@ -184,6 +184,10 @@ class _Lowering:
         where = [self.node.name] if self.node else []
         where += [label] if label else []
         self.calls.append(Call(name, tuple(args), ":".join(where)))
+
+    def call_default(self, task: Task, args: list[str], label: str | None = None) -> None:
+        """`call` with the template's default config (ops that are not tuned)."""
+        self.call(task, registry.default_config(task), args, label)
 
     def kernel(self, task: Task, config: Config) -> tuple[str, tuple]:
         """(kernel name, argument specs) of (task, config): lowered and emitted once per
@@ -309,7 +313,7 @@ class _Lowering:
             "elementwise", target=self.target, fn=UNARY_FNS[node.op], shapes=[shape], **attrs
         )
         out = self.define(node.outputs[0], shape, self.layout.get(src))
-        self.call(task, registry.default_config(task), [buf, out])
+        self.call_default(task, [buf, out])
 
     def binary(self, node: Node) -> None:
         """Same-shaped activations stay in the first one's layout; broadcasts run logical."""
@@ -320,11 +324,7 @@ class _Lowering:
         shapes = [self.buffers[x].shape for x in bufs]
         task = Task.make("elementwise", target=self.target, fn=BINARY_FNS[node.op], shapes=shapes)
         out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
-        self.call(
-            task,
-            registry.default_config(task),
-            [*bufs, self.define(node.outputs[0], out_shape, layout)],
-        )
+        self.call_default(task, [*bufs, self.define(node.outputs[0], out_shape, layout)])
 
     def concat(self, node: Node) -> None:
         """Channel concat stays blocked when every input is in the same block (inception's
@@ -340,11 +340,7 @@ class _Lowering:
         shapes = [self.buffers[x].shape for x in bufs]
         task = Task.make("concat", target=self.target, shapes=shapes, axis=axis)
         out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
-        self.call(
-            task,
-            registry.default_config(task),
-            [*bufs, self.define(node.outputs[0], out_shape, layout)],
-        )
+        self.call_default(task, [*bufs, self.define(node.outputs[0], out_shape, layout)])
 
     def split(self, node: Node) -> None:
         src = self.logical(node.inputs[0])
@@ -360,11 +356,7 @@ class _Lowering:
                 begin=begin,
                 end=begin + int(size),
             )
-            self.call(
-                task,
-                registry.default_config(task),
-                [src, self.define(out, self.g.shape(out), None)],
-            )
+            self.call_default(task, [src, self.define(out, self.g.shape(out), None)])
             begin += int(size)
 
     def generic(self, node: Node) -> None:
@@ -384,7 +376,7 @@ class _Lowering:
             params["shape"] = self.buffers[bufs[0]].shape
         task = Task.make(op, target=self.target, **params)
         out = self.define(node.outputs[0], self.g.shape(node.outputs[0]), None)
-        self.call(task, registry.default_config(task), [*bufs, out])
+        self.call_default(task, [*bufs, out])
 
     # -- the network's edges ---------------------------------------------------------------
     def bind_inputs(self) -> list[tuple[str, str]]:
@@ -409,7 +401,7 @@ class _Lowering:
             else:
                 out = self.new_buffer(spec.shape, spec.dtype, "output")
                 task = Task.make("copy", target=self.target, shape=spec.shape)
-                self.call(task, registry.default_config(task), [buf, out], f"output {name}")
+                self.call_default(task, [buf, out], f"output {name}")
                 buf = out
             taken.add(buf)
             pairs.append((name, buf))
