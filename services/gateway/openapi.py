@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from tunefarm_services.gateway.validation import (
+    DEFAULT_TOP_K,
     DEFAULT_TUNER,
     MAX_BATCH,
     MAX_NAME,
+    MAX_SELECT_TOP,
     MAX_TRIALS,
     TUNERS,
 )
@@ -312,6 +314,14 @@ def _submission_fields() -> dict[str, Any]:
         "trials": {"type": "integer", "minimum": 0, "maximum": MAX_TRIALS},
         "tuner": {"type": "string", "enum": list(TUNERS), "default": DEFAULT_TUNER},
         "early_stopping": {"type": "integer", "minimum": 1, "nullable": True},
+        "select_top": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": MAX_SELECT_TOP,
+            "default": DEFAULT_TOP_K,
+            "description": "After tuning, each task's best N records are timed inside the "
+            "network on the device and the fastest there is shipped (0: off).",
+        },
         "batch": {"type": "integer", "minimum": 1, "maximum": MAX_BATCH, "default": 1},
         "name": {"type": "string", "maxLength": MAX_NAME},
         "input_shapes": {
@@ -367,6 +377,9 @@ def _job_common() -> dict[str, Any]:
         "trials": {"type": "integer"},
         "tuner": {"type": "string"},
         "early_stopping": {"type": "integer", "nullable": True},
+        "select_top": {"type": "integer"},
+        "selection": _selection(),
+        "delivered": {"type": "string", "enum": ["tuned", "untuned"]},
         "state": {"type": "string", "enum": list(STATES)},
         "created": {"type": "number"},
         "updated": {"type": "number"},
@@ -378,6 +391,29 @@ def _job_common() -> dict[str, Any]:
         "error": {"type": "string", "nullable": True},
         "cancel_requested": {"type": "boolean"},
         "links": _links(),
+    }
+
+
+def _selection() -> dict[str, Any]:
+    change = {
+        "type": "object",
+        "properties": {
+            "workload_key": {"type": "string"},
+            "node": {"type": "string"},
+            "choice": {"type": "string", "description": "'#2' (rank of the record) or 'default'"},
+            "network_ms": {"type": "number"},
+            "instead_ms": {"type": "number", "description": "in-network ms of the best record"},
+        },
+    }
+    return {
+        "type": "object",
+        "nullable": True,
+        "description": "In-network selection on the device (null: off or no records).",
+        "properties": {
+            "tasks": {"type": "integer"},
+            "changed": {"type": "array", "items": change},
+            "saved_ms": {"type": "number"},
+        },
     }
 
 

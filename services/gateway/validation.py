@@ -13,12 +13,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from tunefarm.compiler.select import DEFAULT_TOP_K
 from tunefarm.network import ZOO_PREFIX
 from tunefarm.tune.factory import TUNER_NAMES as TUNERS
 
 DEFAULT_TUNER = "xgb"
 MAX_TRIALS = 20_000
 MAX_BATCH = 64
+MAX_SELECT_TOP = 8  # candidates per task timed inside the network (each: one more compile)
 MAX_NAME = 200
 MAX_RANK = 8  # dimensions of one input shape
 UPLOAD_MODEL = "upload:model.onnx"  # spec["model"] of an uploaded network
@@ -30,6 +32,7 @@ FIELDS = (
     "trials",
     "tuner",
     "early_stopping",
+    "select_top",
     "batch",
     "name",
     "input_shapes",
@@ -75,6 +78,10 @@ def validate_submission(
         ("trials", lambda: _int(fields.get("trials"), 0, MAX_TRIALS, required=True)),
         ("tuner", lambda: _tuner(fields.get("tuner"))),
         ("early_stopping", lambda: _int(fields.get("early_stopping"), 1, None)),
+        (
+            "select_top",
+            lambda: _int(fields.get("select_top"), 0, MAX_SELECT_TOP, default=DEFAULT_TOP_K),
+        ),
         ("batch", lambda: _int(fields.get("batch"), 1, MAX_BATCH, default=1)),
         ("name", lambda: _name(fields.get("name"))),
         ("input_shapes", lambda: _input_shapes(fields.get("input_shapes"))),

@@ -207,6 +207,7 @@ def test_submit_zoo_model_queues_the_job(client, jobs, gateway_config):
         1,
     )
     assert doc["early_stopping"] == 50
+    assert doc["select_top"] == 3  # in-network selection is on by default
     assert convert_depth(gateway_config) == before + 1
     assert _newest_convert_message(gateway_config) == ("tunefarm.convert", [job_id])
 
@@ -233,6 +234,12 @@ def test_submit_onnx_upload_stores_the_model(client, jobs, store):
     assert doc["early_stopping"] is None and doc["trials"] == 5
 
 
+def test_select_top_zero_turns_selection_off(client, jobs):
+    response = submit(client, model="resnet-18", select_top=0)
+    assert response.status_code == 202, response.get_json()
+    assert jobs.get(response.get_json()["id"])["select_top"] == 0
+
+
 @pytest.mark.parametrize(
     ("changes", "field", "fragment"),
     [
@@ -248,6 +255,8 @@ def test_submit_onnx_upload_stores_the_model(client, jobs, store):
         ({"device_key": "nope"}, "device_key", DEVICE_KEY),
         ({"batch": 65}, "batch", "between 1 and 64"),
         ({"early_stopping": 0}, "early_stopping", ">= 1"),
+        ({"select_top": 9}, "select_top", "between 0 and 8"),
+        ({"select_top": "two"}, "select_top", "integer"),
         ({"input_shapes": {"data": [1, 0]}}, "input_shapes", ">= 1"),
         ({"trial": 5}, "trial", "unknown field"),
     ],

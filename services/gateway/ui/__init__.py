@@ -187,7 +187,13 @@ def jobs():
 @blueprint.get("/submit")
 def submit():
     """The submission form; it posts to /api/v1/jobs and shows the API's field messages."""
-    from tunefarm_services.gateway.validation import DEFAULT_TUNER, MAX_TRIALS, TUNERS
+    from tunefarm_services.gateway.validation import (
+        DEFAULT_TOP_K,
+        DEFAULT_TUNER,
+        MAX_SELECT_TOP,
+        MAX_TRIALS,
+        TUNERS,
+    )
 
     from tunefarm.frontend import zoo
 
@@ -198,6 +204,8 @@ def submit():
         tuners=TUNERS,
         default_tuner=DEFAULT_TUNER,
         max_trials=MAX_TRIALS,
+        default_select_top=DEFAULT_TOP_K,
+        max_select_top=MAX_SELECT_TOP,
     )
 
 

@@ -57,8 +57,8 @@ def compile_to(
     (`compiler.select`). Returns (CompiledNetwork, info)."""
     from pathlib import Path
 
-    from tunefarm.compiler import CompileError, compile_graph
-    from tunefarm.compiler.select import select_in_network
+    from tunefarm.compiler import CompileError
+    from tunefarm.compiler.select import compile_selected
     from tunefarm.runtime.artifact import ArtifactError
     from tunefarm.tune.records import ApplyHistoryBest
 
@@ -68,14 +68,9 @@ def compile_to(
         raise CommandError(f"-o {output!r}: directory does not exist")
     try:
         history = ApplyHistoryBest(log, device_key) if log is not None else None
-        overrides = None
-        if history is not None and select_top > 0:
-            selection = select_in_network(graph, tgt, history, device_key, top_k=select_top)
+        compiled, selection = compile_selected(graph, tgt, history, device_key, select_top)
+        if selection is not None:
             selection.print(out)
-            overrides = selection.configs
-        compiled = compile_graph(
-            graph, tgt, history, device_key, optimized=True, overrides=overrides
-        )
         info = compiled.save(output)
     except (CompileError, ArtifactError) as exc:
         raise CommandError(str(exc), code=1) from None

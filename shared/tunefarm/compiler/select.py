@@ -16,6 +16,8 @@ layouts and the per-task choices compose.
 
     selection = select_in_network(graph, "cpu", ApplyHistoryBest("r18.jsonl"))
     compiled = compile_graph(graph, "cpu", "r18.jsonl", overrides=selection.configs)
+    # or both steps at once:
+    compiled, selection = compile_selected(graph, "cpu", ApplyHistoryBest("r18.jsonl"))
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from tunefarm.measure.types import Config
 from tunefarm.task import Task
 from tunefarm.templates import registry
 from tunefarm.tune.records import ApplyHistoryBest
+
+DEFAULT_TOP_K = 3  # candidates per task: more rarely wins, and each costs a network compile
 
 
 @dataclass(frozen=True)
@@ -61,21 +65,46 @@ class Selection:
         """In-network ms per run saved against taking every task's best isolated config."""
         return sum(t.network_ms[0] - t.network_ms[t.chosen] for t in self.tasks)
 
+    @property
+    def changed(self) -> list[TaskSelection]:
+        """The tasks whose in-network choice is not their best isolated config."""
+        return [t for t in self.tasks if t.chosen != 0]
+
+    def to_json(self) -> dict[str, Any]:
+        """The report a service stores in the job document."""
+        return {
+            "tasks": len(self.tasks),
+            "changed": [
+                {
+                    "workload_key": t.task.workload_key,
+                    "node": t.nodes[0],
+                    "choice": _choice(t),
+                    "network_ms": t.network_ms[t.chosen],
+                    "instead_ms": t.network_ms[0],
+                }
+                for t in self.changed
+            ],
+            "saved_ms": self.saved_ms(),
+        }
+
     def print(self, stream: TextIO | None = None) -> None:
-        changed = [t for t in self.tasks if t.chosen != 0]
         print(
-            f"in-network selection: {len(changed)}/{len(self.tasks)} tasks changed their "
+            f"in-network selection: {len(self.changed)}/{len(self.tasks)} tasks changed their "
             f"config, {self.saved_ms():.3f} ms per run saved",
             file=stream,
         )
-        for t in changed:
-            default = t.candidates[t.chosen].index == registry.default_config(t.task).index
-            which = "default" if default else f"#{t.chosen + 1}"
+        for t in self.changed:
             print(
-                f"  {t.task.workload_key} ({t.nodes[0]}): {which} "
+                f"  {t.task.workload_key} ({t.nodes[0]}): {_choice(t)} "
                 f"{t.network_ms[t.chosen]:.3f} ms instead of {t.network_ms[0]:.3f} ms",
                 file=stream,
             )
+
+
+def _choice(t: TaskSelection) -> str:
+    """The chosen candidate in words: "default", or its rank among the records ("#2")."""
+    default = t.candidates[t.chosen].index == registry.default_config(t.task).index
+    return "default" if default else f"#{t.chosen + 1}"
 
 
 def candidates(
@@ -94,7 +123,7 @@ def select_in_network(
     target: str,
     history: ApplyHistoryBest,
     device_key: str | None = None,
-    top_k: int = 3,
+    top_k: int = DEFAULT_TOP_K,
     rounds: int = 5,
     repeat: int = 10,
     seed: int = 0,
@@ -153,3 +182,23 @@ def _task_ms(profile: list[Any], owner: dict[str, Task], task: Task) -> float:
     """ms of one run spent in `task`'s calls; a transform labelled `consumer:value->layout`
     counts for its consumer."""
     return sum(e.ms for e in profile if owner.get(e.node.split(":")[0]) == task)
+
+
+def compile_selected(
+    graph: Graph,
+    target: str,
+    history: ApplyHistoryBest | None,
+    device_key: str | None = None,
+    top_k: int = DEFAULT_TOP_K,
+) -> tuple[Any, Selection | None]:
+    """Compile `graph` (optimised) with the records, each tuned task's config chosen inside
+    the network among its `top_k` best (0: the best record, no selection). Run it on the
+    device that will run the network. Returns (CompiledNetwork, Selection or None)."""
+    selection = None
+    if history is not None and top_k > 0:
+        selection = select_in_network(graph, target, history, device_key, top_k=top_k)
+    overrides = selection.configs if selection is not None else None
+    compiled = compile_graph(
+        graph, target, history, device_key, optimized=True, overrides=overrides
+    )
+    return compiled, selection

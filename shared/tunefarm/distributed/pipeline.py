@@ -301,6 +301,7 @@ def _evaluate(config: ServiceConfig, app: Any, jobs: JobStore, job_id: str) -> N
     reply = result.get(timeout=wait, disable_sync_subtasks=False)
     result.forget()
     latency = reply["latency_ms"]
+    jobs.update(job_id, selection=reply.get("selection"))
     delivered = "tuned"
     if latency["untuned"] < latency["tuned"]:  # too few trials, or noise: hand back the faster
         store = ArtifactStore(config.artifacts)
@@ -316,8 +317,9 @@ def _evaluate(config: ServiceConfig, app: Any, jobs: JobStore, job_id: str) -> N
 
 
 def evaluate(config: ServiceConfig, job_id: str, repeat: int = 10) -> dict[str, Any]:
-    """On an agent: check the tuned network against ONNX Runtime and time tuned, untuned and
-    ONNX Runtime on this device."""
+    """On an agent: choose the tuned configs inside the network (in-network selection, which
+    rewrites net.tfa when it changes a choice), check the tuned network against ONNX Runtime
+    and time tuned, untuned and ONNX Runtime on this device."""
     import onnx
 
     from tunefarm.graph.ir import Graph
@@ -326,13 +328,38 @@ def evaluate(config: ServiceConfig, job_id: str, repeat: int = 10) -> dict[str, 
     store = ArtifactStore(config.artifacts)
     model = onnx.load(str(store.job_file(job_id, MODEL_FILE)))
     graph = Graph.load(str(store.job_file(job_id, GRAPH_FILE)))
+    selection = _select_in_network(config, store, job_id, graph)
     paths = {
         "tuned": store.job_file(job_id, TUNED_FILE),
         "untuned": store.job_file(job_id, UNTUNED_FILE),
     }
     result = end_to_end(model, graph, paths, "tuned", repeat=repeat)
     latency = {label: result.median(label) for label in result.rounds}
-    return {"relative_error": result.relative_error, "latency_ms": latency}
+    return {"relative_error": result.relative_error, "latency_ms": latency, "selection": selection}
+
+
+def _select_in_network(
+    config: ServiceConfig, store: ArtifactStore, job_id: str, graph: Any
+) -> dict[str, Any] | None:
+    """Re-rank each task's `select_top` best records by their time inside the network on
+    this device (`compiler.select`); when any choice changes, net.tfa is recompiled with the
+    new choices (atomically, so a redelivered evaluate sees either build). Returns the
+    selection report, or None when the job asked for none or has no records."""
+    from tunefarm.compiler.select import DEFAULT_TOP_K, compile_selected
+    from tunefarm.tune.records import ApplyHistoryBest
+
+    doc = JobStore(config).get(job_id)
+    top_k = doc.get("select_top", DEFAULT_TOP_K)
+    log = store.job_file(job_id, LOG_FILE)
+    if not top_k or not log.is_file():
+        return None
+    history = ApplyHistoryBest(str(log), doc["device_key"])
+    compiled, selection = compile_selected(graph, doc["target"], history, doc["device_key"], top_k)
+    if selection.changed:
+        tmp = store.job_file(job_id, f".{TUNED_FILE}.selected.tmp")
+        compiled.save(str(tmp))
+        tmp.replace(store.job_file(job_id, TUNED_FILE))
+    return selection.to_json()
 
 
 # ----------------------------------------------------------------------------- candidates

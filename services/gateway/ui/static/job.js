@@ -267,7 +267,15 @@ function drawResult(doc) {
     doc.delivered === "untuned"
       ? " The compiled network handed back is the untuned build, which measured faster."
       : "";
-  $("result-error").textContent = match + delivered;
+  $("result-error").textContent = match + delivered + selectionText(doc.selection);
+}
+
+/** One sentence on in-network selection ("" when it did not run or changed nothing). */
+function selectionText(selection) {
+  if (!selection || !selection.changed || selection.changed.length === 0) return "";
+  const n = selection.changed.length;
+  const tasks = n === 1 ? "1 task" : `${n} tasks`;
+  return ` Timed inside the network on the device, ${tasks} of ${selection.tasks} switched config, saving ${fmtMs(selection.saved_ms)} per run.`;
 }
 
 function speedup(ratio, what) {
