@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -26,7 +27,7 @@ class StackSpec:
     build_workers: int = 1
     build_concurrency: int = 1
     search_workers: int = 1
-    metrics_base_port: int = 0  # workers get base, base+1, ... (0: off)
+    metrics_base_port: int = 0  # workers get the first free ports from base on (0: off)
 
 
 class LocalStack:
@@ -39,9 +40,14 @@ class LocalStack:
         self._next_metrics = spec.metrics_base_port
 
     def _metrics_port(self) -> str:
+        """The next port from the base on that nothing holds now: a worker whose port is
+        taken exits at once, and its queue would silently go unserved."""
         if not self.spec.metrics_base_port:
             return "0"
-        port, self._next_metrics = self._next_metrics, self._next_metrics + 1
+        port = self._next_metrics
+        while port == self.spec.port or not port_is_free(port):
+            port += 1
+        self._next_metrics = port + 1
         return str(port)
 
     def plan(self) -> dict[str, list[str]]:
@@ -108,6 +114,13 @@ class LocalStack:
             except subprocess.TimeoutExpired:
                 self.kill(name)
 
+    def check_alive(self) -> None:
+        """Raise naming each process that exited, with the end of its log."""
+        dead = self.dead()
+        if dead:
+            tails = "\n".join(f"--- {n} (exit {rc})\n{self.logs(n, 10)}" for n, rc in dead.items())
+            raise RuntimeError(f"stack processes exited: {sorted(dead)}\n{tails}")
+
     def dead(self) -> dict[str, int]:
         """Processes that exited, with their status."""
         return {n: p.returncode for n, p in self.procs.items() if p.poll() is not None}
@@ -122,3 +135,13 @@ class LocalStack:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def port_is_free(port: int) -> bool:
+    """Whether a server could bind `port` on all interfaces now."""
+    with socket.socket() as s:
+        try:
+            s.bind(("", port))
+        except OSError:
+            return False
+    return True

@@ -3,7 +3,7 @@ a free port, a tokens file, and polling with a deadline that says what it waited
 
 from __future__ import annotations
 
-import socket
+import random
 import time
 import uuid
 from collections.abc import Callable
@@ -29,9 +29,25 @@ def flush_db(db: int) -> None:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port no server holds now, picked below the kernel's ephemeral range. A port from
+    bind(0) lies inside that range, where the stack's own outgoing Redis connections can take
+    it, or the metrics ports after it, before the server binds."""
+    from tunefarm_services.stack import port_is_free
+
+    low = _ephemeral_low()
+    high = low - 100 if low > 21000 else 30000  # a range starting low can't be avoided
+    for _ in range(500):
+        port = random.randrange(20000, high)
+        if port_is_free(port):
+            return port
+    raise RuntimeError(f"no free port in 20000..{high}")
+
+
+def _ephemeral_low(default: int = 32768) -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return default
 
 
 def stack_env(tmp: Path, db: int, tokens: dict[str, str], **extra: str) -> dict[str, str]:

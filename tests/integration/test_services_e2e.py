@@ -43,6 +43,7 @@ def stack(tmp_path_factory):
     try:
         wait_for(lambda: requests.get(running.url + "/readyz", timeout=2).ok, 60, "the gateway")
         wait_for(lambda: _device_total(running) == 2, 60, "two agents in the tracker")
+        running.check_alive()
         yield running
     finally:
         running.stop()
@@ -105,6 +106,9 @@ def test_a_network_submitted_over_rest_completes(stack):
     assert doc["estimated_latency_ms"] > 0
     assert set(doc["latency_ms"]) == {"tuned", "untuned", "onnxruntime"}
     assert doc["relative_error"] < 1e-3
+    # in-network selection ran on the agent over every tuned task (the tiny net has three)
+    assert doc["selection"]["tasks"] == 3 and doc["selection"]["saved_ms"] >= 0
+    assert doc["delivered"] in ("tuned", "untuned")
     records = _records(stack, job_id)
     _assert_each_trial_once(records, doc)
     assert {r["device_key"] for r in records} == {KEY}
