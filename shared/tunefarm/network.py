@@ -180,7 +180,8 @@ def print_tasks(tasks: Sequence[NetworkTask], graph: Graph, stream: TextIO | Non
         print(" | ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)), file=stream)
         if j == 0:
             print("-+-".join("-" * w for w in widths), file=stream)
-    total = sum(t.flops * t.weight for t in tasks)
+    groups = {t.group: t.flops * t.weight for t in reversed(tasks)}  # alternatives count once
+    total = sum(groups.values())
     print(f"Total: {total / 1e9:.2f} GFLOPs in tuned ops", file=stream)
 
 
@@ -226,6 +227,7 @@ def tune_network(
         seed=seed,
         early_stopping_per_task=early_stopping,
         stream=stream,
+        groups=[t.group for t in tasks],
     )
     if resume and Path(log).exists():
         loaded = scheduler.load_log(log, device_key=device_key)

@@ -31,9 +31,24 @@ def run_json(capsys, *argv: str) -> dict:
 
 def test_tasks_json_lists_the_fused_convs(model_path, capsys) -> None:
     doc = run_json(capsys, "tasks", model_path, "--json")
-    assert len(doc["tasks"]) == 18  # 26 convs, 8 pairs of repeated fire-module convs
-    assert sum(t["weight"] for t in doc["tasks"]) == 26
-    assert all(t["op"] == "conv2d" and t["flops"] > 0 for t in doc["tasks"])
+    tasks = doc["tasks"]
+    direct = [t for t in tasks if t["op"] == "conv2d"]
+    assert len(direct) == 18  # 26 convs, 8 pairs of repeated fire-module convs
+    assert sum(t["weight"] for t in direct) == 26
+    assert all(t["flops"] > 0 for t in tasks)
+    # each 3x3 stride-1 conv (the fire modules' expand3x3) also has a Winograd alternative,
+    # in the same group as its direct task and for the same nodes
+    winograd = [t for t in tasks if t["op"] == "conv2d_winograd"]
+    eligible = [
+        t
+        for t in direct
+        if t["params"]["weight"][2:] == [3, 3] and t["params"]["strides"] == [1, 1]
+    ]
+    assert len(winograd) == len(eligible) == 4
+    for alt in winograd:
+        first = tasks[alt["group"]]
+        assert first["op"] == "conv2d" and first["nodes"] == alt["nodes"]
+        assert first["params"] == alt["params"]
     assert main(["tasks", model_path]) == 0
     assert "Workload key" in capsys.readouterr().out
 

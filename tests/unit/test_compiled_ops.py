@@ -166,7 +166,7 @@ def oracle(task: Task, xs: Arrays) -> np.ndarray:
     """The expected logical output of `task` on logical inputs `xs`, written from scratch."""
     a = task.args
     op = task.op
-    if op == "conv2d":
+    if op in ("conv2d", "conv2d_winograd"):  # the same convolution, another algorithm
         p = (_pair(a.get("strides", 1)), _pads(a.get("padding", 0)), _pair(a.get("dilation", 1)))
         out = conv_nchw(xs["data"], xs["weight"], *p, a.get("groups", 1))
         return epilogue(out, a.get("epilogue", ()), xs)
@@ -282,7 +282,19 @@ def ew(fn, *shapes, **kw) -> Task:
     return Task.make("elementwise", fn=fn, shapes=list(shapes), **kw)
 
 
+def winograd(data, weight, **kw) -> Task:
+    return Task.make("conv2d_winograd", data=data, weight=weight, **kw)
+
+
 DEFAULT_CASES: dict[str, Task] = {
+    # output sizes that are no multiple of the tile (4), a batch, asymmetric and no padding
+    "winograd_c8_o16_pad1": winograd(
+        (1, 8, 9, 10), (16, 8, 3, 3), padding=1, epilogue=("bias", "relu")
+    ),
+    "winograd_batch2_residual_asym_pad": winograd(
+        (2, 12, 7, 11), (24, 12, 3, 3), padding=(1, 0, 2, 1), epilogue=("bias", "residual", "relu")
+    ),
+    "winograd_no_pad": winograd((1, 4, 6, 6), (8, 4, 3, 3)),
     "conv_c3_o12_pad1": conv((1, 3, 11, 13), (12, 3, 3, 3), padding=1),
     "conv_c5_o24_s2_asym_pad": conv((1, 5, 15, 14), (24, 5, 3, 3), strides=2, padding=(1, 0, 2, 1)),
     "conv_c12_o5_dilation2": conv((1, 12, 13, 11), (5, 12, 3, 3), padding=2, dilation=2),
@@ -461,6 +473,9 @@ RANDOM_TASKS = {
         dilation=2,
         groups=12,
         epilogue=("bias", "hard_swish"),
+    ),
+    "conv2d_winograd": winograd(
+        (1, 12, 10, 9), (16, 12, 3, 3), padding=1, epilogue=("bias", "residual", "relu")
     ),
     "dense": Task.make("dense", data=(2, 24), weight=(16, 24), epilogue=("bias",)),
     "pool2d_max": pool((1, 16, 12, 12), "max", kernel=3, strides=2, padding=1),

@@ -127,6 +127,17 @@ def test_gradient_spends_trials_where_the_weighted_latency_is(measure: MeasureOp
     assert sched.score(0, 8) > sched.score(1, 8) > 0
 
 
+def test_alternatives_count_once_with_their_fastest(measure: MeasureOption) -> None:
+    """Tasks in one group compute the same nodes: the estimate takes the faster of them."""
+    tasks = tiny_tasks()
+    sched = TaskScheduler(tasks, [2, 2, 1], "random", stream=io.StringIO(), groups=[0, 0, 2])
+    summary = sched.tune(12, measure, trials_per_round=4, batch_size=4)
+    a, b, c = (t.weight * t.best_latency_s for t in summary.tasks)
+    assert summary.estimated_total_latency_s == pytest.approx(min(a, b) + c)
+    with pytest.raises(ValueError, match="2 groups for 3 tasks"):
+        TaskScheduler(tasks, tuner_factory="random", groups=[0, 1])
+
+
 def test_similar_faster_task_raises_the_forward_estimate() -> None:
     """Same op, same FLOPs: the task 10x slower per FLOP than its sibling scores higher than it
     would alone, because the sibling shows what speed this kernel can reach."""

@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
                     "workload_key": t.task.workload_key,
                     "flops": t.flops,
                     "nodes": list(t.nodes),
+                    "group": t.group,
                 }
                 for t in tasks
             ],

@@ -202,7 +202,7 @@ def _simplify_binary(node: Binary, ranges: Mapping[str, Range]) -> Expr | None:
         if isinstance(a, Const) and isinstance(b, Const) and node.op in ("+", "-", "*"):
             val = {"+": a.value + b.value, "-": a.value - b.value, "*": a.value * b.value}
             return Const(float(val[node.op]), node.dtype)
-        return None
+        return _float_identities(node)
     if node.op in ("+", "-", "*"):
         return from_affine(to_affine(node), node.dtype)
     if node.op in ("//", "%"):
@@ -214,6 +214,30 @@ def _simplify_binary(node: Binary, ranges: Mapping[str, Range]) -> Expr | None:
         if node.op == "min":
             return a if ra[1] <= rb[0] else b if rb[1] <= ra[0] else None
         return a if ra[0] >= rb[1] else b if rb[0] >= ra[1] else None
+    return None
+
+
+def _float_identities(node: Binary) -> Expr | None:
+    """x*0 -> 0, x*1 -> x, x+0 -> x, x-0 -> x. Constant coefficient tables (Winograd's
+    transforms) unroll into terms with zero and unit coefficients, and C compilers keep them:
+    without -ffast-math, x*0 is not 0 for x = inf or NaN. The fold treats them as exact."""
+    a, b = node.a, node.b
+    zero = [isinstance(x, Const) and x.value == 0 for x in (a, b)]
+    one = [isinstance(x, Const) and x.value == 1 for x in (a, b)]
+    if node.op == "*":
+        if any(zero):
+            return Const(0.0, node.dtype)
+        if one[0] and b.dtype == node.dtype:
+            return b
+        if one[1] and a.dtype == node.dtype:
+            return a
+    elif node.op == "+":
+        if zero[0] and b.dtype == node.dtype:
+            return b
+        if zero[1] and a.dtype == node.dtype:
+            return a
+    elif node.op == "-" and zero[1] and a.dtype == node.dtype:
+        return a
     return None
 
 

@@ -27,7 +27,7 @@ from tunefarm.codegen.target import canonical
 from tunefarm.compiler.layouts import Layout, block, physical_shape, same_memory
 from tunefarm.graph.ir import Graph, GraphError, Node
 from tunefarm.graph.passes import optimize
-from tunefarm.graph.tasks import TUNABLE_OPS, anchor_task
+from tunefarm.graph.tasks import TUNABLE_OPS, anchor_alternatives, choose_alternative
 from tunefarm.measure.types import Config, MeasureInput
 from tunefarm.runtime.plan import BufferSpec, Call, ExecPlan, KernelCode
 from tunefarm.task import Task
@@ -260,7 +260,8 @@ class _Lowering:
             raise self.error("no kernel for this op in the network compiler")
 
     def anchor(self, node: Node) -> None:
-        task = anchor_task(self.g, node, self.target)
+        alternatives = anchor_alternatives(self.g, node, self.target)
+        task = choose_alternative(alternatives, self.history, self.device, self.overrides)
         config = self.choose(task)
         kdef = self.instantiate(task, config)
         data_layout, out_layout = kdef.notes.get("data_layout"), kdef.notes.get("out_layout")

@@ -31,7 +31,7 @@ from typing import Any, TextIO
 from tunefarm.codegen.target import canonical
 from tunefarm.compiler.network import compile_graph
 from tunefarm.graph.ir import Graph
-from tunefarm.graph.tasks import extract_tasks
+from tunefarm.graph.tasks import choose_alternative, extract_tasks
 from tunefarm.measure.types import Config
 from tunefarm.task import Task
 from tunefarm.templates import registry
@@ -134,9 +134,7 @@ def select_in_network(
     from tunefarm.runtime.executor import GraphExecutor
 
     target = canonical(target)
-    tuned = [
-        t for t in extract_tasks(graph, target) if history.query(t.task, device_key)[1] == "record"
-    ]
+    tuned = _running_tasks(graph, target, history, device_key)
     options = {t.task: candidates(t.task, history, device_key, top_k) for t in tuned}
     if not options:
         return Selection(())
@@ -167,6 +165,19 @@ def select_in_network(
         best = min(range(len(cands)), key=ms.__getitem__)
         rows.append(TaskSelection(t.task, t.nodes, tuple(cands), ms, best))
     return Selection(tuple(rows))
+
+
+def _running_tasks(graph: Graph, target: str, history: ApplyHistoryBest, device_key: str | None):
+    """The network's tasks that run its nodes (of each node's alternatives, the one the
+    compiler picks from the records) and have records."""
+    tasks = extract_tasks(graph, target)
+    groups: dict[int, list[Task]] = {}
+    for t in tasks:
+        groups.setdefault(t.group, []).append(t.task)
+    running = {choose_alternative(alts, history, device_key) for alts in groups.values()}
+    return [
+        t for t in tasks if t.task in running and history.query(t.task, device_key)[1] == "record"
+    ]
 
 
 def _profile(executors: list[Any], rounds: int, repeat: int) -> list[list[list[Any]]]:

@@ -94,6 +94,7 @@ def extract(config: ServiceConfig, app: Any, job_id: str) -> str:
             "weight": t.weight,
             "nodes": list(t.nodes),
             "flops": t.flops,
+            "group": t.group,
             "describe": t.describe(graph),
         }
         for t in tasks
@@ -125,8 +126,10 @@ def load_tasks(path: Path):
 
     rows = json.loads(path.read_text())
     tasks = [
-        NetworkTask(Task.from_json(r["task"]), r["weight"], tuple(r["nodes"]), r["flops"])
-        for r in rows
+        NetworkTask(
+            Task.from_json(r["task"]), r["weight"], tuple(r["nodes"]), r["flops"], r.get("group", i)
+        )
+        for i, r in enumerate(rows)
     ]
     return tasks, rows
 

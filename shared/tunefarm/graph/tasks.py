@@ -5,6 +5,11 @@ The task carries the anchor's whole fused subgraph (shapes, attributes and epilo
 the auto-scheduler, so the kernel measured while tuning is exactly the one the network runs.
 Pools, transforms and other light ops are compiled with their default schedules and are not
 tuned: together they take a few percent of a CNN's time.
+
+A node may have alternative tasks, other algorithms for the same computation in the same
+layouts: on CPUs a 3x3 stride-1 conv is also a `conv2d_winograd` task (as AutoTVM extracts
+one task per implementation). Each alternative is tuned; the compiler runs a node with the
+alternative whose best record is fastest (`choose_alternative`).
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from dataclasses import dataclass
 from tunefarm.codegen.target import Target
 from tunefarm.graph.ir import Graph, Node
 from tunefarm.task import Task
-from tunefarm.templates.x86.conv2d import network_blocks
+from tunefarm.templates.x86.conv2d import conv_params, network_blocks
+from tunefarm.templates.x86.winograd import winograd_eligible
 
 TUNABLE_OPS = ("conv2d", "dense")
 
@@ -45,20 +51,50 @@ def anchor_task(graph: Graph, node: Node, target: str) -> Task:
     return Task.make("conv2d", target=target, **params)
 
 
+def anchor_alternatives(graph: Graph, node: Node, target: str) -> list[Task]:
+    """The tasks that can compute an anchor node, its `anchor_task` first."""
+    task = anchor_task(graph, node, target)
+    if task.op == "conv2d" and Target.parse(target).kind == "cpu":
+        if winograd_eligible(conv_params(task)):
+            return [task, Task.make("conv2d_winograd", target=target, **task.args)]
+    return [task]
+
+
+def choose_alternative(
+    alternatives: list[Task], history, device_key: str | None = None, given=()
+) -> Task:
+    """The task that runs a node: one whose config is `given` (in-network selection chose
+    it), else the alternative whose best record is fastest, else the first (no records: the
+    direct algorithm, whose default config every other layer is planned around)."""
+    for task in alternatives:
+        if task in given:
+            return task
+    if history is None or len(alternatives) == 1:
+        return alternatives[0]
+    best = [
+        (ranked[0][1], i)
+        for i, t in enumerate(alternatives)
+        if (ranked := history.ranked(t, device_key))
+    ]
+    return alternatives[min(best)[1]] if best else alternatives[0]
+
+
 @dataclass(frozen=True)
 class NetworkTask:
-    """A tuning task with its weight (occurrences) and the nodes that run it."""
+    """A tuning task with its weight (occurrences) and the nodes that run it. `group` is the
+    index of the node's first task: alternatives of the same nodes share it."""
 
     task: Task
     weight: int
     nodes: tuple[str, ...]
     flops: float
+    group: int = 0
 
     def describe(self, graph: Graph) -> str:
         """Shapes and attributes in a line, e.g. conv2d 1x64x56x56 * 64x64x3x3 s1 p1 +bias,relu."""
         a = self.task.args
         shapes = " * ".join("x".join(str(d) for d in a[k]) for k in ("data", "weight"))
-        if self.task.op == "conv2d":
+        if self.task.op.startswith("conv2d"):
             extra = f" s{a['strides'][0]} p{a['padding'][0]}"
             if a["groups"] != 1:
                 extra += f" g{a['groups']}"
@@ -71,15 +107,20 @@ class NetworkTask:
 
 
 def extract_tasks(graph: Graph, target: str) -> list[NetworkTask]:
-    """Tasks in order of first occurrence. `graph` should be optimised (passes.optimize) so
-    tasks carry their fused epilogues."""
+    """Tasks in order of first occurrence, each node's alternatives after its first task.
+    `graph` should be optimised (passes.optimize) so tasks carry their fused epilogues."""
     from tunefarm.templates import registry
 
     found: dict[Task, list[str]] = {}
+    first: dict[Task, Task] = {}
     for node in graph.nodes:
         if node.op in TUNABLE_OPS:
-            found.setdefault(anchor_task(graph, node, target), []).append(node.name)
+            alternatives = anchor_alternatives(graph, node, target)
+            for task in alternatives:
+                found.setdefault(task, []).append(node.name)
+                first[task] = alternatives[0]
+    order = {task: i for i, task in enumerate(found)}
     return [
-        NetworkTask(task, len(nodes), tuple(nodes), registry.flops(task))
+        NetworkTask(task, len(nodes), tuple(nodes), registry.flops(task), order[first[task]])
         for task, nodes in found.items()
     ]

@@ -26,10 +26,11 @@ from tunefarm.templates.base import KernelDef, TaskError, Template
 @functools.lru_cache(maxsize=1)
 def _templates() -> dict[str, Template]:
     from tunefarm.templates import generic
-    from tunefarm.templates.x86 import conv2d, dense, depthwise, pool
+    from tunefarm.templates.x86 import conv2d, dense, depthwise, pool, winograd
 
     found: list[Template] = [
         conv2d.Conv2dNCHWc(),
+        winograd.Conv2dWinograd(),
         depthwise.DepthwiseNCHWc(),
         dense.DensePack(),
         pool.Pool2dNCHWc(),

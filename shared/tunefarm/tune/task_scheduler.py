@@ -2,6 +2,8 @@
 
 The goal is the end-to-end latency, estimated as sum_i weight_i * latency_i, where latency_i
 is the best time found so far for task i and weight_i how often it occurs in the network.
+Tasks given the same `groups` id are alternatives for the same nodes (e.g. a direct and a
+Winograd conv): the group counts once, with its fastest member.
 Time goes out in rounds of `trials_per_round` trials to one task at a time:
 
 - "round-robin": the task with the fewest trials next, so every task gets the same share;
@@ -159,6 +161,7 @@ class TaskScheduler:
         beta: float = 2.0,
         early_stopping_per_task: int | None = None,
         stream: TextIO | None = None,
+        groups: Sequence[int] | None = None,
     ) -> None:
         tasks = list(tasks)
         if not tasks:
@@ -182,6 +185,9 @@ class TaskScheduler:
             _TaskState(make(t, seed + i), w)
             for i, (t, w) in enumerate(zip(tasks, weights, strict=True))
         ]
+        self.groups = list(groups) if groups is not None else list(range(len(tasks)))
+        if len(self.groups) != len(tasks):
+            raise ValueError(f"got {len(self.groups)} groups for {len(tasks)} tasks")
         self.trials = 0  # spent, loaded ones included
         self._last = -1  # the task tuned last (round robin continues after it)
 
@@ -360,8 +366,12 @@ class TaskScheduler:
         return self.stream if self.stream is not None else sys.stdout
 
     def estimated_total_latency(self) -> float:
-        """sum_i weight_i * best latency_i in seconds; inf while a task has no valid result."""
-        return sum(s.weight * s.best for s in self.states)
+        """sum_i weight_i * best latency_i in seconds over the groups of alternatives, each
+        with its fastest member; inf while a group has no valid result."""
+        best: dict[int, float] = {}
+        for g, s in zip(self.groups, self.states, strict=True):
+            best[g] = min(best.get(g, math.inf), s.weight * s.best)
+        return sum(best.values())
 
     def table(self, next_id: int | None, seconds: float) -> str:
         """The scheduler table (auto_scheduler's layout) and its summary line."""
