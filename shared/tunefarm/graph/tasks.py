@@ -14,13 +14,18 @@ alternative whose best record is fastest (`choose_alternative`).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tunefarm.codegen.target import Target
 from tunefarm.graph.ir import Graph, Node
 from tunefarm.task import Task
 from tunefarm.templates.x86.conv2d import conv_params, network_blocks
 from tunefarm.templates.x86.winograd import winograd_eligible
+
+if TYPE_CHECKING:
+    from tunefarm.tune.dispatch import ApplyHistoryBest
 
 TUNABLE_OPS = ("conv2d", "dense")
 
@@ -61,7 +66,10 @@ def anchor_alternatives(graph: Graph, node: Node, target: str) -> list[Task]:
 
 
 def choose_alternative(
-    alternatives: list[Task], history, device_key: str | None = None, given=()
+    alternatives: list[Task],
+    history: ApplyHistoryBest | None,
+    device_key: str | None = None,
+    given: Collection[Task] = (),
 ) -> Task:
     """The task that runs a node: one whose config is `given` (in-network selection chose
     it), else the alternative whose best record is fastest, else the first (no records: the
