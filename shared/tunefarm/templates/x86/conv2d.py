@@ -189,6 +189,22 @@ def register_tile_steps(
     return steps
 
 
+def channel_splits(p: dict[str, Any], max_inner: int) -> ConfigSpace:
+    """A space with the blocked conv's channel knobs: tile_ic (blocks, ib) and tile_oc
+    (blocks, oc_inner <= max_inner, ob), the blocks held to the task's pinned ones."""
+    ib, ob = p["blocks"] or (None, None)
+    sp = ConfigSpace()
+    sp.define_split("tile_ic", p["c"], 2, max_factor=64, filter=block_filter(ib))
+    sp.define_split(
+        "tile_oc",
+        p["o"],
+        3,
+        max_factor=64,
+        filter=lambda f: f[1] <= max_inner and ob in (None, f[2]),
+    )
+    return sp
+
+
 PAD_MODES = ("copy", "inline")
 
 
@@ -239,12 +255,7 @@ class Conv2dNCHWc(ConvTemplate):
 
     def space(self, task: Task, lanes: int) -> ConfigSpace:
         p = self.validate(task)
-        ib, ob = p["blocks"] or (None, None)
-        sp = ConfigSpace()
-        sp.define_split("tile_ic", p["c"], 2, max_factor=64, filter=block_filter(ib))
-        sp.define_split(
-            "tile_oc", p["o"], 3, max_factor=64, filter=lambda f: f[1] <= 4 and ob in (None, f[2])
-        )
+        sp = channel_splits(p, max_inner=4)
         sp.define_split("tile_ow", p["ow"], 2, max_factor=32)
         sp.define_knob("unroll_kw", [True, False])
         sp.define_knob("order", list(ORDERS))

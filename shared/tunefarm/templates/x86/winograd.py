@@ -39,8 +39,8 @@ from tunefarm.task import Task
 from tunefarm.templates.base import TaskError, build_epilogue, check_config, io_key
 from tunefarm.templates.x86.conv2d import (
     ConvTemplate,
-    block_filter,
     blocked_conv_kernel,
+    channel_splits,
     conv_params,
     network_blocks,
 )
@@ -140,12 +140,7 @@ class Conv2dWinograd(ConvTemplate):
 
     def space(self, task: Task, lanes: int) -> ConfigSpace:
         p = self.validate(task)
-        ib, ob = p["blocks"] or (None, None)
-        sp = ConfigSpace()
-        sp.define_split("tile_ic", p["c"], 2, max_factor=64, filter=block_filter(ib))
-        sp.define_split(
-            "tile_oc", p["o"], 3, max_factor=64, filter=lambda f: f[1] <= 2 and ob in (None, f[2])
-        )
+        sp = channel_splits(p, max_inner=2)
         sp.define_knob("m", [2, 4])
         sp.define_knob("reg_n", list(REG_TILES))
         sp.define_knob("unroll_ic", [False, True])
