@@ -3,7 +3,7 @@
 PY ?= .venv/bin/python
 VENV_STAMP := .venv/.stamp
 
-.PHONY: venv test lint bench bench-kernels bench-tuners bench-networks run docker-build k8s-render bench-pipeline serve
+.PHONY: venv test lint lint-imports golden bench bench-kernels bench-tuners bench-networks run docker-build k8s-render bench-pipeline serve
 
 venv: $(VENV_STAMP)
 
@@ -14,8 +14,18 @@ $(VENV_STAMP): shared/pyproject.toml services/pyproject.toml
 	.venv/bin/python -m pip install -e './shared[dev,services]' -e ./services
 	touch $(VENV_STAMP)
 
-test: venv
-	$(PY) -m pytest tests -q -m "not gpu"
+test: venv lint lint-imports
+	$(PY) -m pytest tests -q -rs -m "not gpu"
+
+# The import contracts in pyproject.toml: layers import only downward, and no layer but the
+# backends' own reaches into a backend's modules.
+lint-imports: venv
+	.venv/bin/lint-imports
+
+# Rewrite the golden files of generated code (tests/golden/) after a change to a kernel that is
+# meant; review the diff and commit it with the change.
+golden: venv
+	TUNEFARM_UPDATE_GOLDEN=1 $(PY) -m pytest tests/unit/test_golden.py -q
 
 lint: venv
 	$(PY) -m ruff check .
@@ -67,12 +77,16 @@ k8s-render:
 bench-pipeline: venv
 	$(PY) benchmarks/pipeline.py $(BENCH_PIPELINE_ARGS)
 
-# The whole service stack as local processes against the local Redis (no containers):
-# gateway on http://127.0.0.1:$(SERVE_PORT), one agent with key "local". Ctrl-C stops it.
+# The whole service stack as local processes (no containers): gateway on
+# http://127.0.0.1:$(SERVE_PORT), one agent with key "local", and a private redis-server with
+# an append-only file in build/stack/redis (the manifests' persistence: job state survives a
+# restart of it). Ctrl-C stops it. SERVE_REDIS_DIR= uses TUNEFARM_BROKER_URL's Redis instead.
 SERVE_PORT ?= 8080
 SERVE_TOKENS ?= build/stack/tokens.txt
+SERVE_REDIS_DIR ?= build/stack/redis
 serve: venv
 	mkdir -p build/stack
-	test -f $(SERVE_TOKENS) || echo "$$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(24))') read,submit admin" > $(SERVE_TOKENS)
+	test -f $(SERVE_TOKENS) || echo "$$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(24))') read,submit,admin local-admin" > $(SERVE_TOKENS)
 	@echo "API token (also for the web UI login): $$(cut -d' ' -f1 $(SERVE_TOKENS))"
-	TUNEFARM_TOKENS_FILE=$(SERVE_TOKENS) $(PY) -m tunefarm serve stack --port $(SERVE_PORT) --log-dir build/stack
+	TUNEFARM_TOKENS_FILE=$(SERVE_TOKENS) $(PY) -m tunefarm serve stack --port $(SERVE_PORT) \
+		--log-dir build/stack $(if $(SERVE_REDIS_DIR),--redis-dir $(SERVE_REDIS_DIR))

@@ -39,17 +39,16 @@ except ImportError:  # run from a checkout without the editable install
 
 import _report
 import _timing
-from tunefarm.codegen.target import Target
+from tunefarm.backends import parse_target, registry
+from tunefarm.backends.cpu.target import num_cores
 from tunefarm.measure import (
     BuildResult,
     Config,
     LocalBuilder,
-    LocalRunner,
     MeasureInput,
     MeasureSettings,
 )
 from tunefarm.task import Task
-from tunefarm.templates import registry
 
 SWEEP_SETTINGS = MeasureSettings(repeat=2, min_repeat_ms=10, timeout_s=10)
 FINAL_MIN_REPEAT_MS = 100
@@ -149,7 +148,7 @@ def sweep(layer: Layer, task: Task, args: argparse.Namespace, builder: LocalBuil
     found: list[Candidate] = []
     errors: Counter[str] = Counter()
     first_error, start = "", time.perf_counter()
-    with LocalRunner(SWEEP_SETTINGS, seed=args.seed) as runner:
+    with registry.local_runner(SWEEP_SETTINGS, seed=args.seed) as runner:
         for lo in range(0, len(configs), BATCH):
             inputs = [MeasureInput(task, c) for c in configs[lo : lo + BATCH]]
             builds = builder.build(inputs)
@@ -197,9 +196,9 @@ class Competitors:
 def make_competitors(task: Task, seed: int, threads: int) -> Competitors:
     inputs = registry.random_inputs(task, seed)
     x, w = inputs["data"], inputs["weight"]
-    expected = registry.dispatch(task).reference(task, inputs)
+    expected = registry.template(task).reference(task, inputs)
     if task.op == "conv2d":
-        from tunefarm.templates.x86.conv2d import conv_params
+        from tunefarm.backends.cpu.conv2d import conv_params
 
         p = conv_params(task)
         shape = _timing.ConvShape(tuple(p["strides"]), tuple(p["padding"]))
@@ -230,7 +229,7 @@ def final_rounds(
     """Per round: each top candidate (fresh child), then numpy, then ORT; one repeat each."""
     settings = MeasureSettings(repeat=1, min_repeat_ms=FINAL_MIN_REPEAT_MS, timeout_s=30)
     costs: dict[str, list[float]] = {"numpy": [], "ort": []}
-    with LocalRunner(settings, seed=seed) as runner:
+    with registry.local_runner(settings, seed=seed) as runner:
         for r in range(rounds):
             for cand in (c for c in top if not c.error):
                 res = runner.run([MeasureInput(task, cand.config)], [cand.build])[0]
@@ -343,7 +342,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.trials < 1 or args.rounds < 1:
         ap.error("--trials and --rounds must be >= 1")
     try:
-        args.threads = Target.parse(args.target).cores or cores
+        args.threads = num_cores(parse_target(args.target))
     except ValueError as exc:
         ap.error(str(exc))
     known = {layer.name: layer for layer in LAYERS}
@@ -377,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
         _timing.ORT_NOTE,
     ]
     results = []
-    with LocalBuilder() as builder:
+    with registry.local_builder() as builder:
         for layer in args.selected:
             results.append(bench_layer(layer, args, builder))
     summary = _report.summarize(results)

@@ -26,9 +26,10 @@ if __name__ == "__main__":  # the tuner's worker processes re-import this file
     from _report import machine_info
     from tunefarm.compiler import compile_graph
     from tunefarm.compiler.select import select_in_network
-    from tunefarm.graph.tasks import extract_tasks
-    from tunefarm.network import end_to_end, load_model, tune_network
-    from tunefarm.tune.records import ApplyHistoryBest
+    from tunefarm.frontend.models import load_model
+    from tunefarm.graph.extract import extract_tasks
+    from tunefarm.recipe import end_to_end, tune_network
+    from tunefarm.tune.dispatch import ApplyHistoryBest
 
     def parse() -> argparse.Namespace:
         p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -33,8 +33,9 @@ if __name__ == "__main__":  # build worker processes re-import this file
     from stack_env import flush_db, free_port, stack_env, wait_for
 
     from _report import machine_info
-    from tunefarm.graph.tasks import extract_tasks
-    from tunefarm.network import load_model, network_settings
+    from tunefarm.frontend.models import load_model
+    from tunefarm.graph.extract import extract_tasks
+    from tunefarm.recipe import network_settings
     from tunefarm.tune.random_tuner import RandomTuner
     from tunefarm.tune.tuner import MeasureOption
 
@@ -102,10 +103,11 @@ if __name__ == "__main__":  # build worker processes re-import this file
         return {"seconds": seconds, "trials": trials, "agent_busy": busy / seconds}
 
     def embedded(task, args, tmp: Path) -> dict:
-        from tunefarm.measure import LocalBuilder, LocalRunner
+        from tunefarm.backends import registry
 
         option = MeasureOption(
-            LocalBuilder(cache_dir=tmp / "embedded-cache"), LocalRunner(network_settings())
+            registry.local_builder(cache_dir=tmp / "embedded-cache"),
+            registry.local_runner(network_settings()),
         )
         try:
             run_trials(task, option, args.batch, args.batch, seed=1)

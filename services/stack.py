@@ -23,6 +23,7 @@ class StackSpec:
     """What to start. agents: (key, target) per agent. Ports 0 turn metrics off."""
 
     port: int = 8080
+    host: str = "127.0.0.1"
     agents: list[tuple[str, str]] = field(default_factory=lambda: [("local", "cpu")])
     build_workers: int = 1
     build_concurrency: int = 1
@@ -53,7 +54,9 @@ class LocalStack:
     def plan(self) -> dict[str, list[str]]:
         """Process name -> `tunefarm` arguments."""
         s, plan = self.spec, {}
-        plan["gateway"] = ["serve", "gateway", "--port", str(s.port), "--workers", "1"]
+        plan["gateway"] = [
+            *("serve", "gateway", "--host", s.host, "--port", str(s.port), "--workers", "1")
+        ]
         for name in ("converter", "extractor"):
             plan[name] = ["worker", name, "--metrics-port", self._metrics_port()]
         for i in range(s.search_workers):
@@ -135,6 +138,78 @@ class LocalStack:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class RedisServer:
+    """A private redis-server on its own port (`serve stack --redis-dir`, and the tests that
+    restart Redis under a running stack). `appendonly` gives it the persistence the
+    Kubernetes manifests give Redis: an append-only file in `data_dir`, fsynced every
+    second, so a restart brings back the queues and every job's state."""
+
+    def __init__(self, data_dir: str | os.PathLike, port: int, appendonly: bool = True):
+        self.data_dir, self.port, self.appendonly = Path(data_dir), port, appendonly
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout_s: float = 10.0) -> RedisServer:
+        cmd = [
+            *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1"),
+            *("--dir", str(self.data_dir), "--save", ""),
+            *("--appendonly", "yes" if self.appendonly else "no", "--appendfsync", "everysec"),
+            *("--maxmemory-policy", "noeviction", "--logfile", "redis.log"),
+        ]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    f"redis-server exited ({self.proc.returncode}); see "
+                    f"{self.data_dir / 'redis.log'}"
+                )
+            if _answers(self.port):
+                return self
+            time.sleep(0.05)
+        raise RuntimeError(f"redis-server on port {self.port} did not answer in {timeout_s} s")
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        """SIGTERM: a clean shutdown; SIGKILL: a crash (the AOF keeps what was fsynced)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(timeout=30)
+
+    def restart(self, sig: int = signal.SIGKILL, down_s: float = 0.0) -> None:
+        self.stop(sig)
+        time.sleep(down_s)
+        self.start()
+
+
+def _answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as conn:
+            conn.sendall(b"PING\r\n")
+            return conn.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def persistence_warning(client) -> str | None:
+    """None when this Redis keeps an append-only file (what the manifests configure), else
+    what will be lost when it restarts, as one line to print at start-up."""
+    try:
+        aof = client.config_get("appendonly").get("appendonly")
+    except Exception:  # CONFIG may be renamed or refused by a managed Redis
+        return None
+    if aof == "yes":
+        return None
+    return (
+        "warning: this Redis keeps no append-only file (appendonly no): queued work and job "
+        "state will not survive a restart of it (jobs are then rebuilt from the artifact "
+        "store and resumed); use --redis-dir DIR for a private Redis with persistence"
+    )
 
 
 def port_is_free(port: int) -> bool:

@@ -1,11 +1,15 @@
 """Celery task of the extractor: graph -> weighted tuning tasks."""
 
+import os
+import socket
+
 from tunefarm_services.app import app, config
 
 from tunefarm.distributed import pipeline
-from tunefarm.distributed.celery_app import EXTRACT, TRANSIENT
+from tunefarm.distributed.celery_app import EXTRACT
 
 
-@app.task(name=EXTRACT, autoretry_for=TRANSIENT, retry_backoff=True, max_retries=8)
-def extract(job_id: str) -> str:
-    return pipeline.extract(config, app, job_id)
+@app.task(name=EXTRACT, bind=True)
+def extract(self, job_id: str) -> str:
+    owner = f"{socket.gethostname()}:{os.getpid()}:{self.request.id}"
+    return pipeline.extract(config, app, job_id, owner)

@@ -20,9 +20,9 @@ from tunefarm_services.gateway import auth
 from tunefarm_services.gateway.app import API_PREFIX, gateway, json_error
 from tunefarm_services.gateway.validation import unknown_fields, validate_submission
 
+from tunefarm.distributed.artifacts import MODEL_FILE
 from tunefarm.distributed.celery_app import CONVERT
 from tunefarm.distributed.jobs import STATES, TERMINAL, JobNotFound, JobStore, new_job_id
-from tunefarm.distributed.pipeline import MODEL_FILE
 
 api = Blueprint("api", __name__)
 log = logging.getLogger("tunefarm.gateway")
@@ -33,6 +33,8 @@ LIST_LIMIT, LIST_LIMIT_MAX = 200, 1000
 SSE_RETRY_MS = 3000  # how long a browser waits before reconnecting a dropped stream
 SSE_GRACE_MS = 250  # a terminal job's last event may land just after its state: wait this long
 READ_CHUNK = 1 << 16
+MAX_JSON_BYTES = 1 << 20  # a JSON submission carries fields only; uploads come as a form
+STREAM_ID_MAX = (1 << 64) - 1  # each part of a Redis stream id is an unsigned 64-bit number
 
 
 class Rejected(Exception):
@@ -64,10 +66,11 @@ def submit_job():
     fields, upload, upload_name = _read_submission()
     state = gateway()
     spec, errors = validate_submission(
-        fields, upload, state.tracker().keys(), state.max_upload_bytes, upload_name
+        fields, upload, state.tracker().targets(), state.max_upload_bytes, upload_name
     )
     if errors:
         raise Rejected(dict(errors), errors.status)
+    spec["tenant"], spec["submitted_by"] = g.token.tenant, g.token.name
     job_id = new_job_id()
     if upload is not None:
         state.store.write_bytes(f"jobs/{job_id}/{MODEL_FILE}", upload)
@@ -76,7 +79,8 @@ def submit_job():
     try:
         # ignore_result: progress lives in the job document, and waiting on results would make
         # the gateway subscribe to every task's result channel (and stall when Redis is down).
-        state.celery.send_task(CONVERT, args=[job_id], queue="convert", ignore_result=True)
+        queue = state.config.queue("convert")
+        state.celery.send_task(CONVERT, args=[job_id], queue=queue, ignore_result=True)
     except Exception as exc:  # kombu's OperationalError and friends: the broker is down
         message = f"could not queue the job: the broker is unavailable ({exc})"
         log.error("job %s: %s", job_id, message)
@@ -90,8 +94,12 @@ def submit_job():
 def _read_submission() -> tuple[dict[str, Any], bytes | None, str | None]:
     """(fields, upload bytes or None, upload file name) from a JSON or form body."""
     if request.is_json:
+        if (request.content_length or 0) > MAX_JSON_BYTES:
+            raise Rejected({"body": f"a JSON submission is at most {MAX_JSON_BYTES} bytes"}, 413)
         try:
-            body = json.loads(request.get_data() or b"null")
+            body = json.loads(request.get_data(cache=False) or b"null")
+        except RecursionError:
+            raise Rejected({"body": "JSON nested too deeply"}) from None
         except ValueError as exc:
             raise Rejected({"body": f"not valid JSON: {exc}"}) from None
         if not isinstance(body, dict):
@@ -141,7 +149,9 @@ def list_jobs():
     limit = _int_arg("limit", LIST_LIMIT, 1, LIST_LIMIT_MAX, errors)
     if errors:
         raise Rejected(errors)
-    docs = gateway().jobs().list(state=state, limit=limit)
+    token = g.token
+    tenant = None if token.admin else token.tenant
+    docs = gateway().jobs().list(state=state, limit=limit, tenant=tenant)
     return jsonify({"jobs": [summary(doc) for doc in docs]})
 
 
@@ -160,11 +170,17 @@ def job_detail(job_id: str):
     return jsonify({**find_job(job_id), "links": links(job_id)})
 
 
-def find_job(job_id: str) -> dict[str, Any]:
-    """The job's document; JobNotFound (404) for unknown ids and ids no job can have."""
+def find_job(job_id: str, token: auth.Token | None = None) -> dict[str, Any]:
+    """The job's document; JobNotFound (404) for unknown ids, ids no job can have, and jobs
+    of another tenant than the token's (logged: they exist, but not for this token)."""
     if not JOB_ID.fullmatch(job_id):
+        raise JobNotFound(job_id[:128])
+    doc = gateway().jobs().get(job_id)
+    token = token or g.get("token")
+    if token is not None and not token.sees(doc.get("tenant")):
+        auth.refused(token, f"job {job_id} belongs to another tenant")
         raise JobNotFound(job_id)
-    return gateway().jobs().get(job_id)
+    return doc
 
 
 @api.post("/jobs/<job_id>/cancel")
@@ -235,9 +251,9 @@ def job_events(job_id: str):
     browser's EventSource to stop reconnecting) when a finished job has nothing newer."""
     find_job(job_id)
     after = request.headers.get("Last-Event-ID") or request.args.get("after") or "0-0"
-    if not EVENT_ID.fullmatch(after):
-        raise Rejected({"after": f"{after!r} is not an event id (like 1763700000000-0)"})
-    jobs = gateway().jobs()
+    if not valid_event_id(after):
+        raise Rejected({"after": f"{after[:48]!r} is not an event id (like 1763700000000-0)"})
+    jobs = gateway().stream_jobs()
     keepalive_ms = max(1, int(gateway().sse_keepalive_s * 1000))
     if _finished(jobs, job_id) and not jobs.events(job_id, after, count=1):
         return Response(status=204)
@@ -246,23 +262,39 @@ def job_events(job_id: str):
     return Response(stream, mimetype="text/event-stream", headers=headers)
 
 
+def valid_event_id(text: str) -> bool:
+    """A stream id Redis accepts: MS or MS-SEQ, each part below 2^64."""
+    if not EVENT_ID.fullmatch(text):
+        return False
+    return all(int(part) <= STREAM_ID_MAX for part in text.split("-"))
+
+
 def _sse(jobs: JobStore, job_id: str, after: str, keepalive_ms: int) -> Iterator[str]:
     """Send events as they arrive, a keep-alive comment when none came for `keepalive_ms`,
     and stop once the job is terminal and its events are all sent."""
+    import redis
+
     yield f"retry: {SSE_RETRY_MS}\n\n"
-    while True:
-        try:
-            finished = _finished(jobs, job_id)
-        except JobNotFound:  # deleted while we streamed
-            break
-        batch = jobs.events(job_id, after, block_ms=SSE_GRACE_MS if finished else keepalive_ms)
-        for event_id, kind, data in batch:
-            yield sse_message(kind, data, event_id)
-            after = event_id
-        if finished and not batch:
-            break
-        if not batch:
-            yield ": keep-alive\n\n"
+    try:
+        while True:
+            try:
+                finished = _finished(jobs, job_id)
+            except JobNotFound:  # deleted while we streamed
+                break
+            block = SSE_GRACE_MS if finished else keepalive_ms
+            batch = jobs.events(job_id, after, block_ms=block)
+            for event_id, kind, data in batch:
+                yield sse_message(kind, data, event_id)
+                after = event_id
+            if finished and not batch:
+                break
+            if not batch:
+                yield ": keep-alive\n\n"
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+        # Redis went away: end the stream cleanly; the client reconnects after `retry` with
+        # Last-Event-ID and resumes where it was.
+        log.warning("job %s: event stream ended, Redis unavailable: %s", job_id, exc)
+        return
     yield sse_message("end", {"state": _state_or_none(jobs, job_id)})
 
 

@@ -41,8 +41,9 @@ class Gateway:
     reconnect. Reached through `gateway()` inside a request."""
 
     config: ServiceConfig
-    tokens: auth.TokenRing
+    token_source: auth.TokenSource
     redis: Any
+    streams: Any  # for XREAD BLOCK: its socket timeout outlasts the block
     broker: Any
     celery: Any
     store: ArtifactStore
@@ -57,12 +58,18 @@ class Gateway:
 
         return cls(
             config=config,
-            tokens=auth.load_tokens(config.tokens_file),
+            token_source=auth.TokenSource(config.tokens_file),
             redis=config.redis(),
+            streams=config.redis(socket_timeout=SSE_KEEPALIVE_S + 10),
             broker=redis.Redis.from_url(config.broker_url, decode_responses=True),
             celery=make_app(config),
             store=ArtifactStore(config.artifacts),
         )
+
+    @property
+    def tokens(self) -> auth.TokenRing:
+        """The tokens as of the tokens file's last change (re-read on change)."""
+        return self.token_source.ring()
 
     @property
     def max_upload_bytes(self) -> int:
@@ -70,6 +77,10 @@ class Gateway:
 
     def jobs(self) -> JobStore:
         return JobStore(self.config, client=self.redis)
+
+    def stream_jobs(self) -> JobStore:
+        """A JobStore for server-sent event streams (long blocking reads)."""
+        return JobStore(self.config, client=self.streams)
 
     def tracker(self) -> Tracker:
         return Tracker(self.config, client=self.redis, broker=self.broker)
@@ -114,6 +125,7 @@ def create_app(
         app.register_blueprint(blueprint)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _unexpected_error)
+    app.after_request(_security_headers)
     if not len(state.tokens):
         log.warning("no API tokens (TUNEFARM_TOKENS_FILE unset or empty): every call is refused")
     return app
@@ -151,15 +163,28 @@ def _http_error(exc: HTTPException):
 
 
 def _unexpected_error(exc: Exception):
-    """Redis down: 503 naming it; anything else: logged, 500 without a traceback."""
+    """Redis down: 503 naming it (JSON for the API, a line of text for pages); anything
+    else: logged, 500 without a traceback in the answer."""
     import redis
 
-    if not is_api_request():
-        raise exc
     if isinstance(exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
-        return json_error(503, f"job state store unavailable: {exc}")
+        log.warning("%s %s: Redis unavailable: %s", request.method, request.path, exc)
+        message = f"job state store unavailable: {exc}"
+        if is_api_request():
+            return json_error(503, message)
+        return Response(message + "\n", 503, mimetype="text/plain", headers={"Retry-After": "5"})
     log.exception("unhandled error on %s %s", request.method, request.path)
-    return json_error(500, "internal error (logged by the gateway)")
+    if is_api_request():
+        return json_error(500, "internal error (logged by the gateway)")
+    return Response("internal error (logged by the gateway)\n", 500, mimetype="text/plain")
+
+
+def _security_headers(response: Response) -> Response:
+    """On every answer: browsers must not guess content types (an uploaded model or a
+    records file rendered as HTML) nor frame any page (clickjacking)."""
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    return response
 
 
 # -- operations endpoints: no token ---------------------------------------------------------------
@@ -196,11 +221,14 @@ def metrics():
     and it carries counts, not job contents. Restrict it at the network if that matters."""
     from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+    # imported on first scrape, after the server prepared the multiprocess directory:
+    # prometheus-client picks its value storage when it is first imported
     from tunefarm import metrics as tf_metrics
+    from tunefarm.distributed.state_metrics import StateCollector
 
     state = gateway()
     if state.metrics_registry is None:
-        state.metrics_registry = tf_metrics.registry(state_config=state.config)
+        state.metrics_registry = tf_metrics.registry([StateCollector(state.config)])
     return Response(generate_latest(state.metrics_registry), content_type=CONTENT_TYPE_LATEST)
 
 

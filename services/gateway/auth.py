@@ -2,15 +2,26 @@
 
 Tokens live in the file named by `TUNEFARM_TOKENS_FILE`, one per line:
 
-    # TOKEN            SCOPES        [NAME]
-    s3cr3t-reader      read          grafana
-    s3cr3t-ci          read,submit   ci pipeline
+    # TOKEN            SCOPES             [tenant=T] [expires=WHEN] [NAME]
+    s3cr3t-reader      read               tenant=vision  grafana
+    s3cr3t-ci          read,submit        tenant=vision  expires=2027-01-31  ci pipeline
+    s3cr3t-ops         read,submit,admin  operations
 
-Scopes: `read` (GET endpoints) and `submit` (POST endpoints: submit, cancel); a scope does
-not imply the other. `#` starts a comment; blank lines are ignored; a malformed line stops
-the gateway at startup with its line number, because a half-read token file would lock out
-(or let in) the wrong clients. Without a tokens file there are no tokens: every API call is
-refused.
+Scopes: `read` (GET endpoints), `submit` (POST endpoints: submit, cancel) and `admin` (see
+and cancel every tenant's jobs; it implies `read`). A job belongs to the tenant of the token
+that submitted it; any other tenant's token gets 404 for it, as if it did not exist, and
+does not see it in lists. A token without `tenant=` belongs to the tenant `default`.
+`expires=` takes an ISO date or date and time (UTC unless it says otherwise); an expired
+token is refused. `#` starts a comment; blank lines are ignored.
+
+The file is read again when it changes (checked at most once a second), so adding or
+revoking a token needs no restart. A malformed file stops the gateway at startup with its
+line number; one that becomes malformed later refuses every token (and says why in the
+log) until it is fixed, because a half-read file would lock out, or let in, the wrong
+clients. Without a tokens file there are no tokens: every API call is refused.
+
+Every refusal is logged with the token's name (never the token) or, for an unknown token,
+with the client's address.
 
 A client sends `Authorization: Bearer TOKEN`, or the `tunefarm_token` cookie (set by the web
 UI), which is checked the same way. A cookie travels with cross-site requests, so a
@@ -23,19 +34,27 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import logging
+import os
+import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from flask import current_app, request
 from werkzeug.exceptions import HTTPException
 
-SCOPES = ("read", "submit")
-READ, SUBMIT = SCOPES
+SCOPES = ("read", "submit", "admin")
+READ, SUBMIT, ADMIN = SCOPES
+DEFAULT_TENANT = "default"
+RELOAD_CHECK_S = 1.0  # how often the tokens file's modification is looked at
 COOKIE_NAME = "tunefarm_token"
 REALM = "tunefarm"
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+log = logging.getLogger("tunefarm.gateway.auth")
 
 
 class TokensFileError(ValueError):
@@ -44,14 +63,29 @@ class TokensFileError(ValueError):
 
 @dataclass(frozen=True)
 class Token:
-    """One API client: its secret, its scopes and a name for logs."""
+    """One API client: its secret, scopes, tenant, optional expiry (epoch seconds) and a
+    name for logs."""
 
     secret: str
     scopes: frozenset[str]
     name: str
+    tenant: str = DEFAULT_TENANT
+    expires: float | None = None
 
     def allows(self, scope: str) -> bool:
-        return scope in self.scopes
+        return scope in self.scopes or (scope == READ and ADMIN in self.scopes)
+
+    @property
+    def admin(self) -> bool:
+        return ADMIN in self.scopes
+
+    def expired(self, now: float | None = None) -> bool:
+        return self.expires is not None and (now or time.time()) >= self.expires
+
+    def sees(self, tenant: str | None) -> bool:
+        """Whether this token may see a job of `tenant` (None: a job from before tenants,
+        which belongs to the default tenant)."""
+        return self.admin or (tenant or DEFAULT_TENANT) == self.tenant
 
 
 class AuthError(HTTPException):
@@ -122,12 +156,13 @@ def parse_tokens(text: str, source: str = "<tokens>") -> TokenRing:
 
 
 def _parse_line(line: str, where: str, default_name: str) -> Token:
-    parts = line.split(maxsplit=2)
+    parts = line.split()
     if len(parts) < 2:
         raise TokensFileError(
-            f"{where}: expected 'TOKEN SCOPES [NAME]' with SCOPES from {','.join(SCOPES)}"
+            f"{where}: expected 'TOKEN SCOPES [tenant=T] [expires=WHEN] [NAME]' with SCOPES "
+            f"from {','.join(SCOPES)}"
         )
-    secret, scopes_text = parts[0], parts[1]
+    secret, scopes_text, rest = parts[0], parts[1], parts[2:]
     scopes = frozenset(s.strip() for s in scopes_text.split(",") if s.strip())
     unknown = sorted(scopes - set(SCOPES))
     if unknown or not scopes:
@@ -135,7 +170,32 @@ def _parse_line(line: str, where: str, default_name: str) -> Token:
             f"{where}: unknown scope(s) {', '.join(unknown) or repr(scopes_text)}; "
             f"scopes are {', '.join(SCOPES)}, comma-separated"
         )
-    return Token(secret, scopes, parts[2].strip() if len(parts) > 2 else default_name)
+    options, name = {}, []
+    for word in rest:
+        key, eq, value = word.partition("=")
+        if eq and key in ("tenant", "expires"):
+            options[key] = value
+        else:
+            name.append(word)
+    tenant = options.get("tenant", DEFAULT_TENANT)
+    if not tenant or not all(c.isalnum() or c in "-_." for c in tenant) or len(tenant) > 64:
+        raise TokensFileError(f"{where}: tenant {tenant!r}: use 1-64 letters, digits, '-_.'")
+    expires = _expiry(options["expires"], where) if "expires" in options else None
+    return Token(secret, scopes, " ".join(name) or default_name, tenant, expires)
+
+
+def _expiry(text: str, where: str) -> float:
+    """An ISO date or date-time (UTC unless it names a zone) as epoch seconds."""
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise TokensFileError(
+            f"{where}: expires={text!r}: expected an ISO date such as 2027-01-31 or "
+            "2027-01-31T18:00Z"
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.timestamp()
 
 
 def load_tokens(path: str | None) -> TokenRing:
@@ -147,6 +207,48 @@ def load_tokens(path: str | None) -> TokenRing:
     except (OSError, UnicodeDecodeError) as exc:
         raise TokensFileError(f"tokens file {path}: {exc}") from None
     return parse_tokens(text, source=f"tokens file {path}")
+
+
+class TokenSource:
+    """The tokens file, read again when it changes (its size, time or inode), at most once
+    per `RELOAD_CHECK_S`. Thread- and greenlet-safe: a reload swaps the ring whole."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self._ring = load_tokens(path)  # malformed at startup: raise, the gateway stops
+        self._stamp = self._stat()
+        self._checked = time.monotonic()
+        self._lock = threading.Lock()
+
+    def _stat(self) -> tuple | None:
+        if self.path is None:
+            return None
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return ("missing",)
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def ring(self) -> TokenRing:
+        now = time.monotonic()
+        if self.path is None or now - self._checked < RELOAD_CHECK_S:
+            return self._ring
+        with self._lock:
+            self._checked = now
+            stamp = self._stat()
+            if stamp != self._stamp:
+                self._stamp = stamp
+                self._ring = self._reload()
+        return self._ring
+
+    def _reload(self) -> TokenRing:
+        try:
+            ring = load_tokens(self.path)
+        except TokensFileError as exc:
+            log.error("%s; refusing every token until the file is fixed", exc)
+            return TokenRing()
+        log.info("tokens file %s reloaded: %d token(s)", self.path, len(ring))
+        return ring
 
 
 # -- checking a request ---------------------------------------------------------------------------
@@ -161,8 +263,9 @@ def token_from_request() -> tuple[str | None, str | None]:
 
 
 def check_token(secret: str | None, scope: str, ring: TokenRing | None = None) -> Token:
-    """The token for `secret` if it has `scope`; else AuthError 401 (missing or unknown) or
-    403 (scope lacking). The UI can call this for a token typed into a login form."""
+    """The token for `secret` if it has `scope` and has not expired; else AuthError 401
+    (missing, unknown or expired) or 403 (scope lacking), logged. The UI calls this for a
+    token typed into its login form."""
     if scope not in SCOPES:
         raise ValueError(f"unknown scope {scope!r}; scopes are {', '.join(SCOPES)}")
     ring = ring if ring is not None else tokens()
@@ -170,10 +273,27 @@ def check_token(secret: str | None, scope: str, ring: TokenRing | None = None) -
         raise AuthError(401, "missing token: send 'Authorization: Bearer <token>'")
     token = ring.find(secret)
     if token is None:
+        refused(None, "unknown token")
         raise AuthError(401, "unknown token")
+    if token.expired():
+        refused(token, "expired")
+        raise AuthError(401, f"token {token.name!r} has expired")
     if not token.allows(scope):
+        refused(token, f"lacks the {scope!r} scope")
         raise AuthError(403, f"token {token.name!r} lacks the {scope!r} scope", scope=scope)
     return token
+
+
+def refused(token: Token | None, reason: str) -> None:
+    """Log a refusal: the token's name and tenant (never its secret), or the client's
+    address for an unknown token, with the request it came with."""
+    from flask import has_request_context
+
+    who = f"token {token.name!r} (tenant {token.tenant})" if token else "a request"
+    where = ""
+    if has_request_context():
+        where = f" on {request.method} {request.path} from {request.remote_addr}"
+    log.warning("refused %s%s: %s", who, where, reason)
 
 
 def authenticate(scope: str) -> Token:
@@ -181,6 +301,7 @@ def authenticate(scope: str) -> Token:
     secret, source = token_from_request()
     token = check_token(secret, scope)
     if source == "cookie" and request.method not in _SAFE_METHODS and not _same_origin():
+        refused(token, "cross-site request with the cookie")
         raise AuthError(403, "cross-site request refused: the cookie is for this site only", scope)
     return token
 
@@ -208,7 +329,7 @@ def require(scope: str | None = None) -> Callable:
 
 
 def tokens() -> TokenRing:
-    """The current app's token ring (loaded once by `create_app`)."""
+    """The current app's token ring (its tokens file as of at most a second ago)."""
     return current_app.extensions["tunefarm"].tokens
 
 

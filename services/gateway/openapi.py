@@ -36,7 +36,9 @@ def document() -> dict[str, Any]:
                 "Submit neural networks for auto-tuning, follow their progress and download "
                 "the compiled result. GET endpoints need a token with the `read` scope, POST "
                 "endpoints `submit`; send it as `Authorization: Bearer <token>` (or the "
-                "`tunefarm_token` cookie). /healthz, /readyz and /metrics need none."
+                "`tunefarm_token` cookie). A job belongs to the tenant of the token that "
+                "submitted it: other tenants' tokens get 404 for it and do not list it, "
+                "unless they have the `admin` scope. /healthz, /readyz and /metrics need none."
             ),
         },
         "servers": [{"url": "/"}],
@@ -64,8 +66,9 @@ def _error(description: str, schema: str = "Error") -> dict[str, Any]:
 
 
 _AUTH_ERRORS = {
-    "401": _error("No token, or an unknown one (with `WWW-Authenticate: Bearer`)."),
+    "401": _error("No token, or an unknown or expired one (with `WWW-Authenticate: Bearer`)."),
     "403": _error("The token lacks the scope this endpoint needs."),
+    "503": _error("Redis (job state) is unavailable; try again."),
 }
 _JOB_ID = {
     "name": "job_id",
@@ -139,6 +142,7 @@ def _submit() -> dict[str, Any]:
             "content": _content(JSON, _ref("Accepted")),
         },
         "400": _error("Invalid fields, each named with its problem.", "Invalid"),
+        "408": _error("The request body did not arrive in time."),
         "413": _error("The upload (or the whole request) is over the limit.", "Invalid"),
         "415": _error("Neither JSON nor a form.", "Invalid"),
         "503": _error("The broker is down; the job was created and marked failed."),
@@ -390,6 +394,21 @@ def _job_common() -> dict[str, Any]:
         "errors": {"type": "object", "additionalProperties": {"type": "integer"}},
         "error": {"type": "string", "nullable": True},
         "cancel_requested": {"type": "boolean"},
+        "tenant": {"type": "string", "description": "The submitting token's tenant."},
+        "submitted_by": {"type": "string", "description": "The submitting token's name."},
+        "waiting": {
+            "type": "object",
+            "nullable": True,
+            "description": "Set while the job waits on work sent again (a worker died, or "
+            "Redis lost a message): why, and since when.",
+            "properties": {"reason": {"type": "string"}, "since": {"type": "number"}},
+        },
+        "waiting_for": {
+            "type": "object",
+            "nullable": True,
+            "description": "The step whose message is queued for this job, and since when.",
+            "properties": {"step": {"type": "string"}, "since": {"type": "number"}},
+        },
         "links": _links(),
     }
 

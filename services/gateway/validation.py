@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tunefarm.compiler.select import DEFAULT_TOP_K
-from tunefarm.network import ZOO_PREFIX
+from tunefarm.frontend.models import ZOO_PREFIX
 from tunefarm.tune.factory import TUNER_NAMES as TUNERS
 
 DEFAULT_TUNER = "xgb"
@@ -23,6 +23,9 @@ MAX_BATCH = 64
 MAX_SELECT_TOP = 8  # candidates per task timed inside the network (each: one more compile)
 MAX_NAME = 200
 MAX_RANK = 8  # dimensions of one input shape
+MAX_DIGITS = 18  # digits of a form integer: far beyond every bound, far below int()'s limit
+MAX_INPUTS = 64  # entries of input_shapes
+MAX_DIM = 1 << 31  # one dimension; the importer's tensor budget checks the product
 UPLOAD_MODEL = "upload:model.onnx"  # spec["model"] of an uploaded network
 # Every field a submission may carry; anything else is an error in the JSON API.
 FIELDS = (
@@ -62,19 +65,20 @@ class _TooLarge(_Invalid):
 def validate_submission(
     fields: Mapping[str, Any],
     upload: bytes | None,
-    known_device_keys: list[str],
+    device_targets: Mapping[str, set[str]],
     max_upload_bytes: int,
     upload_name: str | None = None,
 ) -> tuple[dict[str, Any], FieldErrors]:
     """Check a submission; returns (spec, errors). The spec is only meaningful when `errors`
-    is empty. `upload` is the uploaded ONNX file (None: the model is a zoo name);
+    is empty. `device_targets` maps each device key with a live agent to the targets its
+    agents serve. `upload` is the uploaded ONNX file (None: the model is a zoo name);
     `upload_name` is its file name, used as the job's default name."""
     spec: dict[str, Any] = {}
     errors = FieldErrors()
     checks = (
         ("model", lambda: _model(fields.get("model"), upload, max_upload_bytes)),
         ("target", lambda: _target(fields.get("target"))),
-        ("device_key", lambda: _device_key(fields.get("device_key"), known_device_keys)),
+        ("device_key", lambda: _device_key(fields.get("device_key"), sorted(device_targets))),
         ("trials", lambda: _int(fields.get("trials"), 0, MAX_TRIALS, required=True)),
         ("tuner", lambda: _tuner(fields.get("tuner"))),
         ("early_stopping", lambda: _int(fields.get("early_stopping"), 1, None)),
@@ -94,6 +98,13 @@ def validate_submission(
             errors.too_large = True
         except _Invalid as exc:
             errors[field] = str(exc)
+    if "target" in spec and "device_key" in spec:
+        served = device_targets[spec["device_key"]]
+        if spec["target"] not in served:
+            errors["target"] = (
+                f"device key {spec['device_key']!r} is served by agents of target "
+                f"{', '.join(repr(t) for t in sorted(served))}, not {spec['target']!r}"
+            )
     if "model" in spec and spec.get("name") is None:
         spec["name"] = _default_name(spec["model"], upload_name)
     if spec.get("input_shapes") is None:
@@ -132,7 +143,7 @@ def _zoo_model(text: str) -> str:
         raise _Invalid("to use your own model, upload it as the multipart/form-data file 'model'")
     name = text.removeprefix(ZOO_PREFIX)
     if name not in zoo.names():
-        raise _Invalid(f"unknown zoo model {name!r}; known: {', '.join(zoo.names())}")
+        raise _Invalid(f"unknown zoo model {_show(name)}; known: {', '.join(zoo.names())}")
     return ZOO_PREFIX + name
 
 
@@ -154,6 +165,61 @@ def _check_onnx(data: bytes, max_upload_bytes: int) -> None:
         raise _Invalid(f"not an ONNX model: {exc or type(exc).__name__}") from None
     if not model.HasField("graph") or not model.graph.node:
         raise _Invalid("not an ONNX model: it has no graph with at least one node")
+    problem = _external_data(model) or _declared_sizes(model)
+    if problem:
+        raise _Invalid(problem)
+
+
+def _external_data(model: Any) -> str | None:
+    """An upload is one file: a tensor whose data lives in another file would be read from
+    the job's directory in the artifact store (another job's files, or its own records)."""
+    import onnx
+
+    from tunefarm.frontend.validate import iter_tensors
+
+    for where, tensor in iter_tensors(model.graph):
+        if tensor.data_location == onnx.TensorProto.EXTERNAL:
+            return (
+                f"{where[:MAX_NAME]}: its data is in an external file, which an upload cannot "
+                "carry; save the model with its weights inside (onnx.save with "
+                "save_as_external_data=False)"
+            )
+    return None
+
+
+def _declared_sizes(model: Any) -> str | None:
+    """The first declared input or initializer over the importer's per-tensor budget
+    (TUNEFARM_MAX_TENSOR_BYTES), from shapes alone: nothing is allocated. The converter
+    checks every folded and computed tensor again, in a child with a memory limit."""
+    from onnx import helper
+
+    from tunefarm.frontend.limits import default_max_tensor_bytes, over_budget
+
+    limit = default_max_tensor_bytes()
+    graph = model.graph
+    for value in graph.input:
+        tensor = value.type.tensor_type
+        dims = [d.dim_value for d in tensor.shape.dim if d.HasField("dim_value")]
+        if len(dims) != len(tensor.shape.dim) or not tensor.elem_type:
+            continue  # dynamic or untyped: sized at conversion, from input_shapes
+        problem = _budget(over_budget, f"input {value.name[:MAX_NAME]!r}", dims,
+                          tensor.elem_type, limit, helper)  # fmt: skip
+        if problem:
+            return problem
+    for init in graph.initializer:
+        problem = _budget(over_budget, f"initializer {init.name[:MAX_NAME]!r}",
+                          list(init.dims), init.data_type, limit, helper)  # fmt: skip
+        if problem:
+            return problem
+    return None
+
+
+def _budget(over_budget, what: str, dims: list[int], elem_type: int, limit: int, helper):
+    try:
+        dtype = helper.tensor_dtype_to_np_dtype(elem_type)
+    except Exception:  # an unknown element type: the converter names it
+        return None
+    return over_budget(what, dims, dtype, limit)
 
 
 def _default_name(model: str, upload_name: str | None) -> str:
@@ -165,11 +231,11 @@ def _default_name(model: str, upload_name: str | None) -> str:
 
 # -- the other fields ---------------------------------------------------------------------------
 def _target(value: Any) -> str:
-    from tunefarm.codegen.target import Target, TargetError
+    from tunefarm.backends import TargetError, canonical
 
     text = _string(value, "a target such as 'cpu' or 'cpu -isa=avx2'")
     try:
-        return str(Target.parse(text))
+        return canonical(text)
     except TargetError as exc:
         raise _Invalid(str(exc)) from None
 
@@ -180,17 +246,17 @@ def _device_key(value: Any, known: list[str]) -> str:
         return key
     if not known:
         raise _Invalid(
-            f"unknown device key {key!r}: no device agent is registered "
+            f"unknown device key {_show(key)}: no device agent is registered "
             "(start one with `tunefarm agent --key KEY --target TARGET`)"
         )
-    raise _Invalid(f"unknown device key {key!r}; keys with a live agent: {', '.join(known)}")
+    raise _Invalid(f"unknown device key {_show(key)}; keys with a live agent: {', '.join(known)}")
 
 
 def _tuner(value: Any) -> str:
     if not _present(value):
         return DEFAULT_TUNER
     if not isinstance(value, str) or value.strip() not in TUNERS:
-        raise _Invalid(f"unknown tuner {value!r}; one of {', '.join(TUNERS)}")
+        raise _Invalid(f"unknown tuner {_show(value)}; one of {', '.join(TUNERS)}")
     return value.strip()
 
 
@@ -213,17 +279,24 @@ def _input_shapes(value: Any) -> dict[str, list[int]] | None:
 
         try:
             value = json.loads(value)
+        except RecursionError:
+            raise _Invalid("nested too deeply to be a shape map") from None
         except ValueError as exc:
             raise _Invalid(f'not valid JSON ({exc}); e.g. {{"data": [1, 3, 224, 224]}}') from None
     if not isinstance(value, dict) or not value:
         raise _Invalid('must map input names to shapes, e.g. {"data": [1, 3, 224, 224]}')
+    if len(value) > MAX_INPUTS:
+        raise _Invalid(f"at most {MAX_INPUTS} inputs, got {len(value)}")
     shapes = {}
     for name, dims in value.items():
+        shown = str(name)[:MAX_NAME]
         ok = isinstance(dims, list) and 0 < len(dims) <= MAX_RANK
         if not ok or not all(isinstance(d, int) and not isinstance(d, bool) for d in dims):
-            raise _Invalid(f"input {name!r}: a shape is a list of 1-{MAX_RANK} integers")
+            raise _Invalid(f"input {shown!r}: a shape is a list of 1-{MAX_RANK} integers")
         if min(dims) < 1:
-            raise _Invalid(f"input {name!r}: dimensions must be >= 1, got {dims}")
+            raise _Invalid(f"input {shown!r}: dimensions must be >= 1, got {_show(dims)}")
+        if max(dims) > MAX_DIM:
+            raise _Invalid(f"input {shown!r}: dimensions must be <= {MAX_DIM}, got {_show(dims)}")
         shapes[str(name)] = dims
     return shapes
 
@@ -232,6 +305,16 @@ def _input_shapes(value: Any) -> dict[str, list[int]] | None:
 def _present(value: Any) -> bool:
     """None and "" (an empty form field) both mean "not given"."""
     return value is not None and not (isinstance(value, str) and value.strip() == "")
+
+
+def _show(value: Any) -> str:
+    """A short repr for a message: a hostile value can be huge or nested thousands deep."""
+    import reprlib
+
+    short = reprlib.Repr()
+    short.maxlevel, short.maxstring, short.maxother = 3, 60, 60
+    short.maxlist = short.maxdict = 8
+    return short.repr(value)
 
 
 def _kind(value: Any) -> str:
@@ -258,9 +341,11 @@ def _int(
             raise _Invalid("missing: give an integer")
         return default
     if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
+        if len(value.strip().lstrip("+-")) > MAX_DIGITS:  # int() refuses > 4,300 digits
+            raise _Invalid(f"must be an integer of at most {MAX_DIGITS} digits")
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise _Invalid(f"must be an integer, got {value!r}")
+        raise _Invalid(f"must be an integer, got {_show(value)}")
     if value < low or (high is not None and value > high):
         bounds = f"between {low} and {high}" if high is not None else f">= {low}"
         raise _Invalid(f"must be {bounds}, got {value}")

@@ -1,8 +1,9 @@
 """Celery task of the search service: run one job's tuning, compile and evaluation.
 
 A message for a job whose lease another live worker holds (the broker redelivered it, or the
-job was submitted twice) is retried after a lease period, so it outlives the holder: if the
-holder dies, the retry takes the job over and resumes from the records log.
+watchdog sent it again) is dropped: if that worker dies, its lease lapses within seconds and
+the watchdog sends the job again, and the new worker resumes from the records log.
+A Redis outage does not fail the task: nothing waits on Celery's result backend.
 """
 
 import os
@@ -11,19 +12,10 @@ import socket
 from tunefarm_services.app import app, config
 
 from tunefarm.distributed import pipeline
-from tunefarm.distributed.celery_app import SEARCH, TRANSIENT
+from tunefarm.distributed.celery_app import SEARCH
 
 
-@app.task(
-    name=SEARCH,
-    bind=True,
-    max_retries=None,
-    autoretry_for=TRANSIENT,
-    retry_backoff=True,
-)
+@app.task(name=SEARCH, bind=True)
 def search(self, job_id: str) -> str:
     owner = f"{socket.gethostname()}:{os.getpid()}:{self.request.id}"
-    try:
-        return pipeline.search(config, app, job_id, owner)
-    except pipeline.LeaseHeld:
-        raise self.retry(countdown=config.heartbeat_ttl_s, max_retries=None) from None
+    return pipeline.search(config, app, job_id, owner)

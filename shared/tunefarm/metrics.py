@@ -2,17 +2,20 @@
 
 Counters, gauges and histograms are updated where the work happens (search worker: trials and
 best GFLOPS; build farm: build durations; agents: measure durations). Celery workers fork, so
-each service entry point calls `setup_multiprocess()` before the first metric is touched and
-serves a registry with the multiprocess collector. State that lives in Redis (jobs by state,
-devices by key and state, queue depths) is read at scrape time by `StateCollector`, so every
-replica reports the same numbers without having to own them.
+each service entry point prepares the multiprocess directory
+(`distributed.config.prepare_metrics_dir`) before this module is first imported, and serves a
+registry with the multiprocess collector. State that lives in Redis is read at scrape time by
+a collector of the services' own (`distributed.state_metrics.StateCollector`), passed in.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
+from typing import Any
 
-from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client.multiprocess import MultiProcessCollector
 
 TRIALS = Counter(
     "tunefarm_trials",
@@ -44,62 +47,21 @@ MEASURE_SECONDS = Histogram(
 )
 
 
-def registry(state_config=None):
+def registry(collectors: Iterable[Any] = ()) -> CollectorRegistry:
     """A registry for /metrics: the multiprocess collector when enabled, else the default
-    registry's metrics; plus the Redis state collector when `state_config` is given."""
-    from prometheus_client import CollectorRegistry
-    from prometheus_client.multiprocess import MultiProcessCollector
-
+    registry's metrics; plus `collectors` (e.g. the services' Redis state collector,
+    `tunefarm.distributed.state_metrics`)."""
     reg = CollectorRegistry()
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         MultiProcessCollector(reg)
     else:
         for metric in (TRIALS, BEST_GFLOPS, ESTIMATED_LATENCY, BUILD_SECONDS, MEASURE_SECONDS):
             reg.register(metric)
-    if state_config is not None:
-        reg.register(StateCollector(state_config))
+    for collector in collectors:
+        reg.register(collector)
     return reg
 
 
-def serve(port: int, state_config=None) -> None:
+def serve(port: int, collectors: Iterable[Any] = ()) -> None:
     """Serve /metrics on `port` from a background thread (workers and agents)."""
-    from prometheus_client import start_http_server
-
-    start_http_server(port, registry=registry(state_config))
-
-
-class StateCollector:
-    """Jobs by state, devices by key and state, and queue depths, read from Redis."""
-
-    def __init__(self, config) -> None:
-        from tunefarm.distributed.jobs import JobStore
-        from tunefarm.distributed.tracker import Tracker
-
-        # clients made once, kept across scrapes
-        self.jobs, self.tracker = JobStore(config), Tracker(config)
-
-    def collect(self):
-        from prometheus_client.core import GaugeMetricFamily
-
-        from tunefarm.distributed.celery_app import QUEUES
-        from tunefarm.distributed.tracker import measure_queue, queue_depth
-
-        jobs = GaugeMetricFamily("tunefarm_jobs", "Jobs by state.", labels=["state"])
-        devices = GaugeMetricFamily(
-            "tunefarm_devices", "Device agents by key and state.", labels=["key", "state"]
-        )
-        depth = GaugeMetricFamily(
-            "tunefarm_queue_depth", "Messages waiting per queue.", labels=["queue"]
-        )
-        try:
-            for state, n in self.jobs.count_by_state().items():
-                jobs.add_metric([state], n)
-            rows = self.tracker.summary()
-            for row in rows:
-                devices.add_metric([row["key"], "free"], row["free"])
-                devices.add_metric([row["key"], "busy"], row["busy"])
-            for q in [*QUEUES, *(measure_queue(r["key"]) for r in rows)]:
-                depth.add_metric([q], queue_depth(self.tracker.broker, q))
-        except Exception:  # Redis down: report what we have; /readyz says why
-            pass
-        yield from (jobs, devices, depth)
+    start_http_server(port, registry=registry(collectors))

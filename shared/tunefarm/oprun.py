@@ -19,13 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.codegen.target import Target, TargetError
+from tunefarm.backends import parse_target, registry
 from tunefarm.measure import (
     Builder,
     BuildResult,
     Config,
-    LocalBuilder,
-    LocalRunner,
     MeasureErrorNo,
     MeasureInput,
     MeasureResult,
@@ -33,9 +31,8 @@ from tunefarm.measure import (
     Runner,
 )
 from tunefarm.schedule.space import ConfigSpace, KnobBase, SpaceError, to_jsonable
-from tunefarm.task import Task
-from tunefarm.templates import registry
-from tunefarm.templates.base import TaskError
+from tunefarm.target import TargetError
+from tunefarm.task import Task, TaskError
 
 _MAX_SHOWN_VALUES = 24  # valid values listed in a bad-knob message before "... (N in all)"
 
@@ -155,11 +152,11 @@ def check_task(task: Task) -> tuple[float, ConfigSpace]:
     while reading params (KeyError, TypeError...) is still bad input, so it is reported as a
     TaskError too instead of leaking a traceback to the user.
     """
-    Target.parse(task.target)
+    parse_target(task.target)
     try:
         flops = registry.flops(task)
         space = registry.config_space(task)
-        registry.dispatch(task).logical_inputs(task)
+        registry.template(task).logical_inputs(task)
     except (TaskError, SpaceError, TargetError):
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
@@ -170,8 +167,8 @@ def check_task(task: Task) -> tuple[float, ConfigSpace]:
 
 
 def check_local_target(task: Task) -> None:
-    """LocalBuilder compiles C with gcc, so only cpu targets can be measured locally."""
-    if Target.parse(task.target).kind != "cpu":
+    """Only the host CPU is a device of this machine: other targets are measured by agents."""
+    if parse_target(task.target).kind != "cpu":
         raise TargetError(
             f"target {task.target!r}: only cpu targets can be built and measured locally"
         )
@@ -256,9 +253,9 @@ def run_op(
     with ExitStack() as stack:
         if builder is None:
             n_parallel = min(len(inputs), os.cpu_count() or 1)
-            builder = stack.enter_context(LocalBuilder(n_parallel=n_parallel))
+            builder = stack.enter_context(registry.local_builder(n_parallel=n_parallel))
         if runner is None:
-            runner = stack.enter_context(LocalRunner(settings, seed=seed))
+            runner = stack.enter_context(registry.local_runner(settings, seed=seed))
         builds = builder.build(inputs)
         results = runner.run(inputs, builds)
     rows = zip(plan, builds, results, strict=True)

@@ -2,7 +2,7 @@
 
 A task is plain JSON-able data so it can be logged in records, hashed into a workload
 key and sent over a queue. What the op *means* lives in the op registry
-(`tunefarm.templates.registry`); a task only names it.
+(`tunefarm.backends.registry`, keyed by the target's kind and the op); a task only names it.
 """
 
 from __future__ import annotations
@@ -27,6 +27,10 @@ def _thaw(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_thaw(v) for v in value]
     return value
+
+
+class TaskError(ValueError):
+    """A task whose params do not describe a valid workload for its op."""
 
 
 @dataclass(frozen=True)

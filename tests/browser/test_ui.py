@@ -39,7 +39,7 @@ SCREENSHOTS = REPO / "build" / "screenshots"
 README_IMAGE = REPO / "docs" / "images" / "job-page.png"
 WIDE = {"width": 1366, "height": 900}  # a laptop screen
 NARROW = {"width": 420, "height": 900}
-JOB_TIMEOUT_S = 150
+JOB_TIMEOUT_S = 300  # 200 trials, compile and evaluate; a 2-core machine others share is slow
 
 
 # -- skipping -----------------------------------------------------------------------------------

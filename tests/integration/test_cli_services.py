@@ -26,7 +26,12 @@ def test_worker_without_redis_is_one_clear_line(monkeypatch, capsys):
     ("argv", "message"),
     [
         (["agent", "--key", "bad key"], "--key 'bad key'"),
-        (["agent", "--key", "k", "--target", "tpu"], "--target"),
+        (["agent", "--key", "k", "--target", "tpu"], "--target: target 'tpu': no backend for"),
+        (
+            ["agent", "--key", "h100", "--target", "cuda -arch=sm_90"],
+            "no backend for 'cuda'; targets that exist: cpu [-isa=",
+        ),
+        (["agent", "--key", "k", "--target", "cpu -gpus=2"], "unknown option(s) -gpus"),
         (["worker", "nosuch"], "invalid choice"),
     ],
 )

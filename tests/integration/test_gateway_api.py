@@ -119,7 +119,7 @@ def upload(client, data: bytes, filename: str = "relu.onnx", **form):
 def convert_depth(config) -> int:
     import redis
 
-    return queue_depth(redis.Redis.from_url(config.broker_url), "convert")
+    return queue_depth(redis.Redis.from_url(config.broker_url), config.queue("convert"))
 
 
 def assert_field_error(response, field: str, status: int = 400) -> str:
@@ -217,7 +217,7 @@ def _newest_convert_message(config) -> tuple[str, list]:
     kombu pushes new messages on the left of the list)."""
     import redis
 
-    raw = redis.Redis.from_url(config.broker_url).lindex("convert", 0)
+    raw = redis.Redis.from_url(config.broker_url).lindex(config.queue("convert"), 0)
     message = json.loads(raw)
     args = json.loads(base64.b64decode(message["body"]))[0]
     return message["headers"]["task"], args
@@ -250,7 +250,9 @@ def test_select_top_zero_turns_selection_off(client, jobs):
         ({"trials": 2.5}, "trials", "integer"),
         ({"tuner": "annealing"}, "tuner", "xgb-rank"),
         ({"model": "zoo:alexnet"}, "model", "resnet-18"),
-        ({"target": "gpu-x"}, "target", "must start with one of"),
+        ({"target": "gpu-x"}, "target", "no backend for 'gpu-x'; targets that exist: cpu"),
+        ({"target": "cuda -arch=sm_90"}, "target", "no backend for 'cuda'"),
+        ({"target": "cpu -arch=sm_90"}, "target", "unknown option(s) -arch; cpu takes"),
         ({"target": None}, "target", "missing"),
         ({"device_key": "nope"}, "device_key", DEVICE_KEY),
         ({"batch": 65}, "batch", "between 1 and 64"),
@@ -266,6 +268,21 @@ def test_invalid_submission_names_the_field(client, changes, field, fragment):
     message = assert_field_error(response, field)
     assert response.get_json()["error"] == "invalid request"
     assert fragment in message
+
+
+def test_a_job_for_a_key_whose_agents_serve_another_target_is_refused(client, gateway_config):
+    """The key's agents measure for their own target only: a job for another target would
+    fail on every candidate, so it is refused at submission, naming both."""
+    tracker = Tracker(gateway_config)
+    other = tracker.register("avx2-pool", "cpu -isa=avx2")
+    try:
+        response = submit(client, device_key="avx2-pool", target="cpu")
+        message = assert_field_error(response, "target")
+        assert "'avx2-pool' is served by agents of target 'cpu -isa=avx2', not 'cpu'" in message
+        ok = submit(client, device_key="avx2-pool", target="cpu   -isa=avx2")
+        assert ok.status_code == 202, ok.get_json()
+    finally:
+        tracker.unregister(other)
 
 
 def test_several_bad_fields_are_all_reported(client):
@@ -376,9 +393,15 @@ def test_cancel(client, jobs):
     again = client.post(f"/api/v1/jobs/{job_id}/cancel", headers=auth())
     assert again.status_code == 409
     assert "already cancelled" in again.get_json()["error"]
+    # a tuning job whose search worker is alive (it holds the lease) stops at its next poll
     tuning = make_job(jobs, "tuning")
+    jobs.r.set(jobs.lease_key(tuning), "a-live-worker", px=60_000)
     flagged = client.post(f"/api/v1/jobs/{tuning}/cancel", headers=auth()).get_json()
     assert flagged["state"] == "tuning" and flagged["cancel_requested"] is True
+    # one that no live worker holds (its worker died, or Redis lost the message) stops now
+    orphan = make_job(jobs, "evaluating")
+    stopped = client.post(f"/api/v1/jobs/{orphan}/cancel", headers=auth()).get_json()
+    assert stopped["state"] == "cancelled"
 
 
 # -- files ----------------------------------------------------------------------------------------

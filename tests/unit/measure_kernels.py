@@ -1,8 +1,10 @@
 """Hand-written C kernels following the tf_entry / tf_time ABI, for the measure-layer tests.
 
-`generate` and `io` stand in for the op registry. They are module-level so that the build
-workers (forkserver children) can unpickle `generate` by reference; the builder sends the
-parent's sys.path with every job, which makes this test directory importable there.
+`generate` and `io` stand in for the op registry (the kernels build with the cpu backend's
+toolchain and load through the host ABI, `tunefarm.measure.host`). They are module-level so
+that the build workers (forkserver children) can unpickle `generate` by reference; the
+builder sends the parent's sys.path with every job, which makes this test directory
+importable there.
 
 The task's params pick the kernel: `kernel` is one of KERNELS (or "raise" / "die" / "hang",
 which misbehave inside `generate`), `n` is the vector length.
@@ -15,6 +17,7 @@ import time
 
 import numpy as np
 
+from tunefarm.backends import get_backend, parse_target
 from tunefarm.measure import ArgSpec, Config, KernelIO, KernelSource, MeasureInput
 from tunefarm.task import Task
 
@@ -84,7 +87,8 @@ def generate(measure_input: MeasureInput) -> KernelSource:
         ArgSpec("b", (n,), "float32"),
         ArgSpec("c", (n,), "float32", is_output=True),
     )
-    return KernelSource(code, "tf_entry", specs, f"vadd-{n}", float(n))
+    toolchain = get_backend("cpu").toolchain(parse_target(measure_input.task.target))
+    return KernelSource(code, "tf_entry", specs, f"vadd-{n}", float(n), toolchain)
 
 
 def io(measure_input: MeasureInput, seed: int) -> KernelIO:

@@ -12,7 +12,7 @@ from onnx import TensorProto, helper
 
 from tunefarm.cli.main import main
 from tunefarm.frontend import zoo
-from tunefarm.network import onnxruntime_outputs
+from tunefarm.recipe import onnxruntime_outputs
 
 FAST = ["--min-repeat-ms", "5", "--repeat", "1"]
 
@@ -132,6 +132,33 @@ def test_dynamic_dim_needs_input_shape(tmp_path, capsys) -> None:
         (["tasks", "{tmp}/missing.onnx"], "no such model file"),
         (["tasks", "zoo:resnet-19"], "resnet-18"),
         (["tasks", "zoo:resnet-18", "--target", "cpu -isa=sse9"], "isa"),
+        (
+            [
+                "tune",
+                "zoo:resnet-18",
+                "--trials",
+                "8",
+                "--log",
+                "{tmp}/r.jsonl",
+                "--target",
+                "cuda",
+            ],
+            "--target: target 'cuda': no backend for 'cuda'; targets that exist: cpu",
+        ),
+        (["compile", "zoo:resnet-18", "-o", "x.tfa", "--target", "vta"], "no backend for 'vta'"),
+        (
+            [
+                "tune-tasks",
+                "x.json",
+                "--trials",
+                "4",
+                "--log",
+                "{tmp}/t.jsonl",
+                "--target",
+                "cpu -x=1",
+            ],
+            "unknown option(s) -x",
+        ),
         (
             ["compile", "zoo:resnet-18", "--log", "{tmp}/none.jsonl", "-o", "{tmp}/x.tfa"],
             "no such records file",

@@ -16,9 +16,10 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from tunefarm.codegen.c_emitter import emit_c
+from tunefarm.backends import get_backend, parse_target, registry
+from tunefarm.backends.cpu import generic
+from tunefarm.backends.cpu.c_emitter import emit_c
 from tunefarm.codegen.lower import lower
-from tunefarm.codegen.target import Target
 from tunefarm.ir import tensor as te
 from tunefarm.ir.ops.conv import pad as pad_op
 from tunefarm.measure import (
@@ -35,9 +36,7 @@ from tunefarm.measure import (
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.schedule import Schedule
 from tunefarm.schedule.space import SpaceError
-from tunefarm.task import Task
-from tunefarm.templates import generic, registry
-from tunefarm.templates.base import TaskError
+from tunefarm.task import Task, TaskError
 
 E = MeasureErrorNo
 CHECK = MeasureSettings(min_repeat_ms=1, repeat=1, number=1, timeout_s=20.0)
@@ -258,14 +257,14 @@ def oracle_io(inp: MeasureInput, seed: int) -> KernelIO:
 
 
 def run_all(builder: LocalBuilder, inputs: list[MeasureInput], io_factory=oracle_io):
-    with LocalRunner(CHECK, io_factory=io_factory) as runner:
+    with LocalRunner(CHECK, io_factory) as runner:
         return runner.run(inputs, builder.build(inputs))
 
 
 @pytest.fixture(scope="module")
 def builder(tmp_path_factory: pytest.TempPathFactory):
     cache = tmp_path_factory.mktemp("build-cache")
-    with LocalBuilder(n_parallel=2, timeout_s=120, cache_dir=cache) as b:
+    with registry.local_builder(n_parallel=2, timeout_s=120, cache_dir=cache) as b:
         yield b
 
 
@@ -410,7 +409,7 @@ def default_results(builder):
 def test_avg_pool_with_dilation_is_refused() -> None:
     task = Task.make("pool2d", data=(1, 8, 11, 9), kind="avg", kernel=3, padding=1, dilation=2)
     with pytest.raises(TaskError, match="avg pooling with dilation"):
-        registry.dispatch(task).validate(task)
+        registry.template(task).validate(task)
 
 
 @pytest.mark.parametrize("name", list(DEFAULT_CASES))
@@ -426,14 +425,14 @@ def test_template_reference_matches_oracle(name: str) -> None:
     """The reference the default runner checks against agrees with the oracle here."""
     task = DEFAULT_CASES[name]
     xs = registry.random_inputs(task, seed=1)
-    got = registry.dispatch(task).reference(task, dict(xs))
+    got = registry.template(task).reference(task, dict(xs))
     want = oracle(task, xs)
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 def test_every_op_and_elementwise_fn_is_covered() -> None:
-    ops = {registry.dispatch(t).op for t in DEFAULT_CASES.values()}
+    ops = {registry.template(t).op for t in DEFAULT_CASES.values()}
     assert ops == set(registry.ops())
     fns = {t.args["fn"] for t in DEFAULT_CASES.values() if t.op == "elementwise"}
     assert fns == generic.UNARY | generic.BINARY
@@ -441,15 +440,15 @@ def test_every_op_and_elementwise_fn_is_covered() -> None:
 
 def test_dispatch_of_grouped_conv() -> None:
     grouped, dw = DEFAULT_CASES["group_conv_g2"], DEFAULT_CASES["depthwise_c24_s2"]
-    assert registry.dispatch(grouped).op == "group_conv2d"
-    assert registry.dispatch(dw).op == "depthwise_conv2d"
-    assert registry.dispatch(DEFAULT_CASES["conv_c3_o12_pad1"]).op == "conv2d"
+    assert registry.template(grouped).op == "group_conv2d"
+    assert registry.template(dw).op == "depthwise_conv2d"
+    assert registry.template(DEFAULT_CASES["conv_c3_o12_pad1"]).op == "conv2d"
 
 
 def test_group_conv_epilogue_is_applied_or_refused() -> None:
     task = conv((1, 4, 5, 5), (4, 2, 3, 3), groups=2, epilogue=("bias", "relu"))
     try:
-        names = [n for n, _ in registry.dispatch(task).logical_inputs(task)]
+        names = [n for n, _ in registry.template(task).logical_inputs(task)]
     except TaskError:
         return  # refusing the epilogue is fine too
     assert "bias" in names, f"epilogue bias ignored: kernel inputs are {names}"
@@ -587,10 +586,12 @@ def generate_handwritten(inp: MeasureInput) -> KernelSource:
         sch = handwritten_matmul(p["m"], p["n"], p["k"])
     else:
         sch = stencil_1d(p["n"], p["k"], p["stride"], p["pad"])
-    code = emit_c(lower(sch), Target.parse(inp.task.target))
+    target = parse_target(inp.task.target)
+    code = emit_c(lower(sch), target)
     specs = [ArgSpec(t.name, t.shape) for t in sch.inputs]
     specs += [ArgSpec(t.name, t.shape, is_output=True) for t in sch.outputs]
-    return KernelSource(code, "tf_entry", tuple(specs), inp.task.workload_key, 0.0)
+    tc = get_backend("cpu").toolchain(target)
+    return KernelSource(code, "tf_entry", tuple(specs), inp.task.workload_key, 0.0, tc)
 
 
 def handwritten_io(inp: MeasureInput, seed: int) -> KernelIO:
@@ -613,11 +614,11 @@ def handwritten_io(inp: MeasureInput, seed: int) -> KernelIO:
 
 
 def test_handwritten_schedule_lowers_with_guards() -> None:
-    code = emit_c(lower(handwritten_matmul(37, 45, 29)), Target.parse("cpu"))
+    code = emit_c(lower(handwritten_matmul(37, 45, 29)), parse_target("cpu"))
     assert "#pragma omp parallel for" in code
     assert "float C_local[128]" in code and "float B_local[64]" in code  # 8x16 and 4x16 tiles
     assert "< 45)" in code and "< 37)" in code and "< 29)" in code  # guards of the splits
-    divisible = emit_c(lower(handwritten_matmul(32, 48, 32)), Target.parse("cpu -isa=avx2"))
+    divisible = emit_c(lower(handwritten_matmul(32, 48, 32)), parse_target("cpu -isa=avx2"))
     assert "tf_v16fu" in divisible and "if (" not in divisible  # vector types, no guards
 
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from tunefarm.backends import registry
 from tunefarm.measure import MeasureSettings
 from tunefarm.oprun import run_op
-from tunefarm.task import Task
-from tunefarm.templates import registry
-from tunefarm.templates.base import TaskError
+from tunefarm.task import Task, TaskError
 
 QUICK = MeasureSettings(repeat=1, min_repeat_ms=1)
 

@@ -24,18 +24,15 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
+from tunefarm.backends import registry
 from tunefarm.ir.evaluate import evaluate
 from tunefarm.measure import (
     Config,
-    LocalBuilder,
-    LocalRunner,
     MeasureErrorNo,
     MeasureInput,
     MeasureSettings,
 )
-from tunefarm.task import Task
-from tunefarm.templates import registry
-from tunefarm.templates.base import TaskError
+from tunefarm.task import Task, TaskError
 
 # Pass iff max |out - ref| <= 1e-5 * max(1, max |ref|).
 CHECK = MeasureSettings(
@@ -130,9 +127,10 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], A
     keys = [(name, c) for name in CASES for c in CONFIGS]
     inputs = [MeasureInput(CASES[n], _config(CASES[n], CONFIGS[c])) for n, c in keys]
     cache = tmp_path_factory.mktemp("graph-op-build")
-    with LocalBuilder(n_parallel=min(4, os.cpu_count() or 1), timeout_s=120, cache_dir=cache) as b:
+    n = min(4, os.cpu_count() or 1)
+    with registry.local_builder(n_parallel=n, timeout_s=120, cache_dir=cache) as b:
         builds = b.build(inputs)
-    with LocalRunner(CHECK) as runner:
+    with registry.local_runner(CHECK) as runner:
         return dict(zip(keys, runner.run(inputs, builds), strict=True))
 
 
@@ -150,7 +148,7 @@ def test_kernel_matches_reference(results, name: str) -> None:
 def test_ir_reads_in_bounds_and_matches_reference(name: str) -> None:
     """The evaluator raises IndexError for any load outside its tensor not under a select."""
     task = CASES[name]
-    template = registry.dispatch(task)
+    template = registry.template(task)
     v = template.validate(task)
     xs = registry.random_inputs(task, seed=3)
     got = evaluate([v["out"]], {t.name: a for t, a in zip(v["inputs"], xs.values(), strict=True)})
@@ -234,7 +232,7 @@ ONNX_CASES = [n for n, t in CASES.items() if _onnx_runs(t)]
 def test_reference_matches_onnxruntime(name: str) -> None:
     task = CASES[name]
     xs = registry.random_inputs(task, seed=5)
-    want = registry.dispatch(task).reference(task, dict(xs))
+    want = registry.template(task).reference(task, dict(xs))
     op, inputs, attrs = onnx_node(task, list(xs.values()))
     got = np.atleast_1d(run_onnx(op, inputs, **attrs))  # a 0-d mean is shape (1,) in kernels
     assert got.shape == want.shape and got.dtype == want.dtype
@@ -266,7 +264,7 @@ def test_lrn_reference_matches_formula(name: str) -> None:
     task = CASES[name]
     xs = registry.random_inputs(task, seed=7)
     want = lrn_loop(xs["x"], *(task.args[k] for k in ("size", "alpha", "beta", "bias")))
-    got = registry.dispatch(task).reference(task, dict(xs))
+    got = registry.template(task).reference(task, dict(xs))
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 

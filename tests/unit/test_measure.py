@@ -12,7 +12,8 @@ import measure_kernels as mk
 import numpy as np
 import pytest
 
-from tunefarm.codegen.target import Target
+from tunefarm.backends import parse_target
+from tunefarm.backends.cpu.target import cflags
 from tunefarm.measure import (
     ArgSpec,
     BuildResult,
@@ -24,10 +25,12 @@ from tunefarm.measure import (
     MeasureInput,
     MeasureResult,
     MeasureSettings,
+    Toolchain,
     time_evaluator,
 )
 from tunefarm.measure import builder as builder_module
-from tunefarm.measure.worker import aligned_copy, check_outputs
+from tunefarm.measure.child import check_outputs
+from tunefarm.measure.host import aligned_copy
 
 E = MeasureErrorNo
 FAST = MeasureSettings(repeat=3, min_repeat_ms=5, timeout_s=5.0)
@@ -79,7 +82,7 @@ def test_bad_arguments_raise_clear_errors() -> None:
     with pytest.raises(ValueError, match="tile"):
         Config.make({"tile": {"x": 1}})
     with pytest.raises(ValueError, match="n_parallel"):
-        LocalBuilder(n_parallel=0)
+        LocalBuilder(mk.generate, n_parallel=0)
     with pytest.raises(ValueError, match="picklable"):
         LocalBuilder(generate=lambda inp: mk.generate(inp))
     with pytest.raises(ValueError, match="equal length"):
@@ -89,12 +92,12 @@ def test_bad_arguments_raise_clear_errors() -> None:
 
 
 def test_compiler_flags_follow_target_isa() -> None:
-    assert "-march=skylake-avx512" in Target.parse("cpu -isa=avx512 -cores=2").cflags()
-    assert "-march=haswell" in Target.parse("cpu -isa=avx2").cflags()
-    assert "-march=x86-64" in Target.parse("cpu -isa=generic").cflags()
-    assert "-march=native" in Target.parse("cpu").cflags()
+    assert "-march=skylake-avx512" in cflags(parse_target("cpu -isa=avx512 -cores=2"))
+    assert "-march=haswell" in cflags(parse_target("cpu -isa=avx2"))
+    assert "-march=x86-64" in cflags(parse_target("cpu -isa=generic"))
+    assert "-march=native" in cflags(parse_target("cpu"))
     with pytest.raises(ValueError, match="sse9"):
-        Target.parse("cpu -isa=sse9")
+        parse_target("cpu -isa=sse9")
 
 
 def test_batch_with_wrong_answer_and_segfault(builder: LocalBuilder, runner: LocalRunner) -> None:
@@ -229,6 +232,9 @@ def test_check_outputs_and_alignment() -> None:
 
 
 def test_kernel_source_is_plain_data() -> None:
-    src = KernelSource("int x;", "tf_entry", [ArgSpec("a", [4])], "k", 1.0, ["-O2"])
-    assert src.arg_specs == (ArgSpec("a", (4,)),) and src.cflags == ("-O2",)
+    tc = Toolchain("gcc", ["-O2"], link=["-shared"])
+    src = KernelSource("int x;", "tf_entry", [ArgSpec("a", [4])], "k", 1.0, tc)
+    assert src.arg_specs == (ArgSpec("a", (4,)),) and src.toolchain.flags == ("-O2",)
+    assert tc.command("k.c", "k.so") == ["gcc", "-O2", "-shared", "-o", "k.so", "k.c"]
+    assert KernelSource.from_json(json.loads(json.dumps(src.to_json()))) == src
     assert MeasureInput.from_json(mk.inp("add").to_json()).task.args["kernel"] == "add"

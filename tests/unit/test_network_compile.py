@@ -7,14 +7,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tunefarm.backends import registry
 from tunefarm.compiler import compile_graph
 from tunefarm.frontend import zoo
-from tunefarm.graph.tasks import extract_tasks
+from tunefarm.frontend.models import load_model
+from tunefarm.graph.extract import extract_tasks
+from tunefarm.graph.ir import random_inputs
 from tunefarm.measure.errors import MeasureErrorNo
 from tunefarm.measure.types import MeasureInput, MeasureResult, MeasureSettings
-from tunefarm.network import load_model, onnxruntime_outputs, random_inputs, relative_error
+from tunefarm.recipe import onnxruntime_outputs, relative_error
 from tunefarm.runtime.executor import GraphExecutor
-from tunefarm.templates import registry
 from tunefarm.tune.records import make_record
 
 TOLERANCE = 1e-3  # max abs error <= 1e-3 * max |output|

@@ -16,18 +16,17 @@ from pathlib import Path
 
 import pytest
 
+from tunefarm.backends import registry
 from tunefarm.cli.main import main
 from tunefarm.measure import Config, MeasureErrorNo, MeasureInput, MeasureResult, MeasureSettings
 from tunefarm.task import Task
-from tunefarm.templates import registry
+from tunefarm.tune.dispatch import ApplyHistoryBest, current_history
 from tunefarm.tune.records import (
     RECORD_VERSION,
-    ApplyHistoryBest,
     Record,
     RecordError,
     append_records,
     best_by_workload,
-    current_history,
     distill,
     history_for,
     load_records,
@@ -61,15 +60,15 @@ def test_record_round_trips_through_strict_json() -> None:
     for r in (rec(5, 2e-3), rec(6, None)):
         text = json.dumps(r.to_json(), allow_nan=False)
         back = Record.from_json(json.loads(text))
-        assert back == r and back.to_measure_result().costs == r.costs
+        assert back == r and back.result.costs == r.result.costs
     good, bad = rec(5, 2e-3), rec(6, None)
     assert good.version == RECORD_VERSION and good.ok and good.cost == pytest.approx(2e-3)
     assert good.config.index == 5 and good.workload_key == CONV.workload_key
     assert not bad.ok and bad.cost == float("inf")
-    assert bad.to_measure_result().error_no == MeasureErrorNo.BUILD_ERROR
+    assert bad.result.error_no == MeasureErrorNo.BUILD_ERROR
     obj = good.to_json()
     obj["all_cost"] = None  # an unknown duration is stored as null and read back as inf
-    assert Record.from_json(obj).all_cost == float("inf")
+    assert Record.from_json(obj).result.all_cost == float("inf")
 
 
 @pytest.mark.parametrize(
@@ -224,7 +223,7 @@ def test_log_to_file_appends_each_batch_as_it_arrives(tuned_log: tuple[Path, lis
     assert len(batches) == 2 and len(records) == 4 and sum(r.ok for r in records) >= 1
     assert [r.config.index for r in records] == [i for i, _ in tuner.history]
     assert {r.device_key for r in records} == {"ci"}
-    assert [r.to_measure_result() for r in records] == [r for b in batches for r in b]
+    assert [r.result for r in records] == [r for b in batches for r in b]
     assert [i for i, _ in history_for(CONV, path)] == [i for i, _ in tuner.history]
     best = min((r for r in records if r.ok), key=lambda r: r.cost)
     assert ApplyHistoryBest(path).query(CONV) == (best.config, "record")

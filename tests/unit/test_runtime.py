@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tunefarm.backends import registry
 from tunefarm.ir import reference as R
 from tunefarm.measure.types import MeasureInput
 from tunefarm.runtime.artifact import ArtifactError, build_artifact, driver_source, rename_symbols
@@ -23,7 +24,6 @@ from tunefarm.runtime.executor import BenchmarkResult, ExecutorError, GraphExecu
 from tunefarm.runtime.memory import ALIGN, PlanError, plan_memory
 from tunefarm.runtime.plan import BufferSpec, Call, ExecPlan, KernelCode
 from tunefarm.task import Task
-from tunefarm.templates import registry
 
 NCHW = (1, 16, 8, 8)
 BLOCKED = (1, 1, 8, 8, 16)

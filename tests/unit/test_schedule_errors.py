@@ -12,17 +12,16 @@ import re
 
 import pytest
 
-from tunefarm.codegen.c_emitter import CodegenError, emit_c
+from tunefarm.backends import parse_target, registry
+from tunefarm.backends.cpu.c_emitter import CodegenError, emit_c
 from tunefarm.codegen.lower import lower
-from tunefarm.codegen.target import Target
 from tunefarm.ir import tensor as te
 from tunefarm.ir.expr import const, max_
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.schedule import Schedule, ScheduleError
 from tunefarm.schedule.space import SpaceError
-from tunefarm.task import Task
-from tunefarm.templates import registry
-from tunefarm.templates.base import TaskError
+from tunefarm.target import Target
+from tunefarm.task import Task, TaskError
 
 
 def matmul_relu() -> Schedule:
@@ -225,13 +224,13 @@ def test_bind_is_refused_for_cpu_targets() -> None:
     sch = matmul_relu().apply_all([S.Bind("out", "i", "blockIdx.x")])
     func = lower(sch)  # lowering keeps the binding; only the CPU emitter cannot honour it
     with pytest.raises(CodegenError, match="bind is for GPU targets") as info:
-        emit_c(func, Target.parse("cpu -isa=avx2"))
+        emit_c(func, parse_target("cpu -isa=avx2"))
     assert "blockIdx.x" in str(info.value) and "cpu -isa=avx2" in str(info.value)
 
 
 def test_c_emitter_refuses_gpu_targets() -> None:
     with pytest.raises(CodegenError, match="CPU code"):
-        emit_c(lower(matmul_relu()), Target.parse("cuda -arch=sm_90"))
+        emit_c(lower(matmul_relu()), Target("cuda", (("arch", "sm_90"),)))
 
 
 # ---------------------------------------------------------------- knob values
@@ -378,7 +377,7 @@ def test_template_steps_round_trip_to_the_same_code() -> None:
     back = S.steps_from_json(json.loads(json.dumps(S.steps_to_json(kdef.steps))))
     assert back == kdef.steps
     again = registry.instantiate(CONV, registry.default_config(CONV))
-    target = Target.parse("cpu -isa=avx2")
+    target = parse_target("cpu -isa=avx2")
     code = emit_c(lower(Schedule(kdef.outputs, kdef.inputs).apply_all(kdef.steps)), target)
     code2 = emit_c(lower(Schedule(again.outputs, again.inputs).apply_all(back)), target)
     assert code == code2

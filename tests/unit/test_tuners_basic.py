@@ -10,7 +10,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from tunefarm.measure import LocalBuilder, LocalRunner, MeasureInput, MeasureResult, MeasureSettings
+from tunefarm.backends import registry
+from tunefarm.measure import MeasureInput, MeasureResult, MeasureSettings
+from tunefarm.schedule.space import ConfigSpace
 from tunefarm.task import Task
 from tunefarm.tune.callbacks import TuneEvent, metrics_hook, progress_bar
 from tunefarm.tune.ga_tuner import GATuner
@@ -20,7 +22,6 @@ from tunefarm.tune.tuner import MeasureOption, Tuner
 
 CONV = Task.make("conv2d", data=(1, 8, 8, 8), weight=(8, 8, 3, 3), padding=1)  # 576 configs
 RELU = Task.make("elementwise", fn="relu", shapes=[(1, 8, 8, 8)])  # 4 configs
-FAILING = Task.make("elementwise", target="cuda", fn="relu", shapes=[(1, 8, 8, 8)])
 FAST = MeasureSettings(repeat=1, min_repeat_ms=1)
 TUNERS = {
     "random": lambda task, seed: RandomTuner(task, seed=seed),
@@ -36,7 +37,8 @@ LINE = re.compile(
 @pytest.fixture(scope="module")
 def option(tmp_path_factory: pytest.TempPathFactory):
     cache = tmp_path_factory.mktemp("build-cache")
-    opt = MeasureOption(LocalBuilder(n_parallel=2, cache_dir=cache), LocalRunner(FAST))
+    builder = registry.local_builder(n_parallel=2, cache_dir=cache)
+    opt = MeasureOption(builder, registry.local_runner(FAST))
     yield opt
     opt.close()
 
@@ -169,7 +171,9 @@ def test_progress_bar_lines_and_metrics_events(option: MeasureOption) -> None:
 def test_metrics_hook_counts_real_failures(option: MeasureOption) -> None:
     events: list[TuneEvent] = []
     log = io.StringIO()
-    tuner = GridSearchTuner(FAILING)
+    foreign = ConfigSpace()  # knobs the relu template does not have: every config fails
+    foreign.define_knob("tile_q", [1, 2, 3, 4])
+    tuner = GridSearchTuner(RELU, space=foreign)
     summary = tuner.tune(
         4, option, callbacks=[metrics_hook(events.append), progress_bar(stream=log)], batch_size=2
     )

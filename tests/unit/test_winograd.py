@@ -10,17 +10,18 @@ import re
 import numpy as np
 import pytest
 
+from tunefarm.backends import registry
+from tunefarm.backends.cpu.winograd import MATRICES, transform_weight
 from tunefarm.compiler import compile_graph
 from tunefarm.frontend import zoo
-from tunefarm.graph.tasks import extract_tasks
+from tunefarm.frontend.models import load_model
+from tunefarm.graph.extract import extract_tasks
+from tunefarm.graph.ir import random_inputs
 from tunefarm.measure.errors import MeasureErrorNo
 from tunefarm.measure.types import MeasureInput, MeasureResult, MeasureSettings
-from tunefarm.network import load_model, onnxruntime_outputs, random_inputs, relative_error
+from tunefarm.recipe import onnxruntime_outputs, relative_error
 from tunefarm.runtime.executor import GraphExecutor
-from tunefarm.task import Task
-from tunefarm.templates import registry
-from tunefarm.templates.base import TaskError
-from tunefarm.templates.x86.winograd import MATRICES, transform_weight
+from tunefarm.task import Task, TaskError
 from tunefarm.tune.records import make_record
 
 

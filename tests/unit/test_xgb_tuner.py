@@ -11,9 +11,9 @@ import math
 import numpy as np
 import pytest
 
+from tunefarm.backends import registry
 from tunefarm.measure import MeasureSettings
 from tunefarm.task import Task
-from tunefarm.templates import registry
 from tunefarm.tune import features as F
 from tunefarm.tune.cost_model import XGBoostCostModel
 from tunefarm.tune.tuner import MeasureOption
@@ -121,7 +121,7 @@ def test_tune_never_proposes_a_visited_config(tuned) -> None:
 def test_load_history_trains_and_excludes(tuned) -> None:
     _, _, records = tuned
     tuner = XGBTuner(CONV, seed=1, plan_size=16, nthread=1)
-    tuner.load_history((r.config.index, r.to_measure_result()) for r in records)
+    tuner.load_history((r.config.index, r.result) for r in records)
     assert tuner.model.trained and len(tuner.visited) == 40
     batch = tuner.next_batch(16)
     assert len(batch) == 16 and not set(batch) & tuner.visited

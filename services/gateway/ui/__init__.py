@@ -55,6 +55,7 @@ blueprint = Blueprint(
 
 COOKIE_MAX_AGE_S = 12 * 3600  # a working day: long enough not to nag, short enough to expire
 PUBLIC_ENDPOINTS = frozenset({"ui.login", "ui.static"})
+MAX_NEXT = 2000  # characters of a `next` path
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 # Everything from this origin, nothing inline, no framing: the pages need no more.
 CSP = (
@@ -93,7 +94,13 @@ def _safe_next(target: str | None) -> str:
     """Where to go after login: a path on this site only (never `//host` or a URL), so the
     login page cannot be used to send people elsewhere."""
     target = (target or "").rstrip("?")
+    # Browsers drop tabs and newlines from a URL before reading it (`/\t/evil` is `//evil`)
+    # and a CR/LF cannot go in a header: refuse any control character or space outright.
+    if any(ord(c) < 0x21 or ord(c) == 0x7F for c in target) or len(target) > MAX_NEXT:
+        return url_for("ui.jobs")
     if not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return url_for("ui.jobs")
+    if urlsplit(target).netloc or urlsplit(target).scheme:
         return url_for("ui.jobs")
     if target.startswith(url_for("ui.login")) or target.startswith(url_for("ui.logout")):
         return url_for("ui.jobs")
@@ -215,7 +222,16 @@ def job(job_id: str):
     from tunefarm_services.gateway.api import JOB_ID
     from tunefarm_services.gateway.app import gateway
 
-    if not JOB_ID.fullmatch(job_id) or not gateway().jobs().exists(job_id):
+    from tunefarm.distributed.jobs import JobNotFound
+
+    if not JOB_ID.fullmatch(job_id):
+        return _not_found(f"There is no job {job_id[:128]!r}.")
+    try:
+        doc = gateway().jobs().get(job_id)
+    except JobNotFound:
+        return _not_found(f"There is no job {job_id!r}.")
+    if not g.ui_token.sees(doc.get("tenant")):
+        auth.refused(g.ui_token, f"job {job_id} belongs to another tenant")
         return _not_found(f"There is no job {job_id!r}.")
     return render_template("job.html", page="job", job_id=job_id)
 

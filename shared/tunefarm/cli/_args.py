@@ -25,6 +25,25 @@ def number(kind: type, low: float, strict: bool = False):
     return convert
 
 
+def add_target_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--target",
+        default="cpu",
+        help="a backend and its options, e.g. 'cpu -isa=avx2' (default: cpu, the host)",
+    )
+
+
+def checked_target(text: str) -> Any:
+    """The parsed --target (a tunefarm.target.Target); CommandError naming the targets that
+    exist when it has no backend or options its backend does not take."""
+    from tunefarm.backends import TargetError, parse_target
+
+    try:
+        return parse_target(text)
+    except TargetError as exc:
+        raise CommandError(f"--target: {exc}") from None
+
+
 def add_measure_arguments(
     p: argparse.ArgumentParser, repeat: int = 3, min_repeat_ms: float = 100.0, flush: bool = False
 ) -> None:

@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from tunefarm.cli import CommandError
-from tunefarm.cli._args import number
+from tunefarm.cli._args import checked_target, number
 
 
 def input_shape(text: str) -> tuple[str, tuple[int, ...]]:
@@ -41,25 +41,17 @@ def add_model_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch", type=number(int, 1), default=1, help="batch size of zoo models")
 
 
-def add_target_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--target", default="cpu", help="target, e.g. 'cpu -isa=avx2' (default: cpu)")
-
-
 def target(args: argparse.Namespace) -> str:
-    from tunefarm.codegen.target import TargetError, canonical
-
-    try:
-        return canonical(args.target)
-    except TargetError as exc:
-        raise CommandError(str(exc)) from None
+    """The canonical --target."""
+    return str(checked_target(args.target))
 
 
 def load(args: argparse.Namespace) -> tuple[Any, Any]:
     """(ONNX model, optimised graph); CommandError with the frontend's message."""
+    from tunefarm.frontend.models import load_model
     from tunefarm.frontend.onnx_import import FrontendError
     from tunefarm.frontend.zoo import ZooError
     from tunefarm.graph.ir import GraphError
-    from tunefarm.network import load_model
 
     try:
         return load_model(args.model, dict(args.input_shape) or None, batch=args.batch)

@@ -47,10 +47,12 @@ def start_metrics(port: int, cfg=None) -> None:
 
     prepare_metrics_dir()
     if port:
+        # imported only now: prometheus-client picks its storage when first imported
         from tunefarm import metrics
+        from tunefarm.distributed.state_metrics import StateCollector
 
         try:
-            metrics.serve(port, cfg)
+            metrics.serve(port, [StateCollector(cfg)] if cfg is not None else [])
         except OSError as exc:
             raise CommandError(f"--metrics-port {port}: {exc}", code=1) from None
 

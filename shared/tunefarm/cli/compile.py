@@ -16,8 +16,8 @@ import json
 import sys
 
 from tunefarm.cli import CommandError
-from tunefarm.cli._args import number
-from tunefarm.cli._model import add_model_arguments, add_target_argument, load, target
+from tunefarm.cli._args import add_target_argument, number
+from tunefarm.cli._model import add_model_arguments, load, target
 
 HELP = "compile a network with the best tuning records into one artifact file (.tfa)"
 
@@ -60,7 +60,7 @@ def compile_to(
     from tunefarm.compiler import CompileError
     from tunefarm.compiler.select import compile_selected
     from tunefarm.runtime.artifact import ArtifactError
-    from tunefarm.tune.records import ApplyHistoryBest
+    from tunefarm.tune.dispatch import ApplyHistoryBest
 
     if log is not None and not Path(log).is_file():
         raise CommandError(f"--log {log!r}: no such records file")

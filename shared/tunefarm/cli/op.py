@@ -16,7 +16,13 @@ import json
 from typing import Any
 
 from tunefarm.cli import CommandError
-from tunefarm.cli._args import add_measure_arguments, measure_settings, number
+from tunefarm.cli._args import (
+    add_measure_arguments,
+    add_target_argument,
+    checked_target,
+    measure_settings,
+    number,
+)
 
 NAME = "op"
 HELP = "build and measure one operator with its default, given or random configs"
@@ -108,7 +114,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="an op param, e.g. data=1,64,56,56 (repeat for each)",
     )
-    p.add_argument("--target", default="cpu", help="target, e.g. 'cpu -isa=avx2' (default: cpu)")
+    add_target_argument(p)
     p.add_argument(
         "--config",
         action="append",
@@ -255,16 +261,17 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, float, Any, list[Any], Any]
     All bad input surfaces as a ValueError subclass (TaskError, TargetError, ConfigError,
     SpaceError), which becomes one CommandError line.
     """
-    from tunefarm.codegen.target import canonical
+    from tunefarm.backends import registry
     from tunefarm.oprun import check_local_target, check_task, parse_config, plan_configs
     from tunefarm.task import Task
-    from tunefarm.templates import registry
 
-    if args.op not in registry.ops():
-        raise CommandError(f"unknown op {args.op!r}; known ops: {', '.join(registry.ops())}")
+    target = checked_target(args.target)
+    ops = registry.ops(target.kind)
+    if args.op not in ops:
+        raise CommandError(f"unknown op {args.op!r}; {target.kind} ops: {', '.join(ops)}")
     params = parse_params(args.param)
     try:
-        task = Task.make(args.op, target=canonical(args.target), **params)
+        task = Task.make(args.op, target=str(target), **params)
         flops, space = check_task(task)
         if not (args.show_space or args.show_code):
             check_local_target(task)
@@ -277,8 +284,8 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, float, Any, list[Any], Any]
 
 
 def _show_code(task: Any, config: Any, as_json: bool) -> int:
+    from tunefarm.backends import registry
     from tunefarm.measure import MeasureInput
-    from tunefarm.templates import registry
 
     try:
         code = registry.generate_source(MeasureInput(task, config)).code
@@ -296,14 +303,15 @@ def _show_code(task: Any, config: Any, as_json: bool) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run `tunefarm op`; 0 if at least one config measured fine, 1 if all failed."""
+    from tunefarm.backends import registry
     from tunefarm.oprun import run_op, sort_runs
-    from tunefarm.templates import registry
 
+    kind = checked_target(args.target).kind
     if args.list_ops:
-        print("\n".join(registry.ops()))
+        print("\n".join(registry.ops(kind)))
         return 0
     if not args.op:
-        raise CommandError(f"missing OP, one of: {', '.join(registry.ops())}")
+        raise CommandError(f"missing OP, one of: {', '.join(registry.ops(kind))}")
     task, flops, space, plan, settings = _prepare(args)
     if args.show_space:
         print_space(task, space, registry.default_config(task), args.json)

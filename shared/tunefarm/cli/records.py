@@ -79,7 +79,7 @@ def _num(x: float | None, fmt: str) -> str:
 # -- show ------------------------------------------------------------------------------------
 def _flops(task: Any) -> float | None:
     """FLOPs of a task, or None when today's registry cannot say (e.g. an op since removed)."""
-    from tunefarm.templates import registry
+    from tunefarm.backends import registry
 
     try:
         return registry.flops(task)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from tunefarm.cli._model import add_model_arguments, add_target_argument, load, target
+from tunefarm.cli._args import add_target_argument
+from tunefarm.cli._model import add_model_arguments, load, target
 
 HELP = "print the tuning tasks of a network (ONNX file or zoo model)"
 
@@ -24,8 +25,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tunefarm.graph.tasks import extract_tasks
-    from tunefarm.network import print_tasks
+    from tunefarm.graph.extract import extract_tasks
+    from tunefarm.recipe import print_tasks
 
     tgt = target(args)
     _, graph = load(args)

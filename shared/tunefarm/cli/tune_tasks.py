@@ -23,6 +23,8 @@ from tunefarm.cli import CommandError
 from tunefarm.cli._args import (
     add_measure_arguments,
     add_scheduler_arguments,
+    add_target_argument,
+    checked_target,
     measure_settings,
     number,
 )
@@ -32,14 +34,13 @@ HELP = "tune the tasks of a network (TASKS.json) under one trial budget, with a 
 
 _TASK_KEYS = frozenset({"op", "params", "weight", "name"})
 _INFO_KEYS = frozenset({"workload_key", "flops", "nodes"})  # written by `tunefarm tasks --json`
-DEVICE_KEY = "local"  # records of this machine; a resume ignores other devices' costs
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of `tunefarm tune-tasks`."""
     pos_int = number(int, 1)
     p.add_argument("tasks_file", metavar="TASKS.json", help="the tasks and their weights")
-    p.add_argument("--target", default="cpu", help="target, e.g. 'cpu -isa=avx2' (default: cpu)")
+    add_target_argument(p)
     p.add_argument("--trials", type=pos_int, required=True, metavar="N", help="total trials")
     add_scheduler_arguments(p)
     p.add_argument(
@@ -99,7 +100,7 @@ def _entry(i: int, item: Any, target: str) -> tuple[Any, float, str]:
 
 def load_tasks(path: str, target: str) -> tuple[list[Any], list[float], list[str]]:
     """Tasks, weights and names of a TASKS.json; CommandError naming the task index."""
-    from tunefarm.templates.base import TaskError
+    from tunefarm.task import TaskError
 
     doc = _read_json(path)
     items = doc.get("tasks") if isinstance(doc, dict) else doc
@@ -128,36 +129,22 @@ def load_tasks(path: str, target: str) -> tuple[list[Any], list[float], list[str
 
 
 # -- the command -----------------------------------------------------------------------------
-def _check_log(path: str, resume: bool) -> None:
-    """Refuse to mix a new run into an old log (its trials would count for the wrong run)."""
-    p = Path(path)
-    if p.is_dir():
-        raise CommandError(f"--log {path!r} is a directory")
-    if not p.parent.is_dir():
-        raise CommandError(f"--log {path!r}: directory {str(p.parent)!r} does not exist")
-    if not resume and p.exists() and p.stat().st_size > 0:
-        raise CommandError(
-            f"--log {path!r} already holds records; use --resume to continue it "
-            "or choose another --log"
-        )
-
-
 def _prepare(args: argparse.Namespace) -> tuple[list[Any], list[float], list[str], Any]:
     """Everything checked before anything is measured: target, tasks, settings, log."""
-    from tunefarm.codegen.target import TargetError, canonical
     from tunefarm.oprun import check_local_target
+    from tunefarm.recipe import RecipeError, check_log
 
-    try:
-        target = canonical(args.target)
-    except TargetError as exc:
-        raise CommandError(str(exc)) from None
+    target = str(checked_target(args.target))
     tasks, weights, names = load_tasks(args.tasks_file, target)
     try:
         check_local_target(tasks[0])
         settings = measure_settings(args)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    _check_log(args.log, args.resume)
+    try:
+        check_log(args.log, args.resume)
+    except RecipeError as exc:
+        raise CommandError(str(exc)) from None
     return tasks, weights, names, settings
 
 
@@ -180,6 +167,7 @@ def _report(summary: Any, names: list[str], args: argparse.Namespace, loaded: in
 
 def run(args: argparse.Namespace) -> int:
     """Run `tunefarm tune-tasks`; 0 if some task has a valid result, 1 if none has."""
+    from tunefarm.recipe import LOCAL_DEVICE_KEY
     from tunefarm.tune.task_scheduler import TaskScheduler
     from tunefarm.tune.tuner import MeasureOption
 
@@ -197,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
     loaded = 0
     if args.resume and Path(args.log).exists():
         errors: list[str] = []
-        loaded = scheduler.load_log(args.log, device_key=DEVICE_KEY, errors=errors)
+        loaded = scheduler.load_log(args.log, device_key=LOCAL_DEVICE_KEY, errors=errors)
         if errors:
             print(
                 f"skipped {len(errors)} bad line(s) of the log, e.g. {errors[0]}", file=sys.stderr
@@ -211,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
             trials_per_round=args.trials_per_round,
             batch_size=args.batch_size,
             log_file=args.log,
-            device_key=DEVICE_KEY,
+            device_key=LOCAL_DEVICE_KEY,
         )
     finally:
         measure_option.close()

@@ -22,7 +22,7 @@ from tunefarm.ir.expr import (
     Var,
     is_float,
 )
-from tunefarm.ir.transform import rewrite
+from tunefarm.ir.transform import free_vars, rewrite
 
 Range = tuple[float, float]  # inclusive [lo, hi]; may be infinite
 INF = math.inf
@@ -255,8 +255,6 @@ def _simplify_logical(node: Logical) -> Expr | None:
 
 def coefficient(e: Expr, var: str) -> int | None:
     """Coefficient of `var` in `e` if `e` is affine in it (var absent from opaque parts)."""
-    from tunefarm.ir.transform import free_vars
-
     aff = to_affine(e)
     for x, _ in aff.opaque:
         if var in free_vars(x):

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tunefarm.ir.expr import Expr
+from tunefarm.ir.expr import Const, Expr
 
 
 @dataclass(frozen=True)
@@ -89,8 +89,6 @@ def flat_index(indices: list[Expr] | tuple[Expr, ...], shape: tuple[int, ...]) -
     out: Expr | None = None
     for idx, ext in zip(indices, shape, strict=True):
         out = idx if out is None else out * ext + idx
-    from tunefarm.ir.expr import Const
-
     return out if out is not None else Const(0)
 
 

@@ -23,17 +23,18 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.codegen.target import canonical
+from tunefarm.backends import canonical, registry
 from tunefarm.compiler.layouts import Layout, block, physical_shape, same_memory
+from tunefarm.graph.extract import TUNABLE_OPS, anchor_alternatives, choose_alternative
 from tunefarm.graph.ir import Graph, GraphError, Node
 from tunefarm.graph.passes import optimize
-from tunefarm.graph.tasks import TUNABLE_OPS, anchor_alternatives, choose_alternative
 from tunefarm.measure.types import Config, MeasureInput
+from tunefarm.runtime.artifact import build_artifact
 from tunefarm.runtime.plan import BufferSpec, Call, ExecPlan, KernelCode
-from tunefarm.task import Task
-from tunefarm.templates import registry
-from tunefarm.templates.base import KernelDef, TaskError
-from tunefarm.tune.records import ApplyHistoryBest, Record
+from tunefarm.schedule.template import KernelDef
+from tunefarm.task import Task, TaskError
+from tunefarm.tune.dispatch import ApplyHistoryBest
+from tunefarm.tune.records import Record
 
 
 class CompileError(GraphError):
@@ -75,8 +76,6 @@ class CompiledNetwork:
         return [c for c in self.choices if not c.tuned]
 
     def save(self, path: str | PathLike, cc: str = "gcc", jobs: int | None = None):
-        from tunefarm.runtime.artifact import build_artifact
-
         return build_artifact(self.plan, path, cc=cc, jobs=jobs)
 
 
@@ -260,6 +259,11 @@ class _Lowering:
             raise self.error("no kernel for this op in the network compiler")
 
     def anchor(self, node: Node) -> None:
+        weight = node.inputs[1]
+        if not self.g.is_param(weight):
+            raise self.error(f"weight {weight!r} is computed at run time; it must be a constant")
+        if 0 in self.g.shape(weight):
+            raise self.error(f"weight {weight!r} is empty: shape {list(self.g.shape(weight))}")
         alternatives = anchor_alternatives(self.g, node, self.target)
         task = choose_alternative(alternatives, self.history, self.device, self.overrides)
         config = self.choose(task)
@@ -394,7 +398,7 @@ class _Lowering:
         self.node = None
         pairs = []
         taken: set[str] = set()
-        for name in self.g.outputs:
+        for name in dict.fromkeys(self.g.outputs):  # runs return outputs by name: once each
             buf = self.logical(name)
             spec = self.buffers[buf]
             if spec.kind == "temp" and spec.alias_of is None and buf not in taken:

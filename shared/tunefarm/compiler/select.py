@@ -10,9 +10,11 @@ mobile network, so the config that won alone is not always the one to ship.
 So: compile the network a few times, variant v giving every tuned task its v-th best
 measured config (the last variant: the default config), time every call in place (the
 executor's per-call profile, interleaved over rounds so machine noise hits all variants
-alike) and keep, per task, the candidate whose calls were fastest. Channel blocks are pinned
-per task (`graph.tasks.anchor_task`), so a task's candidates all read and write the same
-layouts and the per-task choices compose.
+alike) and keep, per task, the candidate whose calls were fastest -- when it wins clearly:
+by more than `CLEAR_MARGIN` in its median and in most rounds; otherwise the best measured
+record stays, so noise on a shared machine cannot swap it for a worse one. Channel blocks
+are pinned per task (the backend's layout policy, `Backend.anchor_variants`), so a task's
+candidates all read and write the same layouts and the per-task choices compose.
 
     selection = select_in_network(graph, "cpu", ApplyHistoryBest("r18.jsonl"))
     compiled = compile_graph(graph, "cpu", "r18.jsonl", overrides=selection.configs)
@@ -22,22 +24,25 @@ layouts and the per-task choices compose.
 
 from __future__ import annotations
 
+import math
 import statistics
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from tunefarm.codegen.target import canonical
+from tunefarm.backends import canonical, registry
 from tunefarm.compiler.network import compile_graph
-from tunefarm.graph.ir import Graph
-from tunefarm.graph.tasks import choose_alternative, extract_tasks
+from tunefarm.graph.extract import choose_alternative, extract_tasks
+from tunefarm.graph.ir import Graph, random_inputs
 from tunefarm.measure.types import Config
+from tunefarm.runtime.executor import GraphExecutor
 from tunefarm.task import Task
-from tunefarm.templates import registry
-from tunefarm.tune.records import ApplyHistoryBest
+from tunefarm.tune.dispatch import ApplyHistoryBest
 
 DEFAULT_TOP_K = 3  # candidates per task: more rarely wins, and each costs a network compile
+CLEAR_MARGIN = 0.03  # a candidate replaces the best record only when faster by more than this
+CLEAR_ROUNDS = 0.8  # ... in its median and in this share of the interleaved rounds
 
 
 @dataclass(frozen=True)
@@ -130,9 +135,6 @@ def select_in_network(
 ) -> Selection:
     """Choose each tuned task's config by its time inside the network (see the module doc).
     `graph` must be optimised. Tasks without records keep their default and are left out."""
-    from tunefarm.network import random_inputs
-    from tunefarm.runtime.executor import GraphExecutor
-
     target = canonical(target)
     tuned = _running_tasks(graph, target, history, device_key)
     options = {t.task: candidates(t.task, history, device_key, top_k) for t in tuned}
@@ -158,13 +160,28 @@ def select_in_network(
     rows = []
     for t in tuned:
         cands = options[t.task]
-        ms = tuple(
-            statistics.median(_task_ms(round_, owner, t.task) for round_ in samples[v])
-            for v in range(len(cands))
-        )
-        best = min(range(len(cands)), key=ms.__getitem__)
-        rows.append(TaskSelection(t.task, t.nodes, tuple(cands), ms, best))
+        per_round = [
+            [_task_ms(round_, owner, t.task) for round_ in samples[v]] for v in range(len(cands))
+        ]
+        ms = tuple(statistics.median(r) for r in per_round)
+        rows.append(TaskSelection(t.task, t.nodes, tuple(cands), ms, _clear_winner(per_round)))
     return Selection(tuple(rows))
+
+
+def _clear_winner(per_round: list[list[float]], margin: float = CLEAR_MARGIN) -> int:
+    """The candidate to ship: the best measured record (0) unless another beat it by more
+    than `margin` in its median AND in at least `CLEAR_ROUNDS` of the interleaved rounds.
+    On a busy machine a few noisy rounds must not swap a good config for a worse one."""
+    rounds = len(per_round[0])
+    need = max(1, math.ceil(CLEAR_ROUNDS * rounds))
+    base = statistics.median(per_round[0])
+    best, best_ms = 0, base
+    for v, times in enumerate(per_round[1:], start=1):
+        wins = sum(t < b * (1 - margin) for t, b in zip(times, per_round[0], strict=True))
+        median = statistics.median(times)
+        if wins >= need and median < base * (1 - margin) and median < best_ms:
+            best, best_ms = v, median
+    return best
 
 
 def _running_tasks(graph: Graph, target: str, history: ApplyHistoryBest, device_key: str | None):

@@ -8,6 +8,11 @@ import os
 import tempfile
 from pathlib import Path
 
+# The files of a job, under jobs/<job id>/ (written by the pipeline's steps, read by the
+# gateway for downloads).
+MODEL_FILE, GRAPH_FILE, TASKS_FILE = "model.onnx", "graph.npz", "tasks.json"
+LOG_FILE, TUNED_FILE, UNTUNED_FILE = "records.jsonl", "net.tfa", "untuned.tfa"
+
 
 class ArtifactError(ValueError):
     """A path outside the store, or a file that is not there."""

@@ -5,10 +5,16 @@ Choices that keep work from being lost or duplicated:
 - Late acks + reject on worker lost: a task is acknowledged after it finishes, so a killed
   worker's task is delivered again (the Redis transport restores it once the visibility
   timeout passes). Every task is therefore idempotent.
+- Nobody waits on Celery's result backend: a job's steps hand over through its document
+  (`pipeline`), candidates and evaluations through claims and results of their own in Redis
+  (`tickets`), which the sender watches with deadlines and re-sends when a worker died or
+  Redis lost the message. So results are not stored (`task_ignore_result`), and a Redis
+  outage cannot fail a task while it stores its return value.
 - Prefetch 1: a worker holds at most the message it is running, so a dead worker strands
   nothing else and device agents never queue measurements behind each other.
-- Routes by task name: convert, extract, search, build, and measure.<device-key> (the
-  sender picks the device queue).
+- Queues carry the stack's prefix (`<prefix>.convert`, ..., `<prefix>.measure.<key>`), so
+  two stacks on one Redis database never take each other's tasks.
+- Workers reconnect to the broker forever, with backoff: a restarted Redis is found again.
 """
 
 from __future__ import annotations
@@ -28,12 +34,8 @@ CONVERT, EXTRACT, SEARCH, BUILD, MEASURE, EVALUATE = (
     "tunefarm.measure",
     "tunefarm.evaluate",
 )
-ROUTES = {
-    CONVERT: {"queue": "convert"},
-    EXTRACT: {"queue": "extract"},
-    SEARCH: {"queue": "search"},
-    BUILD: {"queue": "build"},
-}
+# Task -> queue (before the prefix: `ServiceConfig.queue` adds it).
+ROUTES = {CONVERT: "convert", EXTRACT: "extract", SEARCH: "search", BUILD: "build"}
 QUEUES = ("convert", "extract", "search", "build")
 
 # Errors worth retrying with backoff: the broker or Redis went away for a moment.
@@ -68,13 +70,21 @@ def make_app(config: ServiceConfig | None = None, name: str = "tunefarm") -> Any
         task_reject_on_worker_lost=True,
         task_acks_on_failure_or_timeout=True,
         worker_prefetch_multiplier=1,
-        task_routes=ROUTES,
-        task_default_queue="convert",
-        task_track_started=True,
-        result_expires=24 * 3600,
+        task_routes={task: {"queue": config.queue(q)} for task, q in ROUTES.items()},
+        task_default_queue=config.queue("convert"),
+        task_ignore_result=True,
+        task_track_started=False,
+        result_expires=3600,
         broker_transport_options=transport,
         result_backend_transport_options=transport,
+        result_backend_always_retry=True,
+        result_backend_max_retries=20,
         broker_connection_retry_on_startup=True,
+        broker_connection_retry=True,
+        broker_connection_max_retries=None,
+        # A lost connection does not cancel running tasks: a search keeps its lease and its
+        # state; its message comes back after the visibility timeout and is dropped then.
+        worker_cancel_long_running_tasks_on_connection_loss=False,
         worker_hijack_root_logger=False,
         worker_send_task_events=False,
         task_annotations={

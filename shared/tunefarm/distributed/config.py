@@ -75,11 +75,24 @@ class ServiceConfig:
         """A Redis key under this stack's prefix."""
         return ":".join((self.prefix, *parts))
 
-    def redis(self):
-        """A Redis client for state (decoded strings)."""
+    def queue(self, name: str) -> str:
+        """A Celery queue name under this stack's prefix (`tunefarm.build`), so two stacks
+        on one Redis database never take each other's messages."""
+        return f"{self.prefix}.{name}"
+
+    def redis(self, socket_timeout: float = 10.0):
+        """A Redis client for state (decoded strings). `socket_timeout` bounds every reply:
+        a hung Redis becomes an error, not a hang; a command that blocks on purpose (XREAD
+        BLOCK) needs a client whose timeout is longer than the block."""
         import redis
 
-        return redis.Redis.from_url(self.redis_url, decode_responses=True)
+        return redis.Redis.from_url(
+            self.redis_url,
+            decode_responses=True,
+            socket_timeout=socket_timeout,
+            socket_connect_timeout=min(5.0, socket_timeout),
+            health_check_interval=30,
+        )
 
 
 def prepare_metrics_dir() -> str:

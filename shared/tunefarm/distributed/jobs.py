@@ -4,13 +4,21 @@ progress events per job (what the REST API, the web UI and the metrics read).
 The document layout is in `docs/services.md`. Writers update a few fields at a time with
 `update`, which reads, merges and writes under optimistic locking (WATCH), so the search
 worker's progress and the gateway's cancel request never overwrite each other.
+
+Every change that is not mere progress is also written to the job's directory in the
+artifact store (`jobs/<id>/job.json`). So a Redis that restarts without persistence loses
+no job: a read of a job Redis no longer has restores it from there, and the watchdog
+(`watchdog.py`) restores every job of the store and sends its step again.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import os
 import secrets
 import time
+from pathlib import Path
 from typing import Any
 
 from tunefarm.distributed.config import ServiceConfig
@@ -27,7 +35,13 @@ STATES = (
     "cancelled",
 )
 TERMINAL = frozenset({"done", "failed", "cancelled"})
+log = logging.getLogger("tunefarm.jobs")
 EVENTS_MAX = 20_000  # events kept per job (the stream is trimmed beyond this)
+MIRROR_FILE = "job.json"
+MIRROR_PREFIX = "_stack_prefix"  # in the copy only: which stack's job it is
+# Fields that change with every measured batch: not worth a file write each time (a
+# restored job recomputes them from its records log).
+PROGRESS_FIELDS = frozenset({"trials_done", "errors", "tasks", "estimated_latency_ms", "waiting"})
 
 
 class JobNotFound(KeyError):
@@ -80,18 +94,70 @@ class JobStore:
             "cancel_requested": False,
             **spec,
         }
-        pipe = self.r.pipeline()
-        pipe.hset(self._doc_key(doc["id"]), "doc", json.dumps(doc))
-        pipe.zadd(self._index_key(), {doc["id"]: now})
-        pipe.execute()
+        doc.setdefault("waiting_for", {"step": "convert", "since": now})
+        self._mirror(doc)
+        self._put(doc)
         self.add_event(doc["id"], "state", {"state": "queued"})
         return doc
+
+    def _put(self, doc: dict[str, Any]) -> None:
+        pipe = self.r.pipeline()
+        pipe.hset(self._doc_key(doc["id"]), "doc", json.dumps(doc))
+        pipe.zadd(self._index_key(), {doc["id"]: doc["created"]})
+        pipe.execute()
 
     def get(self, job_id: str) -> dict[str, Any]:
         raw = self.r.hget(self._doc_key(job_id), "doc")
         if raw is None:
-            raise JobNotFound(job_id)
+            return self.restore(job_id)
         return json.loads(raw)
+
+    # -- the copy in the artifact store ---------------------------------------------------------
+    def _mirror_path(self, job_id: str) -> Path:
+        return Path(self.config.artifacts) / "jobs" / job_id / MIRROR_FILE
+
+    def _mirror(self, doc: dict[str, Any]) -> None:
+        """Write the document beside the job's files (atomically: temp file + rename)."""
+        path = self._mirror_path(doc["id"])
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{MIRROR_FILE}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({**doc, MIRROR_PREFIX: self.config.prefix}))
+            tmp.replace(path)
+        except OSError as exc:  # a full or read-only store must not stop the job
+            log.warning("job %s: cannot write %s: %s", doc["id"], path, exc)
+
+    def restore(self, job_id: str) -> dict[str, Any]:
+        """Bring back a job Redis lost (restarted without persistence) from its copy in the
+        artifact store, saying so in its events; JobNotFound when there is none."""
+        path = self._mirror_path(job_id) if _plain_id(job_id) else None
+        try:
+            doc = json.loads(path.read_text()) if path is not None else None
+        except (OSError, ValueError):
+            doc = None
+        # only this stack's jobs: stacks that share a store must not take each other's
+        if not isinstance(doc, dict) or doc.get("id") != job_id:
+            raise JobNotFound(job_id)
+        if doc.pop(MIRROR_PREFIX, None) != self.config.prefix:
+            raise JobNotFound(job_id)
+        if doc["state"] not in TERMINAL:
+            doc["waiting"] = {
+                "reason": "Redis lost this job (restarted without persistence); it was "
+                "restored from the artifact store and its step was sent again",
+                "since": time.time(),
+                "resend": True,  # for the watchdog: send its step again
+            }
+        self._put(doc)
+        self.add_event(job_id, "restored", {"state": doc["state"]})
+        log.warning("job %s: restored from %s (state %s)", job_id, path, doc["state"])
+        return doc
+
+    def stored_ids(self) -> list[str]:
+        """Ids of every job with a copy in the artifact store."""
+        root = Path(self.config.artifacts) / "jobs"
+        if not root.is_dir():
+            return []
+        return sorted(p.parent.name for p in root.glob(f"*/{MIRROR_FILE}"))
 
     def exists(self, job_id: str) -> bool:
         return bool(self.r.exists(self._doc_key(job_id)))
@@ -106,15 +172,18 @@ class JobStore:
                 try:
                     pipe.watch(key)
                     raw = pipe.hget(key, "doc")
-                    if raw is None:
-                        raise JobNotFound(job_id)
+                    if raw is None:  # Redis lost it: restore from the store, then merge
+                        self.restore(job_id)
+                        continue
                     doc = {**json.loads(raw), **fields, "updated": time.time()}
                     pipe.multi()
                     pipe.hset(key, "doc", json.dumps(doc))
                     pipe.execute()
-                    return doc
                 except redis.WatchError:
                     continue
+            if not set(fields) <= PROGRESS_FIELDS:
+                self._mirror(doc)
+            return doc
 
     def set_state(self, job_id: str, state: str, **fields: Any) -> dict[str, Any]:
         """Move to `state` (and record it as an event). A terminal state is never left."""
@@ -123,8 +192,11 @@ class JobStore:
         current = self.get(job_id)["state"]
         if current in TERMINAL and current != state:
             return self.get(job_id)
+        if state in TERMINAL:  # nothing is awaited any more
+            fields = {"waiting": None, "waiting_for": None, **fields}
         doc = self.update(job_id, state=state, **fields)
-        self.add_event(job_id, "state", {"state": state, **fields})
+        shown = {k: v for k, v in fields.items() if k not in ("waiting", "waiting_for")}
+        self.add_event(job_id, "state", {"state": state, **shown})
         return doc
 
     def fail(self, job_id: str, message: str) -> dict[str, Any]:
@@ -132,18 +204,29 @@ class JobStore:
         return self.set_state(job_id, "failed", error=message)
 
     def request_cancel(self, job_id: str) -> dict[str, Any]:
-        """Ask the job to stop. Jobs that have not started tuning stop at once; a tuning job
-        stops at its next batch (the search worker sees the flag)."""
+        """Ask the job to stop. A job no live worker holds (queued, between steps, or its
+        worker gone) is cancelled at once; a running step stops within a poll or a batch
+        (its worker sees the flag), and should that worker die, the watchdog cancels it."""
         doc = self.update(job_id, cancel_requested=True)
-        if doc["state"] in ("queued", "converting", "extracting"):
-            doc = self.set_state(job_id, "cancelled")
+        if doc["state"] in ("queued", "converting", "extracting") or not self.leased(job_id):
+            doc = self.set_state(job_id, "cancelled", waiting=None, waiting_for=None)
         return doc
+
+    def lease_key(self, job_id: str) -> str:
+        """The key a worker running one of the job's steps holds (see pipeline.Lease)."""
+        return self.config.key("job", job_id, "lease")
+
+    def leased(self, job_id: str) -> bool:
+        return bool(self.r.exists(self.lease_key(job_id)))
 
     def cancel_requested(self, job_id: str) -> bool:
         return bool(self.get(job_id).get("cancel_requested"))
 
-    def list(self, state: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
-        """Newest first, optionally only those in `state`."""
+    def list(
+        self, state: str | None = None, limit: int = 200, tenant: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Newest first, optionally only those in `state` and of `tenant` (a job without a
+        tenant, from before tenants, is the default tenant's)."""
         ids = self.r.zrevrange(self._index_key(), 0, -1)
         pipe = self.r.pipeline(transaction=False)  # one round trip for every document
         for job_id in ids:
@@ -153,6 +236,8 @@ class JobStore:
             if raw is None:
                 continue
             doc = json.loads(raw)
+            if tenant is not None and doc.get("tenant", "default") != tenant:
+                continue
             if state is None or doc["state"] == state:
                 docs.append(doc)
             if len(docs) >= limit:
@@ -184,6 +269,13 @@ class JobStore:
         return out
 
     def delete(self, job_id: str) -> None:
-        """Forget a job's state and events (its files stay in the artifact store)."""
+        """Forget a job's state and events (its other files stay in the artifact store)."""
         self.r.delete(self._doc_key(job_id), self._events_key(job_id))
         self.r.zrem(self._index_key(), job_id)
+        if _plain_id(job_id):
+            self._mirror_path(job_id).unlink(missing_ok=True)
+
+
+def _plain_id(job_id: str) -> bool:
+    """An id that is one path component (the API checks ids; this guards library callers)."""
+    return bool(job_id) and "/" not in job_id and job_id not in (".", "..")

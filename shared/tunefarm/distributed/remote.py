@@ -1,21 +1,24 @@
 """`Builder` and `Runner` backed by Celery queues: the tuners cannot tell them from the local
 ones, so embedded and distributed tuning share every line of search code.
 
-A batch fans out as one message per candidate (builds to `build`, measurements to
-`measure.<device-key>`), so build workers and the agents of a key share a batch between
-them. A candidate whose worker died is redelivered by the broker; one that gets no answer
-within the deadline becomes an error result (build or run timeout), never a hang.
+A batch fans out as one message per candidate (builds to `<prefix>.build`, measurements to
+`<prefix>.measure.<device-key>`), so build workers and the agents of a key share a batch
+between them. Each message carries a ticket (`tickets.py`): a candidate whose worker died,
+or whose message Redis lost, is sent again within seconds (the claim TTL), never measured
+twice, and one that gets no answer within the deadline becomes an error result (build or
+run timeout), never a hang.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from tunefarm.distributed.artifacts import ArtifactStore
 from tunefarm.distributed.celery_app import BUILD, MEASURE
+from tunefarm.distributed.tickets import Pending, Tickets, Waiter, new_ticket
 from tunefarm.distributed.tracker import measure_queue
 from tunefarm.measure.builder import Builder
 from tunefarm.measure.errors import MeasureErrorNo
@@ -24,65 +27,82 @@ from tunefarm.measure.types import BuildResult, MeasureInput, MeasureResult, Mea
 
 
 def _deadline(app: Any, work_s: float) -> float:
-    """How long to wait for a batch: the work itself, plus one redelivery after a worker
-    dies (the visibility timeout), plus slack."""
-    return work_s + 2 * app.tunefarm_config.visibility_timeout_s + 30
+    """How long to wait for a batch: the work itself, plus one visibility timeout of slack
+    for a queue shared with other jobs (dead workers and lost messages are re-sent long
+    before: see `tickets.Waiter`)."""
+    return work_s + app.tunefarm_config.visibility_timeout_s + 30
 
 
-def _gather(pending: list[Any], queue: str, timeout_s: float) -> list[Any]:
-    """Wait for every sent task; returns per task its reply, or the exception (timeout or
-    task failure) in its place."""
-    from celery.exceptions import TimeoutError as CeleryTimeout
+class _Remote:
+    """What the builder and the runner share: the app, its queues, the ticket store, and
+    the job's hooks (on_wait: a ticket was re-sent; should_stop: the job was cancelled)."""
 
-    end = time.monotonic() + timeout_s
-    out: list[Any] = []
-    for result in pending:
-        try:
-            left = max(0.1, end - time.monotonic())
-            out.append(result.get(timeout=left, disable_sync_subtasks=False, propagate=True))
-        except CeleryTimeout:
-            result.revoke()
-            out.append(TimeoutError(f"no answer from queue {queue!r} within {timeout_s:.0f} s"))
-        except Exception as exc:  # the task raised: report it as the candidate's error
-            out.append(exc)
-        finally:
-            result.forget()
-    return out
+    def __init__(
+        self,
+        app: Any,
+        on_wait: Callable[[str], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> None:
+        self.app, self.on_wait, self.should_stop = app, on_wait, should_stop
+        self.config = app.tunefarm_config
+        self._tickets: Tickets | None = None
+
+    def waiter(self, on_result=None) -> Waiter:
+        if self._tickets is None:
+            import redis
+
+            self._tickets = Tickets(self.config)
+            self._broker = redis.Redis.from_url(self.config.broker_url, decode_responses=True)
+        return Waiter(self._tickets, self._broker, on_result, self.on_wait, self.should_stop)
+
+    def pending(self, task: str, queue: str, args: list[Any], what: str) -> Pending:
+        ticket = new_ticket()
+
+        def send() -> None:
+            self.app.send_task(task, args=[ticket, *args], queue=queue, ignore_result=True)
+
+        return Pending(ticket, queue, send, what)
 
 
-class CeleryBuilder(Builder):
+class CeleryBuilder(Builder, _Remote):
     """Builds on the build farm. Kernels land in the artifact store; results carry
     store-relative paths."""
 
-    def __init__(self, app: Any, timeout_s: float = 60.0, options: Sequence[str] = ()) -> None:
-        self.app, self.timeout_s, self.options = app, float(timeout_s), tuple(options)
+    def __init__(
+        self, app: Any, timeout_s: float = 60.0, options: Sequence[str] = (), **hooks: Any
+    ) -> None:
+        _Remote.__init__(self, app, **hooks)
+        self.timeout_s, self.options = float(timeout_s), tuple(options)
 
     def build(self, inputs: Sequence[MeasureInput]) -> list[BuildResult]:
         inputs = list(inputs)
         if not inputs:
             return []
-        pending = [self.app.send_task(BUILD, args=self.args(inp), queue="build") for inp in inputs]
-        wait = _deadline(self.app, self.timeout_s * len(inputs))
-        return [self._result(r) for r in _gather(pending, "build", wait)]
+        items = [self.build_pending(inp) for inp in inputs]
+        replies = self.waiter().wait(items, _deadline(self.app, self.timeout_s * len(inputs)))
+        return [self.result(replies[p.ticket]) for p in items]
 
-    def args(self, inp: MeasureInput) -> list[Any]:
-        return [inp.to_json(), self.timeout_s, list(self.options)]
+    def build_pending(self, inp: MeasureInput) -> Pending:
+        args = [inp.to_json(), self.timeout_s, list(self.options)]
+        return self.pending(BUILD, self.config.queue("build"), args, "build")
 
     @staticmethod
-    def _result(reply: Any) -> BuildResult:
+    def result(reply: Any) -> BuildResult:
         if isinstance(reply, TimeoutError):
             return BuildResult.failed(MeasureErrorNo.BUILD_TIMEOUT, str(reply))
         if isinstance(reply, Exception):
-            msg = f"build worker failed: {type(reply).__name__}: {reply}"
+            msg = f"build worker failed: {reply}"
             return BuildResult.failed(MeasureErrorNo.BUILD_ERROR, msg)
         return BuildResult.from_json(reply)
 
 
-class CeleryRunner(Runner):
+class CeleryRunner(Runner, _Remote):
     """Measures on the agents registered under `device_key`, one candidate per message."""
 
-    def __init__(self, app: Any, device_key: str, settings: MeasureSettings) -> None:
-        self.app, self.device_key, self.settings = app, device_key, settings
+    def __init__(self, app: Any, device_key: str, settings: MeasureSettings, **hooks: Any) -> None:
+        _Remote.__init__(self, app, **hooks)
+        self.device_key, self.settings = device_key, settings
+        self.queue = measure_queue(device_key, self.config.prefix)
 
     def run(
         self, inputs: Sequence[MeasureInput], builds: Sequence[BuildResult]
@@ -90,42 +110,57 @@ class CeleryRunner(Runner):
         if len(inputs) != len(builds):
             raise ValueError(f"{len(inputs)} inputs but {len(builds)} builds")
         results: list[MeasureResult | None] = [None] * len(inputs)
-        todo = []
+        items: dict[int, Pending] = {}
         for i, build in enumerate(builds):
             if build.ok:
-                todo.append(i)
+                items[i] = self.measure_pending(inputs[i], build)
             else:  # nothing to measure: pass the build error through, as LocalRunner does
                 results[i] = self._failed(build.error_no, build.error_msg)
-        queue = measure_queue(self.device_key)
-        pending = [
-            self.app.send_task(
-                MEASURE, args=[builds[i].to_json(), *self._args(inputs[i])], queue=queue
-            )
-            for i in todo
-        ]
-        for i, reply in zip(todo, _gather(pending, queue, self._wait(len(todo))), strict=True):
-            results[i] = self._result(reply)
+        replies = self.waiter().wait(list(items.values()), self._wait(len(items)))
+        for i, p in items.items():
+            results[i] = self._result(replies[p.ticket])
         return [r for r in results if r is not None]
 
     def measure_batch(
         self, inputs: Sequence[MeasureInput], builder: Builder
     ) -> list[MeasureResult]:
-        """Build and measure with one chain per candidate (build -> measure), so an agent
-        starts on the first kernel while the build farm still compiles the rest."""
+        """Build and measure candidate by candidate: each build's result sends its
+        measurement at once, so an agent starts on the first kernel while the build farm
+        still compiles the rest."""
         if not isinstance(builder, CeleryBuilder):
             return self.run(inputs, builder.build(inputs))
-        queue = measure_queue(self.device_key)
-        pending = []
-        for inp in inputs:
-            build = self.app.signature(BUILD, args=builder.args(inp), queue="build")
-            measure = self.app.signature(MEASURE, args=self._args(inp), queue=queue)
-            pending.append((build | measure).apply_async())
-        wait = self._wait(len(inputs)) + builder.timeout_s * len(inputs)
-        return [self._result(r) for r in _gather(pending, queue, wait)]
+        inputs = list(inputs)
+        builds = [builder.build_pending(inp) for inp in inputs]
+        index = {p.ticket: i for i, p in enumerate(builds)}
+        final: dict[int, Any] = {}
+        measures: dict[int, Pending] = {}
 
-    def _args(self, inp: MeasureInput) -> list[Any]:
-        """The measure task's arguments after the build result (which a chain prepends)."""
-        return [inp.to_json(), self.settings.to_json()]
+        def on_result(p: Pending, reply: Any) -> list[Pending]:
+            if p.ticket not in index:
+                return []
+            i, build = index[p.ticket], CeleryBuilder.result(reply)
+            if not build.ok:
+                final[i] = self._failed(build.error_no, build.error_msg)
+                return []
+            measures[i] = self.measure_pending(inputs[i], build)
+            return [measures[i]]
+
+        wait = self._wait(len(inputs)) + builder.timeout_s * len(inputs)
+        replies = self.waiter(on_result).wait(builds, wait)
+        out = []
+        for i, p in enumerate(builds):
+            if i in final:
+                out.append(final[i])
+            elif i in measures:
+                out.append(self._result(replies[measures[i].ticket]))
+            else:  # the build itself timed out or was lost
+                build = CeleryBuilder.result(replies[p.ticket])
+                out.append(self._failed(build.error_no, build.error_msg))
+        return out
+
+    def measure_pending(self, inp: MeasureInput, build: BuildResult) -> Pending:
+        args = [build.to_json(), inp.to_json(), self.settings.to_json()]
+        return self.pending(MEASURE, self.queue, args, "measurement")
 
     def _wait(self, n: int) -> float:
         return _deadline(self.app, (self.settings.timeout_s + 5) * max(1, n))
@@ -137,8 +172,7 @@ class CeleryRunner(Runner):
         if isinstance(reply, TimeoutError):
             return self._failed(MeasureErrorNo.RUN_TIMEOUT, str(reply))
         if isinstance(reply, Exception):
-            msg = f"agent failed: {type(reply).__name__}: {reply}"
-            return self._failed(MeasureErrorNo.RUNTIME_ERROR, msg)
+            return self._failed(MeasureErrorNo.RUNTIME_ERROR, f"agent failed: {reply}")
         return MeasureResult.from_json(reply)
 
 

@@ -22,8 +22,10 @@ _PRIORITY_SEP = "\x06\x16"  # kombu's Redis transport: queue + sep + priority
 _PRIORITY_STEPS = (0, 3, 6, 9)
 
 
-def measure_queue(device_key: str) -> str:
-    return MEASURE_QUEUE_PREFIX + device_key
+def measure_queue(device_key: str, prefix: str) -> str:
+    """The queue of a device key's agents, under the stack's prefix (`tunefarm.measure.KEY`).
+    `prefix` is `ServiceConfig.prefix`: required, so no caller can miss the stack's queues."""
+    return f"{prefix}.{MEASURE_QUEUE_PREFIX}{device_key}"
 
 
 def valid_device_key(key: str) -> bool:
@@ -102,8 +104,15 @@ class Tracker:
     def keys(self) -> list[str]:
         return sorted({a.key for a in self.agents()})
 
+    def targets(self) -> dict[str, set[str]]:
+        """Device key -> the targets its live agents serve (one, unless misconfigured)."""
+        out: dict[str, set[str]] = {}
+        for a in self.agents():
+            out.setdefault(a.key, set()).add(a.target)
+        return out
+
     def pending(self, device_key: str) -> int:
-        return queue_depth(self.broker, measure_queue(device_key))
+        return queue_depth(self.broker, measure_queue(device_key, self.config.prefix))
 
     def summary(self) -> list[dict[str, Any]]:
         """One row per device key: key, total, free, busy, pending."""

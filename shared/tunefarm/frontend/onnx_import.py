@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,12 +34,18 @@ import onnx
 from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from tunefarm.frontend import validate
+from tunefarm.frontend.limits import default_max_tensor_bytes, over_budget, predict_outputs
 from tunefarm.graph.ir import Graph, GraphError, Node, Value
 from tunefarm.graph.shapes import infer_node, infer_shapes
 
-__all__ = ["FrontendError", "SUPPORTED_OPS", "load_onnx"]
+__all__ = ["FrontendError", "MAX_OPSET", "SUPPORTED_OPS", "load_onnx"]
 
 MIN_OPSET = 7
+# Every change to the ops imported or folded here up to opset 28 adds element types or an
+# attribute the handlers refuse or do not need (AveragePool dilations, Pad wrap mode, Cast
+# saturate/round_mode for float8); a newer opset may change meanings, so it is refused.
+MAX_OPSET = min(28, onnx.defs.onnx_opset_version())
 FLOAT_MAX = float(np.finfo(np.float32).max)
 
 
@@ -48,13 +55,18 @@ class FrontendError(GraphError):
 
 
 # ---------------------------------------------------------------- reading and checking
-def read_model(model: str | os.PathLike | bytes | onnx.ModelProto) -> tuple[onnx.ModelProto, str]:
-    """The parsed model and how messages name it."""
+def read_model(
+    model: str | os.PathLike | bytes | onnx.ModelProto, max_tensor_bytes: int | None = None
+) -> tuple[onnx.ModelProto, str]:
+    """The parsed model and how messages name it. A file's external data is read (from the
+    file's directory) only after every tensor's declared size and data size passed the
+    budget; bytes and ModelProtos have no directory, so their external data is refused."""
+    limit = _budget(max_tensor_bytes)
     if isinstance(model, onnx.ModelProto):
-        return model, model.graph.name or "<ModelProto>"
-    if isinstance(model, bytes | bytearray):
+        proto, label = model, model.graph.name or "<ModelProto>"
+    elif isinstance(model, bytes | bytearray):
         label = "<bytes>"
-        loader: Callable[[], onnx.ModelProto] = lambda: onnx.load_model_from_string(bytes(model))
+        proto = _parse(label, lambda: onnx.load_model_from_string(bytes(model)))
     elif isinstance(model, str | os.PathLike):
         path = Path(model)
         label = str(path)
@@ -62,23 +74,75 @@ def read_model(model: str | os.PathLike | bytes | onnx.ModelProto) -> tuple[onnx
             raise FrontendError(f"{label}: no such file")
         if not path.is_file():
             raise FrontendError(f"{label}: not a file")
-        loader = lambda: onnx.load(str(path))
+        proto = _parse(label, lambda: onnx.load(str(path), load_external_data=False))
+        _check_tensors(proto, label, limit)
+        problem = validate.external_files(proto, str(path.parent), limit)
+        if problem:
+            raise FrontendError(f"{label}: {problem}")
+        _parse(label, lambda: onnx.load_external_data_for_model(proto, str(path.parent)))
+        return proto, label
     else:
         raise FrontendError(
             f"model must be a path, bytes or onnx.ModelProto, got {type(model).__name__}"
         )
+    problem = validate.external_data(proto)
+    if problem:
+        raise FrontendError(f"{label}: {problem}")
+    _check_tensors(proto, label, limit)
+    return proto, label
+
+
+def _budget(max_tensor_bytes: int | None) -> int:
+    """The tensor size limit: the argument, else the environment's (a bad value of
+    TUNEFARM_MAX_TENSOR_BYTES is a FrontendError naming it)."""
+    if max_tensor_bytes is not None:
+        if isinstance(max_tensor_bytes, bool) or not isinstance(max_tensor_bytes, int):
+            raise TypeError(f"max_tensor_bytes must be an int, got {max_tensor_bytes!r}")
+        if max_tensor_bytes < 1:
+            raise ValueError(f"max_tensor_bytes must be >= 1, got {max_tensor_bytes}")
+        return max_tensor_bytes
     try:
-        return loader(), label
+        return default_max_tensor_bytes()
+    except ValueError as err:
+        raise FrontendError(str(err)) from None
+
+
+def _parse(label: str, loader: Callable[[], Any]) -> Any:
+    try:
+        return loader()
     except Exception as err:  # protobuf DecodeError, OSError, external data errors, ...
-        raise FrontendError(f"{label}: not a valid ONNX model: {err}") from None
+        raise FrontendError(
+            f"{label}: not a valid ONNX model: {' '.join(str(err).split())}"
+        ) from None
+
+
+def _check_tensors(proto: onnx.ModelProto, label: str, limit: int) -> None:
+    problem = validate.tensor_problem(proto, limit) or validate.value_info_problem(proto)
+    if problem:
+        raise FrontendError(f"{label}: {problem}")
+
+
+_CHECKER_NODE = re.compile(
+    r"(.*?)\s*==> Context: Bad node spec for node\. Name: (\S*) OpType: (\S+)\s*$", re.S
+)
+
+
+def _checker_message(err: Exception) -> str:
+    """The checker's message on one line, starting with the node it names, if any."""
+    text = str(err)
+    found = _CHECKER_NODE.match(text)
+    if found:
+        text, name, op = found.groups()
+        return f"node {name!r} ({op}): not a valid ONNX node: {' '.join(text.split())}"
+    return f"not a valid ONNX model: {' '.join(text.split())}"
 
 
 def _check(proto: onnx.ModelProto, label: str) -> int:
     """Run the ONNX checker; return the default-domain opset."""
     try:
-        onnx.checker.check_model(proto)
+        onnx.checker.check_model(validate.checkable(proto))
     except Exception as err:
-        raise FrontendError(f"{label}: not a valid ONNX model: {err}") from None
+        raise FrontendError(f"{label}: {_checker_message(err)}") from None
     opsets = [o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")]
     if not opsets:
         raise FrontendError(f"{label}: the model imports no default-domain (ai.onnx) opset")
@@ -87,6 +151,15 @@ def _check(proto: onnx.ModelProto, label: str) -> int:
             f"{label}: opset {opsets[0]} is not supported; need opset {MIN_OPSET} or newer "
             "(convert with onnx.version_converter)"
         )
+    if opsets[0] > MAX_OPSET:
+        raise FrontendError(
+            f"{label}: opset {opsets[0]} is not supported; the newest supported opset is "
+            f"{MAX_OPSET}"
+        )
+    if not proto.graph.node:
+        raise FrontendError(f"{label}: the graph is empty (it has no nodes)")
+    if not proto.graph.output:
+        raise FrontendError(f"{label}: the graph has no outputs (it would compute nothing)")
     return int(opsets[0])
 
 
@@ -97,8 +170,16 @@ class _Ctx:
     def __init__(self, imp: _Importer, node: onnx.NodeProto, name: str) -> None:
         self.imp, self.node, self.name, self.opset = imp, node, name, imp.opset
         self.where = f"node {name!r} ({node.op_type})"
-        self.attrs = {a.name: _attr_value(a) for a in node.attribute}
+        self.attrs = {a.name: self._attr_value(a) for a in node.attribute}
         self.n_emitted = 0
+
+    def _attr_value(self, a: onnx.AttributeProto) -> Any:
+        try:
+            return _attr_value(a)
+        except UnicodeDecodeError:
+            raise self.fail(f"attribute {a.name!r} is not valid UTF-8 text") from None
+        except Exception as err:  # a tensor attribute whose data does not fit its dims
+            raise self.fail(f"attribute {a.name!r} cannot be read: {err}") from None
 
     # -- errors and attrs
     def fail(self, msg: str) -> FrontendError:
@@ -149,12 +230,45 @@ class _Ctx:
             )
         return arr
 
+    def scalar_const(self, i: int, what: str) -> Any:
+        """Constant input i holding one value (a scalar or a one-element tensor)."""
+        arr = self.const(i, what)
+        if arr.size != 1:
+            raise self.fail(
+                f"input {i} ({what}) {self.input(i)!r} must hold one value (a scalar), got "
+                f"shape {list(arr.shape)}"
+            )
+        return arr.reshape(-1)[0]
+
+    def axes_const(self, i: int, what: str = "axes", scalar_ok: bool = False) -> list[int]:
+        """Constant 1-D int input i as a list (ONNX Runtime refuses a scalar `axes`, except
+        Unsqueeze's: `scalar_ok`)."""
+        arr = self.const(i, what)
+        if arr.dtype.kind not in "iu" or (arr.ndim != 1 and not (scalar_ok and arr.ndim == 0)):
+            raise self.fail(
+                f"input {i} ({what}) {self.input(i)!r} must be a 1-D tensor of ints, got "
+                f"{arr.dtype} of shape {list(arr.shape)}"
+            )
+        return [int(a) for a in arr.reshape(-1)]
+
     def shape(self, i: int) -> tuple[int, ...]:
         return self.imp.shape(self.input(i), self)
 
     def value(self, i: int) -> str:
         """Graph value name for input i (a const becomes a param on first use)."""
-        return self.imp.graph_value(self.input(i), self)
+        name = self.imp.graph_value(self.input(i), self)
+        value = self.imp.graph.values[name]
+        if 0 in value.shape:
+            raise self.fail(
+                f"input {i} {self.input(i)!r} is a zero-size tensor (shape {list(value.shape)}); "
+                "zero-size tensors are not supported"
+            )
+        if value.dtype != "float32":
+            raise self.fail(
+                f"input {i} {self.input(i)!r} has dtype {value.dtype}; only float32 tensors "
+                "are computed at run time"
+            )
+        return name
 
     def param(self, base: str, array: np.ndarray) -> str:
         name = self.imp.fresh(base)
@@ -186,6 +300,8 @@ class _Ctx:
             msg = str(err).removeprefix(f"{node.where()}: ")
             raise self.fail(f"as graph op {op}: {msg}") from None
         for v in values:
+            self.imp.check_size(self, f"output {v.name!r}", v.shape, v.dtype)
+        for v in values:
             self.imp.graph.values[v.name] = v
         self.imp.graph.nodes.append(node)
         return outs
@@ -213,6 +329,9 @@ def _window(cx: _Ctx, kernel: list[int], size: Sequence[int]) -> tuple[list[int]
     """strides, explicit padding (top, left, bottom, right) and dilations; auto_pad resolved."""
     strides = cx.ints("strides", [1, 1], 2)
     dilation = cx.ints("dilations", [1, 1], 2)
+    for key, values in (("kernel_shape", kernel), ("strides", strides), ("dilations", dilation)):
+        if min(values) < 1:
+            raise cx.fail(f"attribute {key}={values} must be >= 1")
     auto = cx.attr("auto_pad", "NOTSET")
     if auto == "NOTSET":
         return strides, cx.ints("pads", [0, 0, 0, 0], 4), dilation
@@ -239,6 +358,14 @@ def _data_4d(cx: _Ctx, what: str) -> tuple[int, ...]:
 
 def _conv(cx: _Ctx) -> None:
     x, w = _data_4d(cx, "convolution"), cx.shape(1)
+    for i, what, whats in ((1, "weight", "weights"), (2, "bias", "biases")):
+        if cx.has(i) and cx.maybe_const(i) is None:
+            raise cx.fail(
+                f"input {i} ({what}) {cx.input(i)!r} is computed at run time; convolution "
+                f"{whats} must be constant initializers"
+            )
+    if len(w) != 4 or 0 in w:
+        raise cx.fail(f"weight {cx.input(1)!r} must be a non-empty 4-D OIHW tensor, got {list(w)}")
     kernel = cx.ints("kernel_shape", list(w[2:]), 2)
     if tuple(kernel) != tuple(w[2:]):
         raise cx.fail(f"kernel_shape {kernel} differs from the weight's {list(w[2:])}")
@@ -338,6 +465,8 @@ def _gemm(cx: _Ctx) -> None:
     if b is None:
         _gemm_matmul(cx, a, trans_b, alpha, beta, has_c)
         return
+    if b.ndim != 2:
+        raise cx.fail(f"input 1 (B) {cx.input(1)!r} must be 2-D, got shape {list(b.shape)}")
     w = b if trans_b else b.T
     if alpha != 1.0:
         w = w * w.dtype.type(alpha)
@@ -400,8 +529,8 @@ def _clip(cx: _Ctx) -> None:
     if cx.opset < 11:
         lo, hi = float(cx.attr("min", -FLOAT_MAX)), float(cx.attr("max", FLOAT_MAX))
     else:
-        lo = float(cx.const(1, "min").reshape(-1)[0]) if cx.has(1) else -FLOAT_MAX
-        hi = float(cx.const(2, "max").reshape(-1)[0]) if cx.has(2) else FLOAT_MAX
+        lo = float(cx.scalar_const(1, "min")) if cx.has(1) else -FLOAT_MAX
+        hi = float(cx.scalar_const(2, "max")) if cx.has(2) else FLOAT_MAX
     lo, hi = max(lo, -FLOAT_MAX), min(hi, FLOAT_MAX)
     cx.emit("clip", [cx.value(0)], {"lo": lo, "hi": hi}, cx.outputs[0])
 
@@ -433,7 +562,7 @@ def _softmax(cx: _Ctx) -> None:
 def _reduce_mean(cx: _Ctx) -> None:
     rank = len(cx.shape(0))
     if cx.opset >= 18:
-        axes = cx.const(1, "axes").tolist() if cx.has(1) else []
+        axes = cx.axes_const(1) if cx.has(1) else []
         noop = bool(cx.attr("noop_with_empty_axes", 0))
     else:
         axes, noop = list(cx.attr("axes", [])), False
@@ -490,10 +619,10 @@ def _flatten(cx: _Ctx) -> None:
     _reshape_to(cx, [math.prod(shape[:axis]), math.prod(shape[axis:])])
 
 
-def _axes_input_or_attr(cx: _Ctx) -> list[int] | None:
+def _axes_input_or_attr(cx: _Ctx, scalar_ok: bool = False) -> list[int] | None:
     """Squeeze/Unsqueeze axes: an attribute before opset 13, an input from 13 on."""
     if cx.opset >= 13:
-        return cx.const(1, "axes").reshape(-1).tolist() if cx.has(1) else None
+        return cx.axes_const(1, scalar_ok=scalar_ok) if cx.has(1) else None
     axes = cx.attr("axes")
     return None if axes is None else list(axes)
 
@@ -513,7 +642,7 @@ def _squeeze(cx: _Ctx) -> None:
 
 def _unsqueeze(cx: _Ctx) -> None:
     shape = cx.shape(0)
-    axes = _axes_input_or_attr(cx)
+    axes = _axes_input_or_attr(cx, scalar_ok=True)
     if axes is None:
         raise cx.fail("missing axes")
     rank = len(shape) + len(axes)
@@ -539,12 +668,16 @@ def _concat(cx: _Ctx) -> None:
 
 def _split_sizes(cx: _Ctx, dim: int, n_out: int) -> list[int]:
     if cx.opset >= 13:
-        sizes = cx.const(1, "split").tolist() if cx.has(1) else None
+        sizes = cx.axes_const(1, "split") if cx.has(1) else None
     else:
         sizes = cx.attr("split")
     if sizes:
         return [int(s) for s in sizes]
     n = int(cx.attr("num_outputs", n_out))
+    if n < 1:
+        raise cx.fail(f"num_outputs={n} must be >= 1")
+    if n != n_out:
+        raise cx.fail(f"num_outputs={n} differs from the node's {n_out} outputs")
     if cx.opset >= 18 and "num_outputs" in cx.attrs:
         chunk = -(-dim // n)
         return [chunk] * (n - 1) + [dim - chunk * (n - 1)]
@@ -569,10 +702,10 @@ def _pad(cx: _Ctx) -> None:
     if cx.opset < 11:
         pads, value = [int(p) for p in cx.required("pads")], float(cx.attr("value", 0.0))
     else:
-        pads = [int(p) for p in cx.const(1, "pads").reshape(-1)]
-        value = float(cx.const(2, "constant_value").reshape(-1)[0]) if cx.has(2) else 0.0
+        pads = cx.axes_const(1, "pads")
+        value = float(cx.scalar_const(2, "constant_value")) if cx.has(2) else 0.0
         if cx.opset >= 18 and cx.has(3):
-            pads = _pads_for_axes(cx, pads, cx.const(3, "axes").reshape(-1).tolist(), rank)
+            pads = _pads_for_axes(cx, pads, cx.axes_const(3), rank)
     if len(pads) != 2 * rank:
         raise cx.fail(f"pads {pads} must have 2 * rank = {2 * rank} values")
     cx.emit("pad", [cx.value(0)], {"pads": pads, "value": value}, cx.outputs[0])
@@ -596,7 +729,9 @@ def _identity(cx: _Ctx) -> None:
 
 def _dropout(cx: _Ctx) -> None:
     """Inference-mode Dropout is the identity; its mask output is dropped."""
-    if cx.opset >= 12 and cx.has(2) and bool(cx.const(2, "training_mode").reshape(-1)[0]):
+    if cx.opset >= 12 and cx.has(1) and cx.maybe_const(1) is not None:
+        cx.scalar_const(1, "ratio")
+    if cx.opset >= 12 and cx.has(2) and bool(cx.scalar_const(2, "training_mode")):
         raise cx.fail("training_mode=True is not supported; export in inference mode")
     cx.alias(cx.outputs[0], cx.input(0))
     for o in cx.outputs[1:]:
@@ -618,7 +753,7 @@ def _size(cx: _Ctx) -> None:
 
 def _cast(cx: _Ctx) -> None:
     """A runtime Cast is only supported as a no-op (float32 to float32)."""
-    to = helper.tensor_dtype_to_np_dtype(int(cx.required("to")))
+    to = _cast_to(cx)
     src = cx.imp.dtype(cx.input(0), cx)
     if np.dtype(to) != np.dtype(src):
         raise cx.fail(
@@ -626,6 +761,14 @@ def _cast(cx: _Ctx) -> None:
             "(only float32 tensors are computed at run time)"
         )
     cx.alias(cx.outputs[0], cx.input(0))
+
+
+def _cast_to(cx: _Ctx) -> np.dtype:
+    code = int(cx.required("to"))
+    dtype = validate.elem_dtype(code)
+    if dtype is None:
+        raise cx.fail(f"attribute to={code} is no ONNX element type")
+    return dtype
 
 
 def _conv_transpose(cx: _Ctx) -> None:
@@ -689,14 +832,14 @@ SUPPORTED_OPS = tuple(sorted((set(HANDLERS) - {"ConvTranspose"}) | FOLD_ONLY))
 class _Importer:
     """State of one import: constants by ONNX name, aliases, and the graph being built."""
 
-    def __init__(self, proto: onnx.ModelProto, label: str, opset: int, name: str) -> None:
-        self.proto, self.label, self.opset = proto, label, opset
+    def __init__(
+        self, proto: onnx.ModelProto, label: str, opset: int, name: str, limit: int
+    ) -> None:
+        self.proto, self.label, self.opset, self.limit = proto, label, opset, limit
         g = proto.graph
         if len(g.sparse_initializer):
             raise FrontendError(f"{label}: sparse initializers are not supported")
-        self.consts: dict[str, np.ndarray] = {
-            t.name: numpy_helper.to_array(t) for t in g.initializer
-        }
+        self.consts: dict[str, np.ndarray] = {t.name: self._array(t) for t in g.initializer}
         self.alias: dict[str, str] = {}
         self.dropped: dict[str, str] = {}
         self.taken: set[str] = {n.name for n in g.node} | set(self.consts)
@@ -704,6 +847,26 @@ class _Importer:
         self.taken |= {o for n in g.node for o in (*n.input, *n.output)}
         self.node_names: set[str] = set()
         self.graph = Graph(name, [], [], [], {}, {})
+
+    def _array(self, t: onnx.TensorProto) -> np.ndarray:
+        try:
+            return numpy_helper.to_array(t)
+        except Exception as err:  # data that does not fit the dims, undecodable strings, ...
+            msg = f"{self.label}: initializer {t.name!r} cannot be read: {err}"
+            raise FrontendError(msg) from None
+
+    def check_size(self, cx: _Ctx | None, what: str, shape: Sequence[int], dtype: Any) -> None:
+        """FrontendError naming the node (or the model) if a tensor of `shape` and `dtype` is
+        above the budget or has a zero dim; called before the tensor is allocated."""
+        where = cx.where if cx else self.label
+        reason = over_budget(what, shape, dtype, self.limit)
+        if reason:
+            raise FrontendError(f"{where}: {reason}")
+        if 0 in shape:
+            raise FrontendError(
+                f"{where}: {what} would be a zero-size tensor (shape {list(shape)}); zero-size "
+                "tensors are not supported"
+            )
 
     # -- names and values
     def fresh(self, base: str) -> str:
@@ -767,6 +930,8 @@ class _Importer:
         if node.domain not in ("", "ai.onnx") or not known:
             domain = f" in domain {node.domain!r}" if node.domain else ""
             raise cx.fail(f"unsupported op{domain}; supported: {', '.join(SUPPORTED_OPS)}")
+        if op == "Cast":
+            _cast_to(cx)
         if op not in NO_FOLD and all(self.const(i) is not None for i in node.input if i):
             self.fold(cx)
         elif op in HANDLERS:
@@ -783,15 +948,31 @@ class _Importer:
         node = cx.node
         ins = list(dict.fromkeys(i for i in node.input if i))
         outs = [o for o in node.output if o]
+        feeds = {i: self.const(i) for i in ins}
+        try:  # sized before it is evaluated: a few bytes can ask for gigabytes
+            predicted = predict_outputs(node, feeds, self.opset)
+        except ValueError as err:
+            raise cx.fail(f"constant folding failed: {err}") from None
+        for o, (shape, dtype) in zip(outs, predicted, strict=True):
+            if shape is not None:
+                self.check_fold_size(cx, o, shape, dtype)
         fn = helper.make_function(
             "tunefarm.fold", "fold", ins, outs, [node], [helper.make_opsetid("", self.opset)]
         )
         try:
-            results = ReferenceEvaluator(fn).run(None, {i: self.const(i) for i in ins}, {})
+            results = ReferenceEvaluator(fn).run(None, feeds, {})
         except Exception as err:
             raise cx.fail(f"constant folding failed: {type(err).__name__}: {err}") from None
         for o, value in zip(outs, results, strict=True):
-            self.consts[o] = np.asarray(value)
+            value = np.asarray(value)
+            self.check_fold_size(cx, o, value.shape, value.dtype)
+            self.consts[o] = value
+
+    def check_fold_size(self, cx: _Ctx, out: str, shape: Sequence[int], dtype: Any) -> None:
+        """Folded constants may be empty (an empty axes list) but not above the budget."""
+        reason = over_budget(f"folded output {out!r}", shape, dtype, self.limit)
+        if reason:
+            raise cx.fail(reason)
 
     # -- inputs and outputs
     def add_inputs(self, input_shapes: Mapping[str, Sequence[int]] | None) -> None:
@@ -806,23 +987,35 @@ class _Importer:
         for vi in runtime:
             given = (input_shapes or {}).get(vi.name)
             shape = _input_shape(self.label, vi, given)
+            self.check_size(None, f"input {vi.name!r}", shape, np.float32)
             value = Value(vi.name, shape, "float32")
             self.graph.inputs.append(value)
             self.graph.values[vi.name] = value
 
     def add_outputs(self) -> None:
-        for out in self.proto.graph.output:
-            self.graph.outputs.append(self.output_value(out.name))
+        """The ONNX outputs by name; one listed twice is one graph output (runs return outputs
+        by name, and ONNX Runtime gives the same tensor under both positions)."""
+        names = list(dict.fromkeys(o.name for o in self.proto.graph.output))
+        produced = {o for n in self.graph.nodes for o in n.outputs}
+        renames: dict[str, str] = {}
+        for name in names:
+            self.graph.outputs.append(self.output_value(name, produced, set(names), renames))
+        if renames:
+            self.rename(renames)
+        for name in self.graph.outputs:
+            v = self.graph.value(name)
+            self.check_size(None, f"output {name!r}", v.shape, v.dtype)
 
-    def output_value(self, name: str) -> str:
-        """The graph value for ONNX output `name`, renamed or copied so it keeps that name."""
+    def output_value(
+        self, name: str, produced: set[str], onnx_outputs: set[str], renames: dict[str, str]
+    ) -> str:
+        """The graph value for ONNX output `name`: renamed (collected in `renames`) or copied
+        so it keeps that name."""
         r = self.graph_value(name)
         if r == name:
             return name
-        produced = any(r in n.outputs for n in self.graph.nodes)
-        onnx_outputs = {o.name for o in self.proto.graph.output}
-        if produced and r not in onnx_outputs:  # rename, unless r must keep its own name
-            self.rename(r, name)
+        if r in produced and r not in onnx_outputs and r not in renames:
+            renames[r] = name  # rename, unless r must keep its own name
             return name
         copy = Node(
             self.fresh(f"{name}/copy"), "reshape", [r], [name], {"shape": list(self.graph.shape(r))}
@@ -831,14 +1024,16 @@ class _Importer:
         self.graph.nodes.append(copy)
         return name
 
-    def rename(self, old: str, new: str) -> None:
+    def rename(self, renames: dict[str, str]) -> None:
+        """Rename graph values old -> new in one pass over the nodes."""
         for n in self.graph.nodes:
-            n.inputs = [new if i == old else i for i in n.inputs]
-            n.outputs = [new if o == old else o for o in n.outputs]
-        v = self.graph.values.pop(old)
-        self.graph.values[new] = Value(new, v.shape, v.dtype)
-        self.alias.pop(new, None)
-        self.alias[old] = new
+            n.inputs = [renames.get(i, i) for i in n.inputs]
+            n.outputs = [renames.get(o, o) for o in n.outputs]
+        for old, new in renames.items():
+            v = self.graph.values.pop(old)
+            self.graph.values[new] = Value(new, v.shape, v.dtype)
+            self.alias.pop(new, None)
+            self.alias[old] = new
 
 
 def _input_shape(label: str, vi: onnx.ValueInfoProto, given: Sequence[int] | None) -> tuple:
@@ -848,15 +1043,14 @@ def _input_shape(label: str, vi: onnx.ValueInfoProto, given: Sequence[int] | Non
         raise FrontendError(f"{label}: input {name!r} is not a tensor")
     tt = vi.type.tensor_type
     if tt.elem_type != onnx.TensorProto.FLOAT:
-        dtype = helper.tensor_dtype_to_np_dtype(tt.elem_type) if tt.elem_type else "undefined"
+        dtype = validate.elem_dtype(tt.elem_type) or f"{tt.elem_type} (undefined)"
         raise FrontendError(
             f"{label}: input {name!r} has element type {dtype}; only float32 inputs are supported"
         )
     dims: list[int | str | None] | None = None
     if tt.HasField("shape"):
         dims = [
-            d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else (d.dim_param or None)
-            for d in tt.shape.dim
+            d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in tt.shape.dim
         ]
     if given is not None:
         return _given_shape(label, name, dims, given)
@@ -868,6 +1062,11 @@ def _input_shape(label: str, vi: onnx.ValueInfoProto, given: Sequence[int] | Non
         if not isinstance(d, int):
             what = f"{d!r}" if d else "unknown"
             raise FrontendError(f"{label}: input {name!r} dim {i} ({what}) is dynamic; {hint}")
+        if d < 1:
+            raise FrontendError(
+                f"{label}: input {name!r} dim {i} is {d} in shape {dims}; dims must be >= 1 "
+                "(zero-size tensors are not supported)"
+            )
     return tuple(int(d) for d in dims)  # type: ignore[arg-type]
 
 
@@ -895,20 +1094,33 @@ def load_onnx(
     model: str | os.PathLike | bytes | onnx.ModelProto,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     name: str | None = None,
+    max_tensor_bytes: int | None = None,
 ) -> Graph:
     """Import an ONNX model (path, serialized bytes or ModelProto) into the graph IR.
 
     input_shapes: static shapes for runtime inputs (required for inputs with dynamic dims).
     name: the graph's name (default: the ONNX graph name, or the file's stem).
-    Raises FrontendError naming the file, input or node for anything not supported.
+    max_tensor_bytes: the most bytes one tensor may take (inputs, initializers, folded
+    constants, graph values), checked before it is allocated; default: the environment's
+    TUNEFARM_MAX_TENSOR_BYTES or 1 GiB (see `tunefarm.frontend.limits`).
+    Raises FrontendError naming the file, input or node for anything not supported. External
+    data is read only for a model given as a path (from the model's directory).
     """
-    proto, label = read_model(model)
+    limit = _budget(max_tensor_bytes)
+    proto, label = read_model(model, limit)
     opset = _check(proto, label)
     default = Path(label).stem if isinstance(model, str | os.PathLike) else "model"
-    imp = _Importer(proto, label, opset, name or proto.graph.name or default)
+    imp = _Importer(proto, label, opset, name or proto.graph.name or default, limit)
     imp.add_inputs(input_shapes)
     for index, node in enumerate(proto.graph.node):
-        imp.import_node(index, node)
+        try:
+            imp.import_node(index, node)
+        except GraphError:
+            raise
+        except Exception as err:  # a bug of ours: still one line that names the node
+            where = f"node {node.name or f'#{index}'!r} ({node.op_type})"
+            msg = " ".join(f"{type(err).__name__}: {err}".split())
+            raise FrontendError(f"{where}: internal error while importing: {msg}") from err
     imp.add_outputs()
     graph = infer_shapes(imp.graph)
     graph.check()

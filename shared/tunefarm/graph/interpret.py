@@ -16,7 +16,8 @@ import numpy as np
 from tunefarm.graph.ir import OPS, Graph, GraphError, Node
 from tunefarm.ir import layouts
 from tunefarm.ir import reference as R
-from tunefarm.templates.base import TaskError, epilogue_inputs, reference_epilogue
+from tunefarm.ir.ops.epilogue import epilogue_inputs, reference_epilogue
+from tunefarm.task import TaskError
 
 __all__ = ["run_graph", "run_graph_all", "run_node"]
 

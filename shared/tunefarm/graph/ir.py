@@ -128,6 +128,9 @@ class Graph:
     nodes: list[Node]
     params: dict[str, np.ndarray]
     values: dict[str, Value]
+    # names handed out by unique_name (plus the node names when first asked), so that a pass
+    # adding a param per node stays linear; rebuilt by each copy
+    _taken: set[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     # -- queries -------------------------------------------------------------------------
     def value(self, name: str) -> Value:
@@ -160,13 +163,17 @@ class Graph:
 
     # -- building ------------------------------------------------------------------------
     def unique_name(self, base: str) -> str:
-        taken = set(self.values) | {n.name for n in self.nodes}
-        if base not in taken:
-            return base
-        i = 1
-        while f"{base}_{i}" in taken:
+        """`base`, or `base_1`, `base_2`, ...: a name no value, node or earlier unique_name
+        result has."""
+        if self._taken is None:
+            self._taken = {n.name for n in self.nodes}
+        taken, values = self._taken, self.values
+        name, i = base, 0
+        while name in taken or name in values:
             i += 1
-        return f"{base}_{i}"
+            name = f"{base}_{i}"
+        taken.add(name)
+        return name
 
     def add_param(self, base: str, array: np.ndarray) -> str:
         name = self.unique_name(base)
@@ -262,3 +269,10 @@ def _jsonable(attrs: dict[str, Any]) -> dict[str, Any]:
             v = v.item()
         out[k] = v
     return out
+
+
+def random_inputs(graph: Graph, seed: int = 0) -> dict[str, np.ndarray]:
+    """Seeded uniform [-1, 1) arrays for every runtime input of the graph (what a network is
+    checked on against its reference)."""
+    rng = np.random.default_rng(seed)
+    return {v.name: rng.uniform(-1.0, 1.0, size=v.shape).astype(v.dtype) for v in graph.inputs}

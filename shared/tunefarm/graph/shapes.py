@@ -20,7 +20,8 @@ import numpy as np
 from tunefarm.graph.ir import OPS, Graph, GraphError, Node, Value
 from tunefarm.ir import layouts
 from tunefarm.ir import reference as R
-from tunefarm.templates.base import TaskError, epilogue_inputs, parse_epilogue
+from tunefarm.ir.ops.epilogue import epilogue_inputs, parse_epilogue
+from tunefarm.task import TaskError
 
 __all__ = ["infer_node", "infer_shapes"]
 

@@ -21,6 +21,7 @@ from tunefarm.ir.expr import (
     Select,
     Var,
 )
+from tunefarm.ir.tensor import walk
 
 
 def _rebuild(e: Expr, go: Callable[[Expr], Expr]) -> Expr:
@@ -73,6 +74,4 @@ def substitute(e: Expr, mapping: Mapping[str, Expr]) -> Expr:
 
 
 def free_vars(e: Expr) -> set[str]:
-    from tunefarm.ir.tensor import walk
-
     return {n.name for n in walk(e) if isinstance(n, Var)}

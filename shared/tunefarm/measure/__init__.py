@@ -1,13 +1,16 @@
-"""Layer 4, measurement: build candidates to shared objects and time them safely.
+"""Layer 4, measurement: build candidates and time them safely, on any backend.
 
 `Builder.build(inputs) -> [BuildResult]` and `Runner.run(inputs, builds) -> [MeasureResult]`,
 batch in, batch out; a bad candidate is a result with a `MeasureErrorNo`, never an exception.
+Nothing here knows an op or a target: the source generator, the reference data and the
+device loader come from the caller (the op registry and the candidate's backend).
 """
 
 from tunefarm.measure.builder import Builder, LocalBuilder
+from tunefarm.measure.child import KernelLoader, LoadedKernel
+from tunefarm.measure.compile import SourceGenerator
 from tunefarm.measure.errors import MeasureErrorNo
-from tunefarm.measure.hooks import IOFactory, SourceGenerator, default_generate, default_io
-from tunefarm.measure.runner import LocalRunner, Runner
+from tunefarm.measure.runner import IOFactory, LocalRunner, Runner
 from tunefarm.measure.timing import Timing, time_evaluator
 from tunefarm.measure.types import (
     ArgSpec,
@@ -18,6 +21,7 @@ from tunefarm.measure.types import (
     MeasureInput,
     MeasureResult,
     MeasureSettings,
+    Toolchain,
 )
 
 __all__ = [
@@ -27,7 +31,9 @@ __all__ = [
     "Config",
     "IOFactory",
     "KernelIO",
+    "KernelLoader",
     "KernelSource",
+    "LoadedKernel",
     "LocalBuilder",
     "LocalRunner",
     "MeasureErrorNo",
@@ -37,7 +43,6 @@ __all__ = [
     "Runner",
     "SourceGenerator",
     "Timing",
-    "default_generate",
-    "default_io",
+    "Toolchain",
     "time_evaluator",
 ]

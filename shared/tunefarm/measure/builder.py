@@ -24,10 +24,10 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
-from tunefarm.measure import worker
-from tunefarm.measure.cache import compiler_identity, default_cache_dir
+from tunefarm.measure import child
+from tunefarm.measure.cache import default_cache_dir
+from tunefarm.measure.compile import BuildJob, SourceGenerator, build_one
 from tunefarm.measure.errors import MeasureErrorNo
-from tunefarm.measure.hooks import SourceGenerator, default_generate
 from tunefarm.measure.types import BuildResult, MeasureInput
 
 _GRACE_S = 5.0  # beyond timeout_s before the parent kills a worker (the worker times gcc itself)
@@ -80,7 +80,7 @@ class _WorkerPool:
     def _spawn(self) -> _Slot:
         parent_end, child_end = self._ctx.Pipe()
         proc = self._ctx.Process(
-            target=worker.pool_worker_main, args=(child_end,), name="tunefarm-build", daemon=True
+            target=child.pool_worker_main, args=(child_end,), name="tunefarm-build", daemon=True
         )
         proc.start()
         child_end.close()
@@ -170,22 +170,25 @@ class _WorkerPool:
 
 
 class LocalBuilder(Builder):
-    """Generate C with `generate` and compile it with `cc` in `n_parallel` worker processes.
+    """Generate sources with `generate` and compile each with its own toolchain, in
+    `n_parallel` worker processes.
 
-    timeout_s: limit for generating plus compiling one candidate (gcc is killed past it).
-    cache_dir: where `<sha256>.so` files live; default `$TUNEFARM_CACHE` or
+    generate: a picklable module-level function (it is sent to the worker processes); the op
+        registry's `generate_source` for real tasks.
+    timeout_s: limit for generating plus compiling one candidate (the compiler is killed).
+    cache_dir: where `<sha256>.<suffix>` artifacts live; default `$TUNEFARM_CACHE` or
         `~/.cache/tunefarm/build` (read once, here). A file already there is reused.
-    generate: a picklable module-level function (it is sent to the worker processes).
+    cc: a compiler that replaces every toolchain's (a path or a wrapper); "" keeps theirs.
     options: extra compiler flags appended to every build.
     """
 
     def __init__(
         self,
+        generate: SourceGenerator,
         n_parallel: int | None = None,
         timeout_s: float = 30,
         cache_dir: str | os.PathLike[str] | None = None,
-        cc: str = "gcc",
-        generate: SourceGenerator = default_generate,
+        cc: str = "",
         options: Sequence[str] = (),
     ) -> None:
         n = (os.cpu_count() or 1) if n_parallel is None else n_parallel
@@ -193,7 +196,7 @@ class LocalBuilder(Builder):
             raise ValueError(f"n_parallel must be an int >= 1 or None, got {n_parallel!r}")
         if not isinstance(timeout_s, (int, float)) or not 0 < timeout_s < float("inf"):
             raise ValueError(f"timeout_s must be a positive number of seconds, got {timeout_s!r}")
-        if not isinstance(cc, str) or not cc:
+        if not isinstance(cc, str):
             raise ValueError(f"cc must be a compiler command name or path, got {cc!r}")
         if isinstance(options, str) or not all(isinstance(o, str) for o in options):
             raise ValueError(f"options must be a sequence of flag strings, got {options!r}")
@@ -208,8 +211,7 @@ class LocalBuilder(Builder):
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         self.n_parallel, self.timeout_s, self.cc = n, float(timeout_s), cc
         self.generate, self.options = generate, tuple(options)
-        self._cc_identity: str | None = None
-        self._pool = _WorkerPool(worker.process_context(), n)
+        self._pool = _WorkerPool(child.process_context(), n)
         self._finalizer = weakref.finalize(self, self._pool.close)
 
     def build(self, inputs: Sequence[MeasureInput]) -> list[BuildResult]:
@@ -220,26 +222,13 @@ class LocalBuilder(Builder):
                 raise ValueError(f"inputs[{i}] must be a MeasureInput, got {type(inp).__name__}")
         if not inputs:
             return []
+        cache = str(self.cache_dir)
         jobs = [
-            worker.BuildJob(
-                inp,
-                self.generate,
-                self.cc,
-                self._compiler_identity(),
-                self.options,
-                str(self.cache_dir),
-                self.timeout_s,
-            )
+            BuildJob(inp, self.generate, self.cc, self.options, cache, self.timeout_s)
             for inp in inputs
         ]
-        replies = self._pool.map(worker.build_one, jobs, self.timeout_s + _GRACE_S)
+        replies = self._pool.map(build_one, jobs, self.timeout_s + _GRACE_S)
         return [_to_result(r) for r in replies]
-
-    def _compiler_identity(self) -> str:
-        """First line of `cc --version`, asked once; part of the cache key."""
-        if self._cc_identity is None:
-            self._cc_identity = compiler_identity(self.cc)
-        return self._cc_identity
 
     def close(self) -> None:
         """Stop the worker processes (also done at exit or when the builder is collected)."""

@@ -140,13 +140,43 @@ def _specs_from_json(objs: list[dict[str, Any]]) -> tuple[ArgSpec, ...]:
 
 
 @dataclass(frozen=True)
-class KernelSource:
-    """The C source of one candidate, following the tf_entry / tf_time ABI.
+class Toolchain:
+    """How a backend's source becomes a loadable artifact: a compiler found on PATH, its flags
+    and file suffixes. `compiler` "" means no build step (the device's driver compiles the
+    source when it loads it, as OpenCL does); the artifact is then the source itself."""
 
-    entry: name of the kernel function inside `code` (informational; the runner always calls
-        the ABI symbols `tf_entry` and `tf_time`).
+    compiler: str
+    flags: tuple[str, ...] = ()  # compile flags
+    link: tuple[str, ...] = ()  # flags that make the loadable artifact (e.g. -shared)
+    libs: tuple[str, ...] = ()  # after the sources on the command line (the linker wants them)
+    source_suffix: str = ".c"
+    artifact_suffix: str = ".so"
+
+    def __post_init__(self) -> None:
+        for name in ("flags", "link", "libs"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+
+    def command(self, source: str, artifact: str, extra: tuple[str, ...] = ()) -> list[str]:
+        """The command line that compiles `source` into `artifact` in one step."""
+        return [self.compiler, *self.flags, *self.link, *extra, "-o", artifact, source, *self.libs]
+
+    def to_json(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    @staticmethod
+    def from_json(obj: dict[str, Any]) -> Toolchain:
+        return Toolchain(**obj)
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    """The source of one candidate and how to build it, following its backend's kernel ABI
+    (for host code: `tf_entry` / `tf_time`, see `measure.host`).
+
+    entry: name of the kernel function inside `code` (informational).
     io_key: identifies the argument layouts; candidates with equal io_key share reference data.
     flops: floating-point operations of one run, for GFLOP/s reporting.
+    toolchain: the compiler command of the source's backend and target.
     """
 
     code: str
@@ -154,11 +184,10 @@ class KernelSource:
     arg_specs: tuple[ArgSpec, ...]
     io_key: str
     flops: float
-    cflags: tuple[str, ...] = ()
+    toolchain: Toolchain
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "arg_specs", tuple(self.arg_specs))
-        object.__setattr__(self, "cflags", tuple(self.cflags))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -167,7 +196,7 @@ class KernelSource:
             "arg_specs": _specs_json(self.arg_specs),
             "io_key": self.io_key,
             "flops": self.flops,
-            "cflags": list(self.cflags),
+            "toolchain": self.toolchain.to_json(),
         }
 
     @staticmethod
@@ -178,7 +207,7 @@ class KernelSource:
             _specs_from_json(obj["arg_specs"]),
             obj["io_key"],
             float(obj["flops"]),
-            tuple(obj.get("cflags", ())),
+            Toolchain.from_json(obj["toolchain"]),
         )
 
 
@@ -252,7 +281,7 @@ class MeasureSettings:
 
 @dataclass(frozen=True)
 class BuildResult:
-    """Outcome of building one candidate: a shared-object path, or an error code."""
+    """Outcome of building one candidate: an artifact path, or an error code."""
 
     artifact: str | None
     arg_specs: tuple[ArgSpec, ...] = ()
@@ -309,6 +338,9 @@ class BuildResult:
         )
 
 
+NOISY_PREFIX = "noisy:"  # error_msg of a result whose repeats disagree beyond the limit
+
+
 @dataclass(frozen=True)
 class MeasureResult:
     """Outcome of measuring one candidate.
@@ -344,6 +376,22 @@ class MeasureResult:
     @property
     def mean(self) -> float:
         return math.fsum(self.costs) / len(self.costs) if self.ok else _INF
+
+    @property
+    def cv(self) -> float:
+        """Coefficient of variation of the repeats (stdev / mean): how far one figure can be
+        trusted. 0 with fewer than two repeats; inf for a failed measurement."""
+        if not self.ok:
+            return _INF
+        if len(self.costs) < 2 or self.mean <= 0:
+            return 0.0
+        return statistics.stdev(self.costs) / self.mean
+
+    @property
+    def noisy(self) -> bool:
+        """Measured, but with a spread over the limit even after a re-measurement (the
+        runner says so in `error_msg`, which a clean result leaves empty)."""
+        return self.ok and self.error_msg.startswith(NOISY_PREFIX)
 
     def to_json(self) -> dict[str, Any]:
         return {

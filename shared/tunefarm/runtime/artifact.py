@@ -34,9 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.codegen.target import Target, TargetError
-from tunefarm.measure.cache import compiler_identity, default_cache_dir
-from tunefarm.measure.worker import run_killable
+from tunefarm.backends import TargetError, get_backend, parse_target
+from tunefarm.measure.cache import default_cache_dir
+from tunefarm.measure.compile import compiler_identity, run_killable
+from tunefarm.measure.types import Toolchain
 from tunefarm.runtime.memory import MemoryPlan, plan_memory
 from tunefarm.runtime.plan import ExecPlan, KernelCode
 
@@ -122,6 +123,8 @@ def _first_lines(text: str, n: int = ERROR_LINES) -> str:
 class _Compiler:
     cc: str
     flags: tuple[str, ...]
+    link_flags: tuple[str, ...]
+    libs: tuple[str, ...]
     identity: str
     obj_dir: Path
     src_dir: Path
@@ -219,8 +222,8 @@ def _comment(text: str) -> str:
 def link(compiler: _Compiler, driver: str, objects: list[Path], out: Path) -> None:
     src = compiler.src_dir / "tf_net_driver.c"
     src.write_text(driver)
-    cmd = [compiler.cc, *compiler.flags, "-shared", "-fopenmp", "-o", str(out), str(src)]
-    rc, output = _run([*cmd, *map(str, objects), "-lm"], compiler.timeout_s)
+    cmd = [compiler.cc, *compiler.flags, *compiler.link_flags, "-o", str(out), str(src)]
+    rc, output = _run([*cmd, *map(str, objects), *compiler.libs], compiler.timeout_s)
     if rc != 0:
         status = _status(compiler.cc, rc, compiler.timeout_s)
         raise ArtifactError(f"linking the network failed ({status}):\n{_first_lines(output)}")
@@ -284,17 +287,22 @@ def write_zip(path: Path, members: dict[str, bytes]) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _target_flags(target: str) -> tuple[str, ...]:
+def _toolchain(target: str) -> Toolchain:
+    """The compiler of the plan's backend: kernels compile to objects with its flags and
+    link, with a driver, into one library for the host ABI."""
     try:
-        return Target.parse(target).cflags()
+        tc = get_backend(parse_target(target).kind).toolchain(parse_target(target))
     except TargetError as exc:
         raise ArtifactError(f"cannot build for target {target!r}: {exc}") from None
+    if tc.artifact_suffix != ".so":
+        raise ArtifactError(f"target {target!r}: network artifacts are host libraries only")
+    return tc
 
 
 def build_artifact(
     plan: ExecPlan,
     path: str | os.PathLike[str],
-    cc: str = "gcc",
+    cc: str | None = None,
     jobs: int | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     timeout_s: float = 600.0,
@@ -311,10 +319,13 @@ def build_artifact(
     sources = {k.name: rename_symbols(k) for k in plan.kernels}
     path = Path(path)
     with tempfile.TemporaryDirectory(prefix="tunefarm-artifact-") as tmp:
+        tc = _toolchain(plan.target)
         compiler = _Compiler(
-            cc,
-            _target_flags(plan.target),
-            compiler_identity(cc),
+            cc or tc.compiler,
+            tc.flags,
+            tc.link,
+            tc.libs,
+            compiler_identity(cc or tc.compiler),
             runtime_cache_dir(cache_dir, "objects"),
             Path(tmp),
             float(timeout_s),

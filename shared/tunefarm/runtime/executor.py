@@ -8,6 +8,16 @@ driver's own clock (`tf_net_time`) so Python overhead stays out of the numbers.
 The library is extracted into the build cache under its sha256, so loading is cheap and each
 distinct artifact is its own dlopen handle. Executors of the *same* artifact share that handle
 and hence the kernels' static scratch buffers; a lock per library serialises their runs.
+
+Shared cores. The kernels' parallel loops end at an OpenMP barrier. With the runtime's
+default wait policy the threads that finish first spin there, and when a neighbour process
+holds the core of the thread still working, the spinning steals the cycles it needs: a
+network slowed 28x beside two busy processes on two cores, against 7x for ONNX Runtime.
+So the executor asks for the passive policy (`OPENMP_DEFAULTS`: waiting threads sleep),
+unless the environment already says otherwise. The variables are read once, when the
+OpenMP runtime loads, which is why they are set when this module is imported, before any
+kernel library is opened (measurement children inherit them, so tuning times kernels under
+the policy the network will run with). `benchmarks/contention.py` measures the choice.
 """
 
 from __future__ import annotations
@@ -28,9 +38,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from tunefarm.measure.host import ALIGN, aligned_copy
 from tunefarm.measure.timing import time_evaluator
 from tunefarm.measure.types import MeasureSettings
-from tunefarm.measure.worker import ALIGN, aligned_copy
 from tunefarm.runtime.artifact import (
     FORMAT,
     FORMAT_VERSION,
@@ -38,6 +48,11 @@ from tunefarm.runtime.artifact import (
     runtime_cache_dir,
     write_atomic,
 )
+
+# Read by the OpenMP runtime when it loads; an explicit setting in the environment wins.
+OPENMP_DEFAULTS = {"OMP_WAIT_POLICY": "PASSIVE"}
+for _name, _value in OPENMP_DEFAULTS.items():
+    os.environ.setdefault(_name, _value)
 
 MEMBERS = ("manifest.json", "plan.json", "params.npz", "lib.so")
 _LOCKS: dict[str, threading.Lock] = {}

@@ -177,8 +177,9 @@ def check_plan(plan: ExecPlan) -> dict[str, str]:
     table = buffer_table(plan)
     roots = resolve_roots(table)
     kernels = _check_kernels(plan.kernels)
+    names = set(table)  # once: a set per call made this quadratic in the node count
     for i, call in enumerate(plan.calls):
-        _check_call(i, call, kernels, set(table))
+        _check_call(i, call, kernels, names)
     _check_io(plan, table)
     _check_params(plan, table)
     return roots

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from tunefarm.ir.expr import Expr, Load
+from tunefarm.ir.expr import Expr, Load, Reduce
 from tunefarm.ir.tensor import ComputeDAG, ComputeOp, IterVar, Tensor, compute
 from tunefarm.ir.transform import rewrite
 from tunefarm.schedule import steps as S
@@ -68,8 +68,6 @@ class Stage:
 
     @property
     def reduce_axes(self) -> tuple[IterVar, ...]:
-        from tunefarm.ir.expr import Reduce
-
         return self.body.axes if isinstance(self.body, Reduce) else ()
 
     def leaf(self, name: str) -> Leaf | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 
+from tunefarm.backends import registry
 from tunefarm.measure import Config
 from tunefarm.task import Task
 from tunefarm.tune.records import (
@@ -70,8 +71,6 @@ class ApplyHistoryBest:
         return self._answers[key]
 
     def _answer(self, task: Task, device: str | None) -> tuple[Config, str]:
-        from tunefarm.templates import registry
-
         wkey, target = task.workload_key, task.target
         records = self._by_workload.get(wkey, [])
         if not records:
@@ -109,8 +108,6 @@ class ApplyHistoryBest:
 
     @staticmethod
     def _rank(task: Task, records: list[Record]) -> list[tuple[Config, float]]:
-        from tunefarm.templates import registry
-
         space = registry.config_space(task)
         out: dict[int, tuple[Config, float]] = {}
         for r in sorted((r for r in records if r.ok), key=lambda r: r.cost):

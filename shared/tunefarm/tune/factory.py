@@ -16,7 +16,9 @@ TUNER_NAMES = ("random", "gridsearch", "ga", "xgb", "xgb-rank", "xgb-reg")
 def make_tuner(name: str, task: Task, seed: int = 0) -> Tuner:
     """A fresh tuner for `task`; "xgb" is the rank-loss XGBoost tuner (AutoTVM's default).
 
-    Raises ValueError naming the unknown name and the known ones.
+    Raises ValueError naming the unknown name and the known ones. Each tuner's module is
+    imported when first asked for: the XGBoost one pulls in xgboost, about a second, which
+    a process that never uses it (a build worker, an agent) should not pay.
     """
     if name == "random":
         from tunefarm.tune.random_tuner import RandomTuner

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from tunefarm.backends import registry
 from tunefarm.codegen.arith import to_affine
 from tunefarm.codegen.loops import Buffer, BufferLoad, Decl, For, If, LoweredFunc, Stmt, Store
 from tunefarm.codegen.lower import lower
@@ -137,8 +138,6 @@ def _freeze(value: Any) -> Any:
 @functools.lru_cache(maxsize=1 << 16)
 def _cached_loop_features(task: Task, frozen: tuple) -> np.ndarray:
     # Keyed on the whole task (workload and target: vector lanes change the kernel).
-    from tunefarm.templates import registry
-
     flops = registry.flops(task)
     out = np.zeros(LOOP_FEATURE_LENGTH)
     out[1] = _log2(flops)

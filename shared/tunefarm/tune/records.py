@@ -17,13 +17,13 @@ import json
 import logging
 import math
 import os
-import statistics
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tunefarm.backends import registry
 from tunefarm.measure import Config, MeasureErrorNo, MeasureInput, MeasureResult, MeasureSettings
 from tunefarm.task import Task
 
@@ -98,7 +98,8 @@ class Record:
     target repeats task.target and workload_key repeats task.workload_key, so that readers
     can group lines without rebuilding tasks, and a line edited inconsistently is caught.
     device_key names the machine (or pool of identical machines) that measured it: costs
-    from different devices are not comparable. costs are seconds per run, one per repeat.
+    from different devices are not comparable. `result` is the measurement as the tuner saw
+    it; a line stores its fields flat, beside the others.
     """
 
     version: int
@@ -107,29 +108,20 @@ class Record:
     target: str
     device_key: str
     config: Config
-    settings: MeasureSettings
-    costs: tuple[float, ...]
-    error_no: MeasureErrorNo
-    error_msg: str
-    all_cost: float
-    timestamp: float
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "costs", tuple(float(c) for c in self.costs))
-        object.__setattr__(self, "error_no", MeasureErrorNo(self.error_no))
+    result: MeasureResult
 
     @property
     def ok(self) -> bool:
-        """Same rule as MeasureResult.ok: no error code and at least one cost."""
-        return self.error_no == MeasureErrorNo.NO_ERROR and bool(self.costs)
+        return self.result.ok
 
     @property
     def cost(self) -> float:
         """Median seconds per run, inf for a failed measurement (so it sorts last)."""
-        return statistics.median(self.costs) if self.ok else math.inf
+        return self.result.median
 
     def to_json(self) -> dict[str, Any]:
         """One JSON object; non-finite times become null so the line is strict JSON."""
+        res = self.result
         return {
             "version": self.version,
             "workload_key": self.workload_key,
@@ -137,12 +129,12 @@ class Record:
             "device_key": self.device_key,
             "task": self.task.to_json(),
             "config": self.config.to_json(),
-            "costs": [_json_seconds(c) for c in self.costs],
-            "error_no": int(self.error_no),
-            "error_msg": self.error_msg,
-            "all_cost": _json_seconds(self.all_cost),
-            "timestamp": _json_seconds(self.timestamp),
-            "settings": self.settings.to_json(),
+            "costs": [_json_seconds(c) for c in res.costs],
+            "error_no": int(res.error_no),
+            "error_msg": res.error_msg,
+            "all_cost": _json_seconds(res.all_cost),
+            "timestamp": _json_seconds(res.timestamp),
+            "settings": res.settings.to_json(),
         }
 
     @staticmethod
@@ -169,28 +161,22 @@ class Record:
         device_key = _require(obj, "device_key", str, "a string")
         if not device_key:
             raise RecordError("field 'device_key' is empty")
-        error_no = _require(obj, "error_no", int, "an int")
-        if error_no not in set(MeasureErrorNo):
-            raise RecordError(f"field 'error_no' {error_no} is not a known MeasureErrorNo")
         config = _parse("config", _config_from_json, _require(obj, "config", dict, "an object"))
-        settings = _require(obj, "settings", dict, "an object")
-        settings = _parse("settings", lambda o: MeasureSettings.from_json(o), settings)
-        costs = tuple(_seconds(c, "costs") for c in _require(obj, "costs", list, "a list"))
-        error_msg = _require(obj, "error_msg", str, "a string")
-        all_cost = _seconds(
-            _require(obj, "all_cost", (int, float, type(None)), "a number"), "all_cost"
-        )
-        timestamp = _seconds(_require(obj, "timestamp", (int, float), "a number"), "timestamp")
-        return Record(
-            *(RECORD_VERSION, key, task, target, device_key, config, settings, costs),
-            *(MeasureErrorNo(error_no), error_msg, all_cost, timestamp),
-        )
+        return Record(RECORD_VERSION, key, task, target, device_key, config, _result(obj))
 
-    def to_measure_result(self) -> MeasureResult:
-        """The measurement as the tuner saw it (to replay into `Tuner.load_history`)."""
-        return MeasureResult(
-            self.costs, self.error_no, self.error_msg, self.all_cost, self.timestamp, self.settings
-        )
+
+def _result(obj: Mapping[str, Any]) -> MeasureResult:
+    """The measurement fields of a record line, checked."""
+    error_no = _require(obj, "error_no", int, "an int")
+    if error_no not in set(MeasureErrorNo):
+        raise RecordError(f"field 'error_no' {error_no} is not a known MeasureErrorNo")
+    settings = _require(obj, "settings", dict, "an object")
+    settings = _parse("settings", lambda o: MeasureSettings.from_json(o), settings)
+    costs = tuple(_seconds(c, "costs") for c in _require(obj, "costs", list, "a list"))
+    error_msg = _require(obj, "error_msg", str, "a string")
+    all_cost = _seconds(_require(obj, "all_cost", (int, float, type(None)), "a number"), "all_cost")
+    timestamp = _seconds(_require(obj, "timestamp", (int, float), "a number"), "timestamp")
+    return MeasureResult(costs, MeasureErrorNo(error_no), error_msg, all_cost, timestamp, settings)
 
 
 def make_record(inp: MeasureInput, res: MeasureResult, device_key: str = "local") -> Record:
@@ -198,10 +184,7 @@ def make_record(inp: MeasureInput, res: MeasureResult, device_key: str = "local"
     if not isinstance(device_key, str) or not device_key:
         raise RecordError(f"device_key must be a non-empty string, got {_show(device_key)}")
     task = inp.task
-    return Record(
-        *(RECORD_VERSION, task.workload_key, task, task.target, device_key, inp.config),
-        *(res.settings, res.costs, res.error_no, res.error_msg, res.all_cost, res.timestamp),
-    )
+    return Record(RECORD_VERSION, task.workload_key, task, task.target, device_key, inp.config, res)
 
 
 def _line(record: Record) -> str:
@@ -341,8 +324,6 @@ def history_for(
     (the space changed since); records whose values are not in today's space are skipped.
     With `device_key`, only records measured on that device count.
     """
-    from tunefarm.templates import registry
-
     space = registry.config_space(task)
     out: list[tuple[int, MeasureResult]] = []
     skipped = 0
@@ -356,13 +337,13 @@ def history_for(
         except ValueError:
             skipped += 1
             continue
-        out.append((index, r.to_measure_result()))
+        out.append((index, r.result))
     if skipped:
         _log.info("history for %s: %d record(s) not in the config space skipped", task, skipped)
     return out
 
 
-# -- dispatch: which config to compile a task with -------------------------------------------
+# -- writing records while tuning ------------------------------------------------------------
 def log_to_file(path: PathLike, device_key: str = "local") -> Callback:
     """A `Tuner.tune` callback that appends one record per measurement as batches arrive.
 
@@ -383,6 +364,3 @@ def log_to_file(path: PathLike, device_key: str = "local") -> Callback:
         append_records(path, records)
 
     return callback
-
-
-from tunefarm.tune.dispatch import ApplyHistoryBest, current_history  # noqa: E402,F401

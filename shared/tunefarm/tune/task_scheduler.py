@@ -33,6 +33,7 @@ from typing import Any, TextIO
 from tunefarm.measure import Config, MeasureInput, MeasureResult
 from tunefarm.task import Task
 from tunefarm.tune.factory import TUNER_NAMES, make_tuner
+from tunefarm.tune.records import history_for, load_records
 from tunefarm.tune.tuner import Callback, MeasureOption, Tuner, diagnose
 
 TunerFactory = Callable[[Task, int], Tuner]
@@ -198,8 +199,6 @@ class TaskScheduler:
         """Replay a records file into the tuners: what it holds is never measured again, its
         best is each task's starting point, and its trials count as spent. Returns how many
         records were used; unreadable lines go to `errors` (see `records.load_records`)."""
-        from tunefarm.tune.records import history_for, load_records
-
         records = load_records(path, errors)
         used = 0
         for s in self.states:

@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tunefarm.backends import registry
 from tunefarm.measure import (
     Builder,
     Config,
-    LocalBuilder,
-    LocalRunner,
     MeasureErrorNo,
     MeasureInput,
     MeasureResult,
@@ -48,10 +47,12 @@ class MeasureOption:
         settings: MeasureSettings | None = None,
         n_parallel: int | None = None,
         build_timeout_s: float = 30.0,
+        kind: str = "cpu",
     ) -> MeasureOption:
+        """Build in a local process pool, measure on this machine's device of `kind`."""
         return MeasureOption(
-            LocalBuilder(n_parallel=n_parallel, timeout_s=build_timeout_s),
-            LocalRunner(settings or MeasureSettings()),
+            registry.local_builder(n_parallel=n_parallel, timeout_s=build_timeout_s),
+            registry.local_runner(settings or MeasureSettings(), kind),
         )
 
     def measure(self, inputs: Sequence[MeasureInput]) -> list[MeasureResult]:
@@ -106,8 +107,6 @@ class Tuner:
     default_first = True  # measure the template's default config in the first batch
 
     def __init__(self, task: Task, space: ConfigSpace | None = None, seed: int = 0):
-        from tunefarm.templates import registry
-
         self.task = task
         self.space = space if space is not None else registry.config_space(task)
         self.flops = registry.flops(task)
@@ -123,8 +122,6 @@ class Tuner:
     def _default_index(self, registry_space: bool) -> int | None:
         """The template's default config, measured first so a tuned kernel is never slower
         than the untuned one (a few random trials often are)."""
-        from tunefarm.templates import registry
-
         if not (registry_space and self.default_first):
             return None
         try:

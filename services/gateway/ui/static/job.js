@@ -155,6 +155,8 @@ function openStream() {
     else setStream("reconnecting");
   });
   source.addEventListener("state", handle(() => refreshDocSoon()));
+  source.addEventListener("waiting", handle(() => refreshDocSoon()));
+  source.addEventListener("restored", handle(() => refreshDocSoon()));
   source.addEventListener("end", () => {
     source.close();
     onStreamClosed();
@@ -216,6 +218,12 @@ function drawHeader(doc) {
   const failed = doc.state === "failed" && doc.error;
   $("job-error-text").textContent = failed ? doc.error : "";
   show($("job-error"), Boolean(failed));
+  // work sent again after a dead worker or a Redis restart: say why the job is not moving
+  const waiting = doc.waiting && doc.waiting.reason;
+  $("job-waiting-text").textContent = waiting
+    ? `${doc.waiting.reason} (since ${new Date(doc.waiting.since * 1000).toLocaleTimeString()})`
+    : "";
+  show($("job-waiting"), Boolean(waiting));
 }
 
 function drawStats(doc) {

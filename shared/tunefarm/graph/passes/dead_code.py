@@ -13,6 +13,7 @@ def eliminate_dead_code(graph: Graph) -> Graph:
         if any(o in live for o in node.outputs):
             kept.append(node)
             live.update(node.inputs)
+            live.update(node.outputs)  # a kept split's unread outputs still need their values
     g.nodes = kept[::-1]
     g.params = {k: v for k, v in g.params.items() if k in live}
     runtime = {v.name for v in g.inputs}

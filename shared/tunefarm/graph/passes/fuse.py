@@ -3,7 +3,7 @@
 tile is stored, instead of as separate passes over memory.
 
 The anchor's `epilogue` attr lists what it absorbed in order (spec strings of
-`tunefarm.templates.base`); its extra inputs follow `epilogue_inputs` order (bias, then
+`tunefarm.ir.ops.epilogue`); its extra inputs follow `epilogue_inputs` order (bias, then
 residual). A node is absorbed only if it is the anchor's single reader and the anchor's
 value is not a graph output. The fused node takes the place of the last node it absorbed,
 which keeps the node list topologically ordered (a residual may be computed after the
@@ -17,6 +17,10 @@ import numpy as np
 from tunefarm.graph.ir import Graph, Node
 
 ANCHORS = ("conv2d", "dense")
+# The longest epilogue fused into one anchor. Real networks fuse bias, residual and one
+# activation; without a cap a chain of thousands of activations after one conv became one
+# epilogue expression thousands deep (quadratic fusion, then a RecursionError in codegen).
+MAX_EPILOGUE = 8
 
 
 def _fmt(x: float) -> str:
@@ -62,6 +66,8 @@ class _Fuser:
         """Fold `node` into `anchor` if it is an epilogue step; True if it did."""
         out = anchor.outputs[0]
         epilogue = list(anchor.attrs.get("epilogue", []))
+        if len(epilogue) >= MAX_EPILOGUE:
+            return False
         if node.op in ACTIVATIONS and node.inputs[0] == out:
             epilogue.append(ACTIVATIONS[node.op](node.attrs))
         elif node.op in ("add", "mul") and len(node.inputs) == 2 and node.inputs.count(out) == 1:

@@ -1,0 +1,1 @@
+"""The device agent service: measures candidates on its device (see docs/services.md)."""

@@ -1,1 +1,0 @@
-"""The devicerpc service (see docs/services.md)."""

@@ -1,0 +1,78 @@
+"""The `cpu` backend: x86 CPUs, C code compiled by gcc, OpenMP threads, vector types.
+
+What it owns (see `tunefarm.backends.base.Backend`):
+- target options `-isa` and `-cores` (`target.py`);
+- templates: conv2d in NCHW[x]c (`conv2d.py`), Winograd (`winograd.py`), depthwise
+  (`depthwise.py`), packed dense (`dense.py`), pooling (`pool.py`), and a generic template
+  for every other op (`generic.py`);
+- the layout policy for network tasks (`layout.py`: channel blocks, Winograd alternatives);
+- the C emitter (`c_emitter.py`) and gcc's command line (`target.toolchain`);
+- measurement through the host kernel ABI (`tunefarm.measure.host`: 64-byte aligned host
+  buffers, timed inside the library by `tf_time`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+
+from tunefarm.backends.cpu import conv2d, dense, depthwise, generic, layout, pool, winograd
+from tunefarm.backends.cpu import target as cpu_target
+from tunefarm.backends.cpu.c_emitter import emit_c
+from tunefarm.codegen.loops import LoweredFunc
+from tunefarm.measure.host import load_host_kernel
+from tunefarm.measure.types import Toolchain
+from tunefarm.schedule.template import Template
+from tunefarm.target import Target
+from tunefarm.task import Task, TaskError
+
+
+class CpuBackend:
+    kind = "cpu"
+    usage = cpu_target.USAGE
+    kernel_loader = staticmethod(load_host_kernel)
+
+    def check_options(self, options: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+        return cpu_target.check_options(options)
+
+    @functools.cached_property
+    def _templates(self) -> dict[str, Template]:
+        found: list[Template] = [
+            conv2d.Conv2dNCHWc(),
+            winograd.Conv2dWinograd(),
+            depthwise.DepthwiseNCHWc(),
+            dense.DensePack(),
+            pool.Pool2dNCHWc(),
+            pool.GlobalPool2dNCHWc(),
+            *generic.TEMPLATES,
+        ]
+        return {t.op: t for t in found}
+
+    def ops(self) -> list[str]:
+        return sorted(self._templates)
+
+    def template(self, task: Task) -> Template:
+        """conv2d with groups goes to the matching specialised template."""
+        table = self._templates
+        if task.op == "conv2d":
+            p = conv2d.conv_params(task)
+            if p["groups"] == p["c"] == p["o"] and p["groups"] > 1:
+                return table["depthwise_conv2d"]
+            if p["groups"] > 1:
+                return table["group_conv2d"]
+        found = table.get(task.op)
+        if found is None:
+            raise TaskError(f"unknown op {task.op!r}; cpu ops: {', '.join(self.ops())}")
+        return found
+
+    def anchor_variants(self, task: Task) -> list[Task]:
+        return layout.anchor_variants(task)
+
+    def emit(self, func: LoweredFunc, target: Target) -> str:
+        return emit_c(func, target)
+
+    def toolchain(self, target: Target) -> Toolchain:
+        return cpu_target.toolchain(target)
+
+
+BACKEND = CpuBackend()

@@ -1,0 +1,352 @@
+"""C emitter: loop-nest IR -> one C file following the kernel ABI (`tf_entry`, `tf_time`).
+
+How annotations become C:
+- parallel  -> `#pragma omp parallel for` (one region per kernel loop nest);
+- unroll    -> the body repeated with the loop variable replaced by constants (so local
+               accumulator arrays are indexed by constants and GCC keeps them in registers);
+               long loops get `#pragma GCC unroll` instead;
+- vectorize -> GCC vector types (`vector_size`): contiguous loads/stores become vector
+               loads/stores, loop-invariant scalars broadcast; anything else (gathers,
+               math calls, lane-dependent conditions) falls back to an `omp simd` loop.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tunefarm.codegen.arith import coefficient, simplify
+from tunefarm.codegen.loops import Buffer, BufferLoad, Decl, For, If, LoweredFunc, Stmt, Store
+from tunefarm.ir.expr import (
+    Binary,
+    Call,
+    Cast,
+    Compare,
+    Const,
+    Expr,
+    Logical,
+    Select,
+    Var,
+    is_float,
+)
+from tunefarm.ir.tensor import walk
+from tunefarm.ir.transform import free_vars, substitute
+from tunefarm.target import Target
+
+C_TYPES = {
+    "float16": "_Float16",
+    "float32": "float",
+    "float64": "double",
+    "int32": "int32_t",
+    "int64": "int64_t",
+    "int8": "int8_t",
+    "uint8": "uint8_t",
+    "int16": "int16_t",
+    "bool": "int32_t",
+}
+UNROLL_EXPLICIT_MAX = 32
+VECTOR_WIDTHS = (2, 4, 8, 16, 32)
+
+
+class NotVectorizable(Exception):
+    pass
+
+
+class CodegenError(ValueError):
+    pass
+
+
+def subst_stmts(stmts: list[Stmt], var: str, value: Expr, ranges) -> list[Stmt]:
+    """Replace a loop variable in every expression of a statement list, simplifying."""
+
+    def ex(e: Expr) -> Expr:
+        return simplify(substitute(e, {var: value}), ranges)
+
+    out: list[Stmt] = []
+    for s in stmts:
+        if isinstance(s, Store):
+            out.append(Store(s.buffer, ex(s.index), ex(s.value)))
+        elif isinstance(s, If):
+            cond = ex(s.cond)
+            if isinstance(cond, Const):
+                if cond.value:
+                    out += subst_stmts(s.body, var, value, ranges)
+                continue
+            out.append(If(cond, subst_stmts(s.body, var, value, ranges)))
+        elif isinstance(s, For):
+            out.append(
+                For(
+                    s.var,
+                    s.extent,
+                    s.kind,
+                    subst_stmts(s.body, var, value, ranges),
+                    s.thread,
+                    s.pragmas,
+                )
+            )
+        else:
+            out.append(s)
+    return out
+
+
+def c_float(v: float, dtype: str = "float32") -> str:
+    if math.isinf(v):
+        return "INFINITY" if v > 0 else "-INFINITY"
+    text = repr(float(v))
+    return text + "f" if dtype == "float32" else text
+
+
+class CEmitter:
+    def __init__(self, func: LoweredFunc, target: Target):
+        self.func = func
+        self.target = target
+        self.lines: list[str] = []
+        self.widths: set[int] = set()
+        self.in_parallel = False
+
+    # -- expressions ---------------------------------------------------------------------
+    def expr(self, e: Expr) -> str:
+        if isinstance(e, Const):
+            return c_float(e.value, e.dtype) if is_float(e.dtype) else str(int(e.value))
+        if isinstance(e, Var):
+            return e.name
+        if isinstance(e, BufferLoad):
+            return f"{e.buffer.name}[{self.expr(e.index)}]"
+        if isinstance(e, Binary):
+            a, b = self.expr(e.a), self.expr(e.b)
+            if e.op in ("min", "max"):
+                cmp = "<" if e.op == "min" else ">"
+                return (
+                    f"tf_{e.op}_{C_TYPES[e.dtype].split('_')[0]}({a}, {b})"
+                    if is_float(e.dtype)
+                    else f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
+                )
+            op = "/" if e.op == "//" else e.op
+            return f"({a} {op} {b})"
+        if isinstance(e, Compare):
+            return f"({self.expr(e.a)} {e.op} {self.expr(e.b)})"
+        if isinstance(e, Logical):
+            if e.op == "not":
+                return f"(!{self.expr(e.a)})"
+            op = "&&" if e.op == "and" else "||"
+            return f"({self.expr(e.a)} {op} {self.expr(e.b)})"  # type: ignore[arg-type]
+        if isinstance(e, Select):
+            return f"({self.expr(e.cond)} ? {self.expr(e.true_value)} : {self.expr(e.false_value)})"
+        if isinstance(e, Cast):
+            return f"(({C_TYPES[e.dtype]})({self.expr(e.value)}))"
+        if isinstance(e, Call):
+            suffix = "f" if e.dtype == "float32" else ""
+            return f"{e.func}{suffix}({', '.join(self.expr(a) for a in e.args)})"
+        raise CodegenError(f"cannot emit expression node {type(e).__name__}")
+
+    # -- vector expressions ---------------------------------------------------------------
+    def vexpr(self, e: Expr, v: str, width: int) -> tuple[str, bool]:
+        """(code, is_vector) of `e` inside a loop over lanes `v`."""
+        if v not in free_vars(e):
+            return self.expr(e), False
+        if isinstance(e, BufferLoad):
+            if e.dtype != "float32" or coefficient(e.index, v) != 1:
+                raise NotVectorizable("non-contiguous load")
+            base = self.expr(simplify(substitute(e.index, {v: Const(0)}), self.func.ranges))
+            return f"(*(const tf_v{width}fu*)(&{e.buffer.name}[{base}]))", True
+        if isinstance(e, Binary) and is_float(e.dtype) and e.dtype == "float32":
+            (a, av), (b, bv) = self.vexpr(e.a, v, width), self.vexpr(e.b, v, width)
+            if e.op in ("+", "-", "*", "/"):
+                return f"({a} {e.op} {b})", True
+            if e.op in ("min", "max"):
+                return (
+                    f"tf_v{width}_{e.op}({self.vec(a, av, width)}, {self.vec(b, bv, width)})",
+                    True,
+                )
+        if isinstance(e, Select) and e.dtype == "float32":
+            (t, tv), (f, fv) = (
+                self.vexpr(e.true_value, v, width),
+                self.vexpr(e.false_value, v, width),
+            )
+            t, f = self.vec(t, tv, width), self.vec(f, fv, width)
+            if v not in free_vars(e.cond):
+                return f"({self.expr(e.cond)} ? {t} : {f})", True
+            c = e.cond
+            if any(
+                isinstance(n, BufferLoad) and v in free_vars(n.index)
+                for branch in (e.true_value, e.false_value)
+                for n in walk(branch)
+            ):
+                # Both branches of a vector select are evaluated for every lane; a guarded
+                # load (padding) could read outside its buffer, so keep it a scalar loop.
+                raise NotVectorizable("lane-dependent guarded load")
+            if isinstance(c, Compare) and is_float(c.a.dtype):
+                (x, xv), (y, yv) = self.vexpr(c.a, v, width), self.vexpr(c.b, v, width)
+                mask = f"({self.vec(x, xv, width)} {c.op} {self.vec(y, yv, width)})"
+                return f"tf_v{width}_sel({mask}, {t}, {f})", True
+        raise NotVectorizable(type(e).__name__)
+
+    @staticmethod
+    def vec(code: str, is_vec: bool, width: int) -> str:
+        return code if is_vec else f"tf_v{width}_bc({code})"
+
+    # -- statements -----------------------------------------------------------------------
+    def emit(self, line: str, depth: int) -> None:
+        self.lines.append("  " * depth + line)
+
+    def stmts(self, body: list[Stmt], depth: int) -> None:
+        for s in body:
+            self.stmt(s, depth)
+
+    def stmt(self, s: Stmt, depth: int) -> None:
+        if isinstance(s, Store):
+            self.emit(f"{s.buffer.name}[{self.expr(s.index)}] = {self.expr(s.value)};", depth)
+        elif isinstance(s, If):
+            self.emit(f"if ({self.expr(s.cond)}) {{", depth)
+            self.stmts(s.body, depth + 1)
+            self.emit("}", depth)
+        elif isinstance(s, Decl):
+            b = s.buffer
+            self.emit(f"{C_TYPES[b.dtype]} {b.name}[{b.size}] __attribute__((aligned(64)));", depth)
+        elif isinstance(s, For):
+            self.loop(s, depth)
+        else:
+            raise CodegenError(f"cannot emit statement {type(s).__name__}")
+
+    def loop(self, s: For, depth: int) -> None:
+        ranges = self.func.ranges
+        if s.kind == "bind":
+            raise CodegenError(
+                f"loop {s.var} is bound to {s.thread}: bind is for GPU targets, "
+                f"this target is {self.target}"
+            )
+        if s.extent == 1:
+            self.stmts(subst_stmts(s.body, s.var, Const(0), ranges), depth)
+            return
+        if s.kind == "unroll" and s.extent <= UNROLL_EXPLICIT_MAX:
+            for k in range(s.extent):
+                self.stmts(subst_stmts(s.body, s.var, Const(k), ranges), depth)
+            return
+        if s.kind == "vectorize" and self.try_vector(s, depth):
+            return
+        self.pragmas(s, depth)
+        self.emit(f"for (int32_t {s.var} = 0; {s.var} < {s.extent}; ++{s.var}) {{", depth)
+        was_parallel = self.in_parallel
+        self.in_parallel = was_parallel or s.kind == "parallel"
+        self.stmts(s.body, depth + 1)
+        self.in_parallel = was_parallel
+        self.emit("}", depth)
+
+    def pragmas(self, s: For, depth: int) -> None:
+        if s.kind == "parallel":
+            if self.in_parallel:
+                raise CodegenError(
+                    f"loop {s.var}: parallel loop nested inside another parallel "
+                    "loop; parallelise only the outer loop"
+                )
+            cores = self.target.get("cores")
+            threads = f" num_threads({cores})" if cores else ""
+            self.emit(f"#pragma omp parallel for{threads} schedule(static)", depth)
+        elif s.kind == "unroll":
+            self.emit(f"#pragma GCC unroll {min(s.extent, 64)}", depth)
+        elif s.kind == "vectorize":
+            self.emit("#pragma omp simd", depth)
+        for key, value in s.pragmas:
+            if key == "auto_unroll_max_step" and value > 0:
+                self.emit(f"#pragma GCC unroll {value}", depth)
+            elif key == "ivdep":
+                self.emit("#pragma GCC ivdep", depth)
+            elif key == "simd" and s.kind != "vectorize":
+                self.emit("#pragma omp simd", depth)
+
+    def try_vector(self, s: For, depth: int) -> bool:
+        """Emit the lane loop as vector statements; False if it must stay a scalar loop."""
+        width = s.extent
+        if width not in VECTOR_WIDTHS:
+            return False
+        body, conds = s.body, []
+        while len(body) == 1 and isinstance(body[0], If) and s.var not in free_vars(body[0].cond):
+            conds.append(body[0].cond)
+            body = body[0].body
+        if not all(isinstance(b, Store) for b in body):
+            return False
+        try:
+            lines = [self.vstore(b, s.var, width) for b in body]  # type: ignore[arg-type]
+        except NotVectorizable:
+            return False
+        self.widths.add(width)
+        for c in conds:
+            self.emit(f"if ({self.expr(c)}) {{", depth)
+            depth += 1
+        for line in lines:
+            self.emit(line, depth)
+        for _ in conds:
+            depth -= 1
+            self.emit("}", depth)
+        return True
+
+    def vstore(self, st: Store, v: str, width: int) -> str:
+        if st.buffer.dtype != "float32" or coefficient(st.index, v) != 1:
+            raise NotVectorizable("non-contiguous store")
+        code, is_vec = self.vexpr(st.value, v, width)
+        base = self.expr(simplify(substitute(st.index, {v: Const(0)}), self.func.ranges))
+        return f"*(tf_v{width}fu*)(&{st.buffer.name}[{base}]) = {self.vec(code, is_vec, width)};"
+
+    # -- module ---------------------------------------------------------------------------
+    def module(self) -> str:
+        f = self.func
+        self.lines = []
+        self.stmts(f.body, 1)
+        body = self.lines
+        params = ", ".join(f"void* restrict {b.name}_raw" for b in f.args)
+        out = [HEADER, *(vector_helpers(w) for w in sorted(self.widths))]
+        for b in f.statics:
+            out.append(
+                f"static {C_TYPES[b.dtype]} {b.name}[{b.size}] __attribute__((aligned(64)));"
+            )
+        out.append(f"__attribute__((noinline)) static int32_t {f.name}({params}) {{")
+        for b in f.args:
+            t = C_TYPES[b.dtype]
+            out.append(
+                f"  {t}* restrict {b.name} = ({t}*)__builtin_assume_aligned({b.name}_raw, 64);"
+            )
+        out += body
+        out.append("  return 0;\n}")
+        call_args = ", ".join(f"args[{i}]" for i in range(len(f.args)))
+        out.append(ENTRY.format(name=f.name, args=call_args))
+        return "\n".join(out) + "\n"
+
+
+HEADER = """\
+#include <stdint.h>
+#include <math.h>
+#include <time.h>
+static inline float tf_min_float(float a, float b) { return a < b ? a : b; }
+static inline float tf_max_float(float a, float b) { return a > b ? a : b; }
+static inline double tf_min_double(double a, double b) { return a < b ? a : b; }
+static inline double tf_max_double(double a, double b) { return a > b ? a : b; }"""
+
+ENTRY = """
+int32_t tf_entry(void** args) {{ return {name}({args}); }}
+double tf_time(void** args, int32_t number) {{
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int32_t i = 0; i < number; ++i) {name}({args});
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return ((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9) / (number > 0 ? number : 1);
+}}"""
+
+
+def vector_helpers(w: int) -> str:
+    return f"""\
+typedef float tf_v{w}f __attribute__((vector_size({4 * w})));
+typedef float tf_v{w}fu __attribute__((vector_size({4 * w}), aligned(4)));
+typedef int32_t tf_v{w}i __attribute__((vector_size({4 * w})));
+static inline tf_v{w}f tf_v{w}_bc(float s) {{ return (tf_v{w}f){{0}} + s; }}
+static inline tf_v{w}f tf_v{w}_sel(tf_v{w}i m, tf_v{w}f a, tf_v{w}f b) {{
+  return (tf_v{w}f)(((tf_v{w}i)a & m) | ((tf_v{w}i)b & ~m)); }}
+static inline tf_v{w}f tf_v{w}_max(tf_v{w}f a, tf_v{w}f b) {{ return tf_v{w}_sel(a > b, a, b); }}
+static inline tf_v{w}f tf_v{w}_min(tf_v{w}f a, tf_v{w}f b) {{ return tf_v{w}_sel(a < b, a, b); }}"""
+
+
+def emit_c(func: LoweredFunc, target: Target) -> str:
+    if target.kind != "cpu":
+        raise CodegenError(f"the C emitter generates CPU code; target is {target}")
+    return CEmitter(func, target).module()
+
+
+__all__ = ["emit_c", "CodegenError", "Buffer"]

@@ -1,0 +1,354 @@
+"""x86 conv2d in the blocked NCHW[x]c layout, with a register-tiled micro-kernel.
+
+The schedule follows the known recipe for x86 convolutions: activations NCHW[ib]c, weights
+OIHW[ib]i[ob]o, output-channel block = vector width; an accumulator tile of `reg_n` output
+columns x `oc_inner` channel vectors lives in registers (a local buffer indexed by constants
+after unrolling) while the reduction runs over input-channel blocks, kernel rows and columns;
+the epilogue (bias, residual, activation) is applied as the tile is stored; one OpenMP
+region over (batch, output-channel block, output row).
+
+Knobs: tile_ic (ib), tile_oc (blocks, oc_inner, ob), tile_ow (reg_n), unroll_kw, order.
+
+A task may pin the channel blocks with the param `blocks: [ib, ob]`: then the space holds
+only configs that read NCHW[ib]c and write NCHW[ob]c. Network tasks are pinned to the
+network's layout (see `network_blocks`), so that a tuned config never costs its neighbours a
+layout transform that tuning the task alone could not see.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tunefarm.backends.cpu.target import vector_lanes
+from tunefarm.ir import layouts as L
+from tunefarm.ir import reference as R
+from tunefarm.ir import tensor as te
+from tunefarm.ir.ops.conv import conv2d_nchwc, conv_output_size
+from tunefarm.ir.ops.epilogue import (
+    build_epilogue,
+    epilogue_inputs,
+    parse_epilogue,
+    reference_epilogue,
+)
+from tunefarm.schedule import steps as S
+from tunefarm.schedule.space import ConfigSpace
+from tunefarm.schedule.template import (
+    KernelDef,
+    Template,
+    accumulator,
+    as_padding,
+    as_pair,
+    check_config,
+    divisors,
+    io_key,
+)
+from tunefarm.target import Target
+from tunefarm.task import Task, TaskError
+
+ORDERS = ("kw_outer", "icb_outer")
+
+
+def conv_params(task: Task) -> dict[str, Any]:
+    """Normalised conv params: data (N,C,H,W), weight (O,C/g,KH,KW), attrs, output shape."""
+    a = task.args
+    try:
+        n, c, h, w = (int(v) for v in a["data"])
+        o, ci, kh, kw = (int(v) for v in a["weight"])
+    except KeyError as exc:
+        raise TaskError(f"{task.op}: missing param {exc.args[0]!r} (need data, weight)") from None
+    except (TypeError, ValueError):
+        raise TaskError(f"{task.op}: data must be (N,C,H,W) and weight (O,I,KH,KW)") from None
+    groups = int(a.get("groups", 1))
+    if groups < 1 or c % groups or o % groups or ci * groups != c:
+        raise TaskError(
+            f"{task.op}: weight {a['weight']} does not match data channels {c} with groups="
+            f"{groups} (need weight I = C/groups and O divisible by groups)"
+        )
+    strides, dilation = (
+        as_pair(a.get("strides", 1), "strides"),
+        as_pair(a.get("dilation", 1), "dilation"),
+    )
+    padding = as_padding(a.get("padding", 0))
+    if min(strides) < 1 or min(dilation) < 1 or min(padding) < 0:
+        raise TaskError(f"{task.op}: strides and dilation must be >= 1 and padding >= 0")
+    try:
+        oh = conv_output_size(h, kh, strides[0], padding[0] + padding[2], dilation[0])
+        ow = conv_output_size(w, kw, strides[1], padding[1] + padding[3], dilation[1])
+    except ValueError as exc:
+        raise TaskError(f"{task.op}: {exc}") from None
+    if oh < 1 or ow < 1:
+        raise TaskError(f"{task.op}: kernel {kh}x{kw} is larger than the padded input {h}x{w}")
+    epilogue = tuple(a.get("epilogue", ()))
+    parse_epilogue(epilogue)
+    blocks = _pinned_blocks(task, c, o)
+    return dict(
+        n=n,
+        c=c,
+        h=h,
+        w=w,
+        o=o,
+        kh=kh,
+        kw=kw,
+        groups=groups,
+        strides=strides,
+        padding=padding,
+        dilation=dilation,
+        oh=oh,
+        ow=ow,
+        epilogue=epilogue,
+        blocks=blocks,
+    )
+
+
+def _pinned_blocks(task: Task, c: int, o: int) -> tuple[int, int] | None:
+    """The optional `blocks: [ib, ob]` param: input and output channel blocks that must
+    divide the channel counts."""
+    value = task.args.get("blocks")
+    if value is None:
+        return None
+    try:
+        if isinstance(value, str):
+            raise TypeError
+        ib, ob = (int(v) for v in value)
+    except (TypeError, ValueError):
+        raise TaskError(
+            f"{task.op}: blocks must be [ib, ob] (two integers), got {value!r}"
+        ) from None
+    if ib < 1 or ob < 1 or c % ib or o % ob:
+        raise TaskError(f"{task.op}: blocks {[ib, ob]} must divide the channels (C={c}, O={o})")
+    return ib, ob
+
+
+def network_blocks(c: int, o: int, lanes: int, groups: int = 1) -> tuple[int, int]:
+    """The channel blocks a network keeps its activations in: the widest vector-friendly
+    block of each channel count (what the default configs pick). An odd input channel count
+    of a dense conv (RGB input) is read in blocks of one: NCHW1c is NCHW itself, so the
+    network's input needs no transform, and the broadcast inner loop does not care (measured
+    on the ResNet-18 stem: 0.56 ms with blocks of one, 0.66 ms with blocks of three). A
+    depthwise conv reads and writes one block."""
+    ob = best_block(o, lanes)
+    if groups > 1:
+        return ob, ob
+    return (1 if c % 2 else best_block(c, lanes)), ob
+
+
+def block_filter(pinned: int | None):
+    """A split filter that keeps the innermost factor equal to the pinned block."""
+    return None if pinned is None else (lambda f: f[-1] == pinned)
+
+
+def conv_flops(p: dict[str, Any]) -> float:
+    return 2.0 * p["n"] * p["o"] * p["oh"] * p["ow"] * (p["c"] // p["groups"]) * p["kh"] * p["kw"]
+
+
+def conv_reference(p: dict[str, Any], inputs: dict[str, np.ndarray]) -> np.ndarray:
+    out = R.conv2d_nchw(
+        inputs["data"], inputs["weight"], p["strides"], p["padding"], p["dilation"], p["groups"]
+    )
+    return reference_epilogue(out, p["epilogue"], inputs)
+
+
+def conv_logical_inputs(p: dict[str, Any]) -> list[tuple[str, tuple[int, ...]]]:
+    data = ("data", (p["n"], p["c"], p["h"], p["w"]))
+    weight = ("weight", (p["o"], p["c"] // p["groups"], p["kh"], p["kw"]))
+    return [
+        data,
+        weight,
+        *epilogue_inputs(p["epilogue"], p["o"], (p["n"], p["o"], p["oh"], p["ow"])),
+    ]
+
+
+def register_tile_steps(
+    out: str,
+    acc: str,
+    spatial: tuple[str, ...],
+    cfg: dict[str, Any],
+    reduce_order: tuple[str, ...],
+    unroll: tuple[str, ...],
+) -> list[S.Step]:
+    """Steps shared by the blocked conv-like templates: tile the output columns, fuse and
+    parallelise the outer axes, compute the accumulator tile at the column block."""
+    n, cc, oh, ow, cb = spatial
+    reg_n, inner = cfg["tile_ow"][1], cfg.get("oc_inner", 1)
+    fused = f"{n}+{cc}.0+{oh}"
+    steps: list[S.Step] = [
+        S.Split(out, cc, (inner,)),
+        S.Split(out, ow, (reg_n,)),
+        S.Reorder(out, (n, f"{cc}.0", oh, f"{ow}.0", f"{cc}.1", f"{ow}.1", cb)),
+        S.Fuse(out, (n, f"{cc}.0", oh)),
+        S.Parallel(out, fused),
+        S.Unroll(out, f"{cc}.1"),
+        S.Unroll(out, f"{ow}.1"),
+        S.Vectorize(out, cb),
+        S.ComputeAt(acc, out, f"{ow}.0"),
+        S.Reorder(acc, (n, oh, *reduce_order, cc, ow, cb)),
+        S.Unroll(acc, cc),
+        S.Unroll(acc, ow),
+        S.Vectorize(acc, cb),
+    ]
+    steps += [S.Unroll(acc, ax) for ax in unroll]
+    return steps
+
+
+def channel_splits(p: dict[str, Any], max_inner: int) -> ConfigSpace:
+    """A space with the blocked conv's channel knobs: tile_ic (blocks, ib) and tile_oc
+    (blocks, oc_inner <= max_inner, ob), the blocks held to the task's pinned ones."""
+    ib, ob = p["blocks"] or (None, None)
+    sp = ConfigSpace()
+    sp.define_split("tile_ic", p["c"], 2, max_factor=64, filter=block_filter(ib))
+    sp.define_split(
+        "tile_oc",
+        p["o"],
+        3,
+        max_factor=64,
+        filter=lambda f: f[1] <= max_inner and ob in (None, f[2]),
+    )
+    return sp
+
+
+PAD_MODES = ("copy", "inline")
+
+
+def define_pad_knob(sp: ConfigSpace, padding: tuple[int, ...]) -> None:
+    """How a padded conv reads its input: "copy" builds a zero-padded copy first (an extra
+    pass over memory, but a branch-free inner loop), "inline" tests bounds at each load (no
+    extra pass; wins on memory-bound layers such as depthwise convs)."""
+    if any(padding):
+        sp.define_knob("pad", list(PAD_MODES))
+
+
+def with_pad(values: dict[str, Any], p: dict[str, Any], mode: str) -> dict[str, Any]:
+    """`values` plus the pad knob's preferred mode, where the task has that knob."""
+    return {**values, "pad": mode} if any(p["padding"]) else values
+
+
+def pad_steps(stage: str, axes: tuple[str, ...], mode: str = "copy") -> list[S.Step]:
+    """With "copy" the zero-padded copy is computed once per call, in parallel over
+    (n, c-block, row); with "inline" the bounds test moves into the conv's loads."""
+    if mode == "inline":
+        return [S.ComputeInline(stage)]
+    n, cc, h, _w, cb = axes
+    return [S.Fuse(stage, (n, cc, h)), S.Parallel(stage, f"{n}+{cc}+{h}"), S.Vectorize(stage, cb)]
+
+
+class ConvTemplate(Template):
+    """What every conv-like template shares: logical NCHW/OIHW inputs (plus epilogue
+    inputs), the numpy reference and the FLOP count, from `validate`'s params."""
+
+    def logical_inputs(self, task):
+        return conv_logical_inputs(self.validate(task))
+
+    def reference(self, task, inputs):
+        return conv_reference(self.validate(task), inputs)
+
+    def flops(self, task):
+        return conv_flops(self.validate(task))
+
+
+class Conv2dNCHWc(ConvTemplate):
+    op = "conv2d"
+
+    def validate(self, task: Task) -> dict[str, Any]:
+        p = conv_params(task)
+        if p["groups"] != 1:
+            raise TaskError("conv2d_nchwc template handles groups=1 only")
+        return p
+
+    def space(self, task: Task, target: Target) -> ConfigSpace:
+        p = self.validate(task)
+        sp = channel_splits(p, max_inner=4)
+        sp.define_split("tile_ow", p["ow"], 2, max_factor=32)
+        sp.define_knob("unroll_kw", [True, False])
+        sp.define_knob("order", list(ORDERS))
+        define_pad_knob(sp, p["padding"])
+        return sp
+
+    def preferred(self, task, space, target):
+        p = self.validate(task)
+        ib, ob = p["blocks"] or network_blocks(p["c"], p["o"], vector_lanes(target))
+        reg = max(d for d in divisors(p["ow"]) if d <= 14)
+        inner = 2 if reg <= 8 and (p["o"] // ob) % 2 == 0 else 1
+        values = {
+            "tile_ic": (p["c"] // ib, ib),
+            "tile_oc": (p["o"] // ob // inner, inner, ob),
+            "tile_ow": (p["ow"] // reg, reg),
+            "unroll_kw": True,
+            "order": "kw_outer",
+        }
+        return with_pad(values, p, "copy")
+
+    def instantiate(self, task: Task, config: dict[str, Any], target: Target) -> KernelDef:
+        p = self.validate(task)
+        cfg = check_config(self.space(task, target), config, "conv2d")
+        ib, ob = cfg["tile_ic"][1], cfg["tile_oc"][2]
+        cfg["oc_inner"] = cfg["tile_oc"][1]
+        data = te.placeholder((p["n"], p["c"] // ib, p["h"], p["w"], ib), name="data")
+        weight = te.placeholder(
+            (p["o"] // ob, p["c"] // ib, p["kh"], p["kw"], ib, ob), name="weight"
+        )
+        conv = conv2d_nchwc(data, weight, p["strides"], p["padding"], p["dilation"], name="conv")
+        out, extra = build_epilogue(
+            conv, p["epilogue"], lambda i: (i[1], i[4]), (p["o"] // ob, ob), "out"
+        )
+        steps, acc = accumulator(conv, out)
+        if any(p["padding"]):
+            steps += pad_steps("conv_pad", ("n", "icc", "h", "w", "icb"), cfg["pad"])
+        order = (
+            ("icc", "kh", "kw", "icb") if cfg["order"] == "kw_outer" else ("icc", "kh", "icb", "kw")
+        )
+        unroll = ("kw",) if cfg["unroll_kw"] else ()
+        steps += register_tile_steps(
+            out.name, acc, ("n", "occ", "oh", "ow", "ocb"), cfg, order, unroll
+        )
+        return blocked_conv_kernel(
+            task, [data, weight], extra, out, steps, ib, ob, f"OIHW{ib}i{ob}o"
+        )
+
+
+def blocked_conv_kernel(
+    task: Task,
+    inputs: list[te.Tensor],
+    extra,
+    out: te.Tensor,
+    steps: list[S.Step],
+    ib: int,
+    ob: int,
+    weight_layout: str,
+) -> KernelDef:
+    """KernelDef of a conv in NCHW[ib]c -> NCHW[ob]c with its epilogue inputs (bias as
+    [O/ob, ob], residual in the output layout)."""
+    out_layout = f"NCHW{ob}c"
+
+    def pack_out(x):
+        return L.transform(x, "NCHW", out_layout)
+
+    packers = [
+        lambda x: L.transform(x, "NCHW", f"NCHW{ib}c"),
+        lambda x: L.transform(x, "OIHW", weight_layout),
+    ]
+    for kind, _ in extra:
+        packers.append((lambda x: x.reshape(-1, ob).copy()) if kind == "bias" else pack_out)
+    return KernelDef(
+        inputs=[*inputs, *(t for _, t in extra)],
+        outputs=[out],
+        steps=steps,
+        packers=packers,
+        output_packer=pack_out,
+        io_key=io_key(task, ib=ib, ob=ob),
+        notes={
+            "data_layout": f"NCHW{ib}c",
+            "out_layout": out_layout,
+            "weight_layout": weight_layout,
+        },
+    )
+
+
+def best_block(channels: int, lanes: int) -> int:
+    """The largest power-of-two divisor of `channels` up to the vector width (or all of a
+    small channel count, e.g. 3 for RGB input)."""
+    for b in (lanes, lanes // 2, lanes // 4, 2):
+        if b >= 2 and channels % b == 0:
+            return b
+    return channels if channels <= 64 else 1

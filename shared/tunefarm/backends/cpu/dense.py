@@ -1,0 +1,123 @@
+"""x86 dense (fully connected) with a pre-packed weight [O/ob, K, ob].
+
+At batch 1 this is a matrix-vector product bound by reading the weight, so the schedule
+streams the packed weight contiguously: a tile of `o_inner` vectors of `ob` outputs is
+accumulated in registers over the whole K, K unrolled by `tile_k`, tiles in parallel.
+
+Knobs: tile_o (blocks, o_inner, ob), tile_k.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tunefarm.backends.cpu.target import vector_lanes
+from tunefarm.ir import reference as R
+from tunefarm.ir import tensor as te
+from tunefarm.ir.ops.dense import dense_pack
+from tunefarm.ir.ops.epilogue import (
+    build_epilogue,
+    epilogue_inputs,
+    parse_epilogue,
+    reference_epilogue,
+)
+from tunefarm.schedule import steps as S
+from tunefarm.schedule.space import ConfigSpace
+from tunefarm.schedule.template import KernelDef, Template, accumulator, check_config, io_key
+from tunefarm.target import Target
+from tunefarm.task import Task, TaskError
+
+
+def dense_params(task: Task) -> dict[str, Any]:
+    a = task.args
+    try:
+        n, k = (int(v) for v in a["data"])
+        o, k2 = (int(v) for v in a["weight"])
+    except KeyError as exc:
+        raise TaskError(f"dense: missing param {exc.args[0]!r} (need data, weight)") from None
+    except (TypeError, ValueError):
+        raise TaskError("dense: data must be (N, K) and weight (O, K)") from None
+    if k != k2:
+        raise TaskError(
+            f"dense: weight {a['weight']} must have K = {k} columns like data {a['data']}"
+        )
+    epilogue = tuple(a.get("epilogue", ()))
+    parse_epilogue(epilogue)
+    return dict(n=n, k=k, o=o, epilogue=epilogue)
+
+
+class DensePack(Template):
+    op = "dense"
+
+    def validate(self, task: Task) -> dict[str, Any]:
+        return dense_params(task)
+
+    def logical_inputs(self, task):
+        p = self.validate(task)
+        extra = epilogue_inputs(p["epilogue"], p["o"], (p["n"], p["o"]))
+        return [("data", (p["n"], p["k"])), ("weight", (p["o"], p["k"])), *extra]
+
+    def reference(self, task, inputs):
+        p = self.validate(task)
+        out = R.dense(inputs["data"], inputs["weight"])
+        return reference_epilogue(out, p["epilogue"], inputs)
+
+    def flops(self, task):
+        p = self.validate(task)
+        return 2.0 * p["n"] * p["k"] * p["o"]
+
+    def space(self, task: Task, target: Target) -> ConfigSpace:
+        p = self.validate(task)
+        sp = ConfigSpace()
+        sp.define_split("tile_o", p["o"], 3, max_factor=64, filter=lambda f: f[1] <= 8)
+        sp.define_knob("tile_k", [k for k in (1, 2, 4, 8, 16) if p["k"] % k == 0])
+        return sp
+
+    def preferred(self, task, space, target):
+        p = self.validate(task)
+        lanes = vector_lanes(target)
+        ob = next((b for b in (lanes, lanes // 2, 8, 4, 2) if p["o"] % b == 0), 1)
+        blocks = p["o"] // ob
+        inner = next(i for i in (4, 2, 1) if blocks % i == 0)
+        return {"tile_o": (blocks // inner, inner, ob), "tile_k": 4 if p["k"] % 4 == 0 else 1}
+
+    def instantiate(self, task: Task, config: dict[str, Any], target: Target) -> KernelDef:
+        p = self.validate(task)
+        cfg = check_config(self.space(task, target), config, "dense")
+        inner, ob, ku = cfg["tile_o"][1], cfg["tile_o"][2], cfg["tile_k"]
+        data = te.placeholder((p["n"], p["k"]), name="data")
+        weight = te.placeholder((p["o"] // ob, p["k"], ob), name="weight")
+        acc_t = dense_pack(data, weight, name="dense")
+        out, extra = build_epilogue(acc_t, p["epilogue"], lambda i: (i[1],), (p["o"],), "out")
+        steps, acc = accumulator(acc_t, out)
+        o = out.name
+        steps += [
+            S.Split(o, "j", (inner, ob)),
+            S.Fuse(o, ("i", "j.0")),
+            S.Parallel(o, "i+j.0"),
+            S.Unroll(o, "j.1"),
+            S.Vectorize(o, "j.2"),
+            S.ComputeAt(acc, o, "i+j.0"),
+            S.Split(acc, "j", (ob,)),
+            S.Split(acc, "k", (ku,)),
+            S.Reorder(acc, ("i", "k.0", "k.1", "j.0", "j.1")),
+            S.Unroll(acc, "k.1"),
+            S.Unroll(acc, "j.0"),
+            S.Vectorize(acc, "j.1"),
+        ]
+        packers = [
+            lambda x: np.ascontiguousarray(x),
+            lambda x: np.ascontiguousarray(x.reshape(-1, ob, p["k"]).transpose(0, 2, 1)),
+        ]
+        packers += [lambda x: np.ascontiguousarray(x) for _ in extra]
+        return KernelDef(
+            inputs=[data, weight, *(t for _, t in extra)],
+            outputs=[out],
+            steps=steps,
+            packers=packers,
+            output_packer=lambda x: np.ascontiguousarray(x),
+            io_key=io_key(task, ob=ob),
+            notes={"weight_layout": f"OI{ob}o"},
+        )

@@ -1,0 +1,30 @@
+"""The CPU backend's layout policy for network tasks: which channel blocks a network keeps
+its activations in, and which alternative algorithms a node has.
+
+A conv task extracted from a network is pinned to the blocks the network keeps (`blocks:
+[ib, ob]`, see `conv2d.network_blocks`), so every config the tuner measures reads and writes
+its neighbours' layouts. A 3x3 stride-1 conv also gets a `conv2d_winograd` task, an
+alternative for the same nodes (as AutoTVM extracts one task per implementation).
+"""
+
+from __future__ import annotations
+
+from tunefarm.backends.cpu.conv2d import conv_params, network_blocks
+from tunefarm.backends.cpu.target import parse, vector_lanes
+from tunefarm.backends.cpu.winograd import winograd_eligible
+from tunefarm.task import Task
+
+
+def anchor_variants(task: Task) -> list[Task]:
+    """The tasks that can run an anchor node given as a logical task, the direct one first."""
+    if task.op != "conv2d":
+        return [task]
+    args = task.args
+    c, o, groups = args["data"][1], args["weight"][0], int(args.get("groups", 1))
+    if groups != 1 and not groups == c == o:
+        return [task]  # grouped convs run the generic template in NCHW
+    blocks = network_blocks(c, o, vector_lanes(parse(task.target)), groups)
+    pinned = Task.make("conv2d", target=task.target, **args, blocks=list(blocks))
+    if winograd_eligible(conv_params(pinned)):
+        return [pinned, Task.make("conv2d_winograd", target=task.target, **pinned.args)]
+    return [pinned]

@@ -1,0 +1,226 @@
+"""x86 pooling in NCHW[cb]c: vectorise over the channel block, a row tile of accumulators,
+padding folded into the window loads (pooling is memory-bound; no padded copy).
+
+Knobs: tile_c (cb), tile_ow (reg_n) for pool2d; tile_c for global pooling.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tunefarm.backends.cpu.conv2d import best_block, register_tile_steps
+from tunefarm.backends.cpu.target import vector_lanes
+from tunefarm.ir import layouts as L
+from tunefarm.ir import reference as R
+from tunefarm.ir import tensor as te
+from tunefarm.ir.ops.pool import global_pool2d, pool2d
+from tunefarm.schedule import steps as S
+from tunefarm.schedule.space import ConfigSpace
+from tunefarm.schedule.template import (
+    KernelDef,
+    Template,
+    accumulator,
+    as_padding,
+    as_pair,
+    check_config,
+    divisors,
+    io_key,
+)
+from tunefarm.target import Target
+from tunefarm.task import Task, TaskError
+
+
+def _data(task: Task) -> tuple[int, int, int, int]:
+    try:
+        n, c, h, w = (int(v) for v in task.args["data"])
+    except KeyError:
+        raise TaskError(f"{task.op}: missing param 'data' (N, C, H, W)") from None
+    except (TypeError, ValueError):
+        raise TaskError(f"{task.op}: data must be (N, C, H, W)") from None
+    return n, c, h, w
+
+
+def _kind(task: Task) -> str:
+    kind = task.args.get("kind", "max")
+    if kind not in ("max", "avg"):
+        raise TaskError(f"{task.op}: kind must be 'max' or 'avg', got {kind!r}")
+    return kind
+
+
+def _pack(cb: int):
+    return lambda x: L.transform(x, "NCHW", f"NCHW{cb}c")
+
+
+def _accumulate(dag: te.ComputeDAG, kind: str) -> tuple[list[S.Step], str]:
+    """Max pooling accumulates in a local cache of its output; average pooling in its
+    `<out>_sum` stage, which the division stage reads."""
+    out = dag.outputs[0]
+    anchor = out if kind == "max" else dag.by_name[f"{out.name}_sum"]
+    return accumulator(anchor, out)
+
+
+def _pool_kernel(task: Task, dag: te.ComputeDAG, steps: list[S.Step], cb: int) -> KernelDef:
+    """Data and output both in NCHW[cb]c."""
+    return KernelDef(
+        dag.inputs,
+        dag.outputs,
+        steps,
+        [_pack(cb)],
+        _pack(cb),
+        io_key(task, cb=cb),
+        {"data_layout": f"NCHW{cb}c", "out_layout": f"NCHW{cb}c"},
+    )
+
+
+class Pool2dNCHWc(Template):
+    op = "pool2d"
+
+    def validate(self, task: Task) -> dict[str, Any]:
+        n, c, h, w = _data(task)
+        a = task.args
+        p = dict(
+            n=n,
+            c=c,
+            h=h,
+            w=w,
+            kind=_kind(task),
+            kernel=as_pair(a.get("kernel", 2), "kernel"),
+            strides=as_pair(a.get("strides", 1), "strides"),
+            padding=as_padding(a.get("padding", 0)),
+            dilation=as_pair(a.get("dilation", 1), "dilation"),
+            ceil_mode=bool(a.get("ceil_mode", False)),
+            count_include_pad=bool(a.get("count_include_pad", False)),
+        )
+        if p["kind"] == "avg" and p["dilation"] != (1, 1):
+            raise TaskError("pool2d: avg pooling with dilation is not supported (max only)")
+        try:
+            p["out"] = self._logical(p).shape
+        except ValueError as exc:
+            raise TaskError(f"pool2d: {exc}") from None
+        return p
+
+    def _logical(self, p: dict[str, Any], cb: int | None = None):
+        shape = (
+            (p["n"], p["c"], p["h"], p["w"])
+            if cb is None
+            else (p["n"], p["c"] // cb, p["h"], p["w"], cb)
+        )
+        data = te.placeholder(shape, name="data")
+        out = pool2d(
+            data,
+            p["kind"],
+            p["kernel"],
+            p["strides"],
+            p["padding"],
+            p["dilation"],
+            p["ceil_mode"],
+            p["count_include_pad"],
+            "NCHW" if cb is None else f"NCHW{cb}c",
+            name="pool",
+        )
+        return out
+
+    def logical_inputs(self, task):
+        p = self.validate(task)
+        return [("data", (p["n"], p["c"], p["h"], p["w"]))]
+
+    def reference(self, task, inputs):
+        p = self.validate(task)
+        if p["kind"] == "max":
+            return R.max_pool2d_nchw(
+                inputs["data"],
+                p["kernel"],
+                p["strides"],
+                p["padding"],
+                p["dilation"],
+                p["ceil_mode"],
+            )
+        return R.avg_pool2d_nchw(
+            inputs["data"],
+            p["kernel"],
+            p["strides"],
+            p["padding"],
+            p["ceil_mode"],
+            p["count_include_pad"],
+        )
+
+    def flops(self, task):
+        p = self.validate(task)
+        n, c, oh, ow = p["out"]
+        return float(n * c * oh * ow * p["kernel"][0] * p["kernel"][1])
+
+    def space(self, task: Task, target: Target) -> ConfigSpace:
+        p = self.validate(task)
+        sp = ConfigSpace()
+        sp.define_split("tile_c", p["c"], 2, max_factor=64)
+        sp.define_split("tile_ow", p["out"][3], 2, max_factor=32)
+        return sp
+
+    def preferred(self, task, space, target):
+        p = self.validate(task)
+        cb = best_block(p["c"], vector_lanes(target))
+        ow = p["out"][3]
+        reg = max(d for d in divisors(ow) if d <= 8)
+        return {"tile_c": (p["c"] // cb, cb), "tile_ow": (ow // reg, reg)}
+
+    def instantiate(self, task: Task, config: dict[str, Any], target: Target) -> KernelDef:
+        p = self.validate(task)
+        cfg = check_config(self.space(task, target), config, "pool2d")
+        cb = cfg["tile_c"][1]
+        dag = te.ComputeDAG([self._logical(p, cb)])
+        steps, acc = _accumulate(dag, p["kind"])
+        if "pool_pad" in dag.by_name:
+            steps.append(S.ComputeInline("pool_pad"))
+        tile = {"tile_ow": cfg["tile_ow"], "oc_inner": 1}
+        steps += register_tile_steps(
+            "pool", acc, ("n", "cc", "y", "x", "cb"), tile, ("ky", "kx"), ("kx",)
+        )
+        return _pool_kernel(task, dag, steps, cb)
+
+
+class GlobalPool2dNCHWc(Template):
+    op = "global_pool2d"
+
+    def validate(self, task: Task) -> dict[str, Any]:
+        n, c, h, w = _data(task)
+        return dict(n=n, c=c, h=h, w=w, kind=_kind(task))
+
+    def logical_inputs(self, task):
+        p = self.validate(task)
+        return [("data", (p["n"], p["c"], p["h"], p["w"]))]
+
+    def reference(self, task, inputs):
+        p = self.validate(task)
+        fn = R.global_max_pool2d_nchw if p["kind"] == "max" else R.global_avg_pool2d_nchw
+        return fn(inputs["data"])
+
+    def flops(self, task):
+        p = self.validate(task)
+        return float(p["n"] * p["c"] * p["h"] * p["w"])
+
+    def space(self, task: Task, target: Target) -> ConfigSpace:
+        sp = ConfigSpace()
+        sp.define_split("tile_c", self.validate(task)["c"], 2, max_factor=64)
+        return sp
+
+    def preferred(self, task, space, target):
+        c = self.validate(task)["c"]
+        cb = best_block(c, vector_lanes(target))
+        return {"tile_c": (c // cb, cb)}
+
+    def instantiate(self, task: Task, config: dict[str, Any], target: Target) -> KernelDef:
+        p = self.validate(task)
+        cfg = check_config(self.space(task, target), config, "global_pool2d")
+        cb = cfg["tile_c"][1]
+        data = te.placeholder((p["n"], p["c"] // cb, p["h"], p["w"], cb), name="data")
+        dag = te.ComputeDAG([global_pool2d(data, p["kind"], f"NCHW{cb}c", name="gpool")], [data])
+        steps, acc = _accumulate(dag, p["kind"])
+        steps += [
+            S.Fuse("gpool", ("n", "cc", "y", "x")),
+            S.Parallel("gpool", "n+cc+y+x"),
+            S.Vectorize("gpool", "cb"),
+            S.ComputeAt(acc, "gpool", "n+cc+y+x"),
+            S.Reorder(acc, ("n", "cc", "y", "x", "ky", "kx", "cb")),
+            S.Vectorize(acc, "cb"),
+        ]
+        return _pool_kernel(task, dag, steps, cb)

@@ -1,0 +1,94 @@
+"""CPU target options: `cpu -isa=avx512|avx2|sse4|generic -cores=N`.
+
+`cpu` without `-isa` means the host's ISA, read from /proc/cpuinfo, and code is compiled with
+`-march=native`. The ISA decides the vector width the templates block channels by; `-cores`
+the OpenMP thread count (0 or absent: every core the runtime sees).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Mapping
+
+from tunefarm.measure.types import Toolchain
+from tunefarm.target import Target, TargetError, split_target
+
+ISAS = {
+    # isa: (gcc -march flags, fp32 lanes per vector register)
+    "avx512": (("-march=skylake-avx512", "-mprefer-vector-width=512"), 16),
+    "avx2": (("-march=haswell",), 8),
+    "sse4": (("-march=nehalem",), 4),
+    "generic": (("-march=x86-64",), 4),
+}
+USAGE = f"cpu [-isa={'|'.join(ISAS)}] [-cores=N]"
+
+
+@functools.cache
+def host_isa() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((ln for ln in f if ln.startswith("flags")), "")
+    except OSError:
+        return "generic"
+    words = set(flags.split())
+    if {"avx512f", "avx512bw", "avx512vl"} <= words:
+        return "avx512"
+    if {"avx2", "fma"} <= words:
+        return "avx2"
+    if "sse4_2" in words:
+        return "sse4"
+    return "generic"
+
+
+def check_options(options: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """-isa and -cores, checked, in that order."""
+    unknown = sorted(set(options) - {"isa", "cores"})
+    if unknown:
+        raise TargetError(f"unknown option(s) {', '.join('-' + u for u in unknown)}")
+    out = []
+    isa = options.get("isa")
+    if isa is not None:
+        if isa not in ISAS:
+            raise TargetError(f"-isa={isa} is not one of {', '.join(ISAS)}")
+        out.append(("isa", isa))
+    cores = options.get("cores")
+    if cores is not None:
+        if not cores.isdigit():
+            raise TargetError(f"-cores={cores} is not an integer >= 0")
+        if int(cores):  # -cores=0 is the default: every core
+            out.append(("cores", str(int(cores))))
+    return tuple(out)
+
+
+def effective_isa(target: Target) -> str:
+    return target.get("isa") or host_isa()
+
+
+def vector_lanes(target: Target) -> int:
+    """fp32 lanes of one vector register: the channel block the templates prefer."""
+    return ISAS[effective_isa(target)][1]
+
+
+def num_cores(target: Target) -> int:
+    return int(target.get("cores", "0")) or os.cpu_count() or 1
+
+
+def cflags(target: Target) -> tuple[str, ...]:
+    isa = target.get("isa")
+    march = ISAS[isa][0] if isa else ("-march=native",)
+    return ("-O3", *march, "-ffp-contract=fast", "-fopenmp", "-fPIC", "-std=gnu11")
+
+
+def toolchain(target: Target) -> Toolchain:
+    """gcc building a kernel into a shared library for the host ABI (`measure.host`)."""
+    return Toolchain("gcc", cflags(target), link=("-shared",), libs=("-lm",))
+
+
+@functools.lru_cache(maxsize=64)
+def parse(text: str) -> Target:
+    """A cpu target string, checked (tasks carry their target as text)."""
+    kind, options = split_target(text)
+    if kind != "cpu":
+        raise TargetError(f"target {text!r} is not a cpu target")
+    return Target(kind, check_options(options))

@@ -1,0 +1,276 @@
+"""x86 3x3 stride-1 conv2d by Winograd's minimal filtering F(m x m, 3 x 3), blocked layout.
+
+A direct 3x3 conv already runs near the FMA peak here, so the way past that is fewer
+multiplications: each m x m output tile costs (m+2)^2 products per input/output channel pair
+instead of 9 m^2 (F(2,3): 2.25x fewer, F(4,3): 4x). Three stages, each a loop nest of its own:
+
+1. input transform   V[n, e1, e2, icc, t, icb]  = B^T d B for every (m+2)^2 input tile t;
+2. batched GEMM      M[n, e1, e2, occ, t, ocb]  = sum_c U[e1, e2, occ, c, ocb] V[.., c, t, ..],
+   with the same register-tiled micro-kernel as the direct conv (tiles x channel vectors);
+3. output transform  out[n, occ, oh, ow, ocb]   = A^T M A, with the conv's epilogue applied
+   as each output tile is stored.
+
+The weight transform U = G g G^T is done once, at pack time, like any weight packing. The
+transform matrices are unrolled into constant coefficients; `codegen.arith` folds the zero and
+unit ones away, so each transform costs only its non-zero terms, written separably so the C
+compiler shares the inner sums. Data and output stay NCHW[ib]c / NCHW[ob]c, so the kernel is a
+drop-in alternative for the direct conv2d of the same node (`op` conv2d_winograd, same params).
+
+Knobs: tile_ic (ib), tile_oc (blocks, oc_inner, ob), m (2 or 4), reg_n (tiles per register
+block; the tile count is rounded up to a multiple of it, the extra tiles read zero padding),
+unroll_ic (unroll the input-channel lanes of the GEMM's reduction).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import operator
+from typing import Any
+
+import numpy as np
+
+from tunefarm.backends.cpu.conv2d import (
+    ConvTemplate,
+    blocked_conv_kernel,
+    channel_splits,
+    conv_params,
+    network_blocks,
+)
+from tunefarm.backends.cpu.target import vector_lanes
+from tunefarm.ir import tensor as te
+from tunefarm.ir.expr import Expr, const, eq, select
+from tunefarm.ir.ops.conv import pad
+from tunefarm.ir.ops.epilogue import build_epilogue
+from tunefarm.schedule import steps as S
+from tunefarm.schedule.space import ConfigSpace
+from tunefarm.schedule.template import check_config, io_key
+from tunefarm.target import Target
+from tunefarm.task import Task, TaskError
+
+# (B^T, G, A^T) of F(m, 3) with interpolation points 0, +-1, +-2 and infinity (Lavin & Gray,
+# "Fast Algorithms for Convolutional Neural Networks", 2016).
+MATRICES: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {
+    2: (
+        np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], dtype=np.float64),
+        np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]], dtype=np.float64),
+        np.array([[1, 1, 1, 0], [0, 1, -1, -1]], dtype=np.float64),
+    ),
+    4: (
+        np.array(
+            [
+                [4, 0, -5, 0, 1, 0],
+                [0, -4, -4, 1, 1, 0],
+                [0, 4, -4, -1, 1, 0],
+                [0, -2, -1, 2, 1, 0],
+                [0, 2, -1, -2, 1, 0],
+                [0, 4, 0, -5, 0, 1],
+            ],
+            dtype=np.float64,
+        ),
+        np.array(
+            [
+                [1 / 4, 0, 0],
+                [-1 / 6, -1 / 6, -1 / 6],
+                [-1 / 6, 1 / 6, -1 / 6],
+                [1 / 24, 1 / 12, 1 / 6],
+                [1 / 24, -1 / 12, 1 / 6],
+                [0, 0, 1],
+            ],
+            dtype=np.float64,
+        ),
+        np.array(
+            [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]],
+            dtype=np.float64,
+        ),
+    ),
+}
+REG_TILES = (4, 6, 7, 8, 12, 14)
+
+
+def winograd_eligible(p: dict[str, Any]) -> bool:
+    """Whether conv params (`conv_params`) describe a conv this template computes."""
+    return (
+        (p["kh"], p["kw"]) == (3, 3)
+        and p["strides"] == (1, 1)
+        and p["dilation"] == (1, 1)
+        and p["groups"] == 1
+    )
+
+
+def transform_weight(weight: np.ndarray, m: int, ib: int, ob: int) -> np.ndarray:
+    """OIHW 3x3 weights -> U = G g G^T in [alpha, alpha, O/ob, C/ib, ib, ob]."""
+    g = MATRICES[m][1]
+    o, c = weight.shape[:2]
+    u = np.einsum("ak,ockl,bl->aboc", g, weight.astype(np.float64), g)
+    alpha = m + 2
+    u = u.reshape(alpha, alpha, o // ob, ob, c // ib, ib).transpose(0, 1, 2, 4, 5, 3)
+    return np.ascontiguousarray(u, dtype=np.float32)
+
+
+def _coef(column: np.ndarray, index: Expr) -> Expr:
+    """column[index] as an expression: a chain of selects that folds to one constant once
+    `index` is a constant (an unrolled loop variable)."""
+    expr: Expr = const(float(column[-1]))
+    for k in range(len(column) - 2, -1, -1):
+        expr = select(eq(index, k), const(float(column[k])), expr)
+    return expr
+
+
+def _sum(terms: list[Expr]) -> Expr:
+    return functools.reduce(operator.add, terms)
+
+
+def _tiles(p: dict[str, Any], m: int, reg: int) -> tuple[int, int, int]:
+    """(tile rows incl. the extra ones, tile columns, tiles rounded up to a multiple of reg)."""
+    tw = math.ceil(p["ow"] / m)
+    tiles = math.ceil(math.ceil(p["oh"] / m) * tw / reg) * reg
+    return math.ceil(tiles / tw), tw, tiles
+
+
+class Conv2dWinograd(ConvTemplate):
+    op = "conv2d_winograd"
+
+    def validate(self, task: Task) -> dict[str, Any]:
+        p = conv_params(task)
+        if not winograd_eligible(p):
+            raise TaskError(
+                f"{task.op}: needs a 3x3 kernel with strides 1, dilation 1 and groups 1; got "
+                f"kernel {p['kh']}x{p['kw']}, strides {list(p['strides'])}, dilation "
+                f"{list(p['dilation'])}, groups {p['groups']}"
+            )
+        return p
+
+    def space(self, task: Task, target: Target) -> ConfigSpace:
+        p = self.validate(task)
+        sp = channel_splits(p, max_inner=2)
+        sp.define_knob("m", [2, 4])
+        sp.define_knob("reg_n", list(REG_TILES))
+        sp.define_knob("unroll_ic", [False, True])
+        return sp
+
+    def preferred(self, task, space, target):
+        p = self.validate(task)
+        ib, ob = p["blocks"] or network_blocks(p["c"], p["o"], vector_lanes(target))
+        inner = 2 if (p["o"] // ob) % 2 == 0 else 1
+        # the register block that wastes the fewest tiles, the larger on a tie
+        reg = min(REG_TILES, key=lambda r: (_tiles(p, 4, r)[2], -r))
+        return {
+            "tile_ic": (p["c"] // ib, ib),
+            "tile_oc": (p["o"] // ob // inner, inner, ob),
+            "m": 4,
+            "reg_n": reg,
+            "unroll_ic": False,
+        }
+
+    def instantiate(self, task: Task, config: dict[str, Any], target: Target):
+        p = self.validate(task)
+        cfg = check_config(self.space(task, target), config, self.op)
+        ib, inner, ob = cfg["tile_ic"][1], cfg["tile_oc"][1], cfg["tile_oc"][2]
+        m, reg = cfg["m"], cfg["reg_n"]
+        bt, _g, at = MATRICES[m]
+        alpha, (rows, tw, tiles) = m + 2, _tiles(p, m, reg)
+        n, icc_n, occ_n = p["n"], p["c"] // ib, p["o"] // ob
+
+        data = te.placeholder((n, icc_n, p["h"], p["w"], ib), name="data")
+        weight = te.placeholder((alpha, alpha, occ_n, icc_n, ib, ob), name="weight")
+        top, left = p["padding"][0], p["padding"][1]
+        padded = pad(
+            data,
+            (0, 0, top, left, 0),
+            (0, 0, rows * m + 2 - p["h"] - top, tw * m + 2 - p["w"] - left, 0),
+            name="wino_pad",
+            axis_names=("n", "icc", "h", "w", "icb"),
+        )
+
+        def v_body(n, e1, e2, icc, t, icb):
+            y0, x0 = (t // tw) * m, (t % tw) * m
+            return _sum(
+                [
+                    _coef(bt[:, r1], e1)
+                    * _sum(
+                        [
+                            padded[n, icc, y0 + r1, x0 + r2, icb] * _coef(bt[:, r2], e2)
+                            for r2 in range(alpha)
+                        ]
+                    )
+                    for r1 in range(alpha)
+                ]
+            )
+
+        v = te.compute((n, alpha, alpha, icc_n, tiles, ib), v_body, name="wino_v")
+        ric, rib = te.reduce_axis(icc_n, "icc"), te.reduce_axis(ib, "icb")
+        gemm = te.compute(
+            (n, alpha, alpha, occ_n, tiles, ob),
+            lambda n, e1, e2, occ, t, ocb: te.sum(
+                v[n, e1, e2, ric, t, rib] * weight[e1, e2, occ, ric, rib, ocb], axis=[ric, rib]
+            ),
+            name="wino_m",
+        )
+
+        def y_body(n, occ, oh, ow, ocb):
+            t, i, j = (oh // m) * tw + ow // m, oh % m, ow % m
+            return _sum(
+                [
+                    _coef(at[:, e1], i)
+                    * _sum(
+                        [gemm[n, e1, e2, occ, t, ocb] * _coef(at[:, e2], j) for e2 in range(alpha)]
+                    )
+                    for e1 in range(alpha)
+                ]
+            )
+
+        conv = te.compute((n, occ_n, p["oh"], p["ow"], ob), y_body, name="conv")
+        out, extra = build_epilogue(conv, p["epilogue"], lambda i: (i[1], i[4]), (occ_n, ob), "out")
+        steps = _steps(out.name, inline_conv=out is not conv, inner=inner, reg=reg, m=m)
+        steps += [S.Unroll("wino_m.local", "icb")] if cfg["unroll_ic"] else []
+        kdef = blocked_conv_kernel(
+            task, [data, weight], extra, out, steps, ib, ob, f"winograd{m}:OIHW{ib}i{ob}o"
+        )
+        kdef.packers[1] = lambda x: transform_weight(x, m, ib, ob)
+        kdef.io_key = io_key(task, ib=ib, ob=ob, m=m)
+        return kdef
+
+
+def _steps(out: str, inline_conv: bool, inner: int, reg: int, m: int) -> list[S.Step]:
+    """Each stage parallel over its outer loops, vectorised over the channel lanes; the GEMM
+    accumulates a (reg tiles x inner channel vectors) block in registers."""
+    acc = "wino_m.local"
+    steps: list[S.Step] = [
+        S.Fuse("wino_pad", ("n", "icc", "h")),
+        S.Parallel("wino_pad", "n+icc+h"),
+        S.Vectorize("wino_pad", "icb"),
+        S.Reorder("wino_v", ("n", "icc", "t", "e1", "e2", "icb")),
+        S.Fuse("wino_v", ("n", "icc", "t")),
+        S.Parallel("wino_v", "n+icc+t"),
+        S.Unroll("wino_v", "e1"),
+        S.Unroll("wino_v", "e2"),
+        S.Vectorize("wino_v", "icb"),
+        S.CacheWrite("wino_m"),
+        S.Split("wino_m", "occ", (inner,)),
+        S.Split("wino_m", "t", (reg,)),
+        S.Reorder("wino_m", ("n", "e1", "e2", "occ.0", "t.0", "occ.1", "t.1", "ocb")),
+        S.Fuse("wino_m", ("n", "e1", "e2", "occ.0")),
+        S.Parallel("wino_m", "n+e1+e2+occ.0"),
+        S.Unroll("wino_m", "occ.1"),
+        S.Unroll("wino_m", "t.1"),
+        S.Vectorize("wino_m", "ocb"),
+        S.ComputeAt(acc, "wino_m", "t.0"),
+        S.Reorder(acc, ("n", "e1", "e2", "icc", "icb", "occ", "t", "ocb")),
+        S.Unroll(acc, "occ"),
+        S.Unroll(acc, "t"),
+        S.Vectorize(acc, "ocb"),
+    ]
+    if inline_conv:
+        steps.append(S.ComputeInline("conv"))
+    steps += [
+        S.Split(out, "oh", (m,)),
+        S.Split(out, "ow", (m,)),
+        S.Reorder(out, ("n", "occ", "oh.0", "ow.0", "oh.1", "ow.1", "ocb")),
+        S.Fuse(out, ("n", "occ", "oh.0")),
+        S.Parallel(out, "n+occ+oh.0"),
+        S.Unroll(out, "oh.1"),
+        S.Unroll(out, "ow.1"),
+        S.Vectorize(out, "ocb"),
+    ]
+    return steps

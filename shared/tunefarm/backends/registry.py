@@ -1,0 +1,126 @@
+"""The op registry: (target kind, op) -> template, and what the other layers ask of it.
+
+Every function takes a task (or a MeasureInput) and answers through the backend of the task's
+target: its config space, default config, FLOP count, an instantiated kernel, the kernel's
+source (`generate_source`) and seeded reference data (`reference_io`). The last two are the
+measure layer's source generator and reference-data factory; both are plain module-level
+functions of JSON-able data, so they run the same in a local process pool and in a Celery
+build worker.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from tunefarm.backends.base import Backend, backend_of, get_backend, parse_target
+from tunefarm.codegen.lower import lower
+from tunefarm.measure import LocalBuilder, LocalRunner
+from tunefarm.measure.types import (
+    ArgSpec,
+    Config,
+    KernelIO,
+    KernelSource,
+    MeasureInput,
+    MeasureSettings,
+)
+from tunefarm.schedule.schedule import Schedule
+from tunefarm.schedule.space import ConfigSpace
+from tunefarm.schedule.template import KernelDef, Template
+from tunefarm.target import Target
+from tunefarm.task import Task
+
+
+@functools.lru_cache(maxsize=256)
+def _target(text: str) -> Target:
+    return parse_target(text)
+
+
+def _lookup(task: Task) -> tuple[Backend, Template, Target]:
+    backend = backend_of(task)
+    return backend, backend.template(task), _target(task.target)
+
+
+def template(task: Task) -> Template:
+    """The template of a task on its target's backend; TaskError naming the op otherwise."""
+    return _lookup(task)[1]
+
+
+def ops(kind: str = "cpu") -> list[str]:
+    """The ops a backend has templates for."""
+    return get_backend(kind).ops()
+
+
+def config_space(task: Task) -> ConfigSpace:
+    _, tpl, target = _lookup(task)
+    return tpl.space(task, target)
+
+
+def default_config(task: Task) -> Config:
+    _, tpl, target = _lookup(task)
+    space = tpl.space(task, target)
+    values = tpl.default_config(task, target)
+    return Config.make(values, index=space.index_of(values))
+
+
+def flops(task: Task) -> float:
+    return float(template(task).flops(task))
+
+
+def instantiate(task: Task, config: Config | Mapping[str, Any]) -> KernelDef:
+    _, tpl, target = _lookup(task)
+    values = config.as_dict() if isinstance(config, Config) else dict(config)
+    return tpl.instantiate(task, values, target)
+
+
+def generate_source(inp: MeasureInput) -> KernelSource:
+    """Source of one candidate: instantiate, schedule, lower, emit with the task's backend."""
+    backend, tpl, target = _lookup(inp.task)
+    kdef = tpl.instantiate(inp.task, inp.config.as_dict(), target)
+    func = lower(Schedule(kdef.outputs, kdef.inputs).apply_all(kdef.steps))
+    specs = [ArgSpec(t.name, t.shape, t.dtype, False) for t in kdef.inputs]
+    specs += [ArgSpec(t.name, t.shape, t.dtype, True) for t in kdef.outputs]
+    code = backend.emit(func, target)
+    flop = float(tpl.flops(inp.task))
+    return KernelSource(
+        code, "tf_entry", tuple(specs), kdef.io_key, flop, backend.toolchain(target)
+    )
+
+
+def random_inputs(task: Task, seed: int) -> dict[str, np.ndarray]:
+    """Seeded uniform [-1, 1) logical inputs of a task."""
+    rng = np.random.default_rng(seed)
+    shapes = template(task).logical_inputs(task)
+    return {name: rng.uniform(-1.0, 1.0, size=shape).astype(np.float32) for name, shape in shapes}
+
+
+def reference_io(inp: MeasureInput, seed: int) -> KernelIO:
+    """Seeded logical inputs and the numpy reference output, packed into the candidate's
+    kernel layouts."""
+    task = inp.task
+    kdef = instantiate(task, inp.config)
+    logical = random_inputs(task, seed)
+    expected = template(task).reference(task, logical)
+    args = [pack(x) for pack, x in zip(kdef.packers, logical.values(), strict=True)]
+    packed_out = kdef.output_packer(expected)
+    args.append(np.zeros_like(packed_out))
+    return KernelIO(args=args, expected={len(args) - 1: packed_out})
+
+
+def anchor_variants(task: Task) -> list[Task]:
+    """The tasks that can run a network's anchor node (see `Backend.anchor_variants`)."""
+    return backend_of(task).anchor_variants(task)
+
+
+def local_builder(**options: Any) -> LocalBuilder:
+    """A LocalBuilder generating sources with this registry (options as LocalBuilder's)."""
+    return LocalBuilder(generate_source, **options)
+
+
+def local_runner(settings: MeasureSettings, kind: str = "cpu", seed: int = 0) -> LocalRunner:
+    """A LocalRunner for this machine's device of `kind`, checking against this registry's
+    reference data."""
+    return LocalRunner(settings, reference_io, get_backend(kind).kernel_loader, seed)

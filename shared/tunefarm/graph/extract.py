@@ -1,0 +1,120 @@
+"""Task extraction: one tuning task per distinct fused anchor (conv2d, dense) of an
+optimised graph, weighted by how often it occurs.
+
+The task carries the anchor's whole fused subgraph (shapes, attributes and epilogue), as in
+the auto-scheduler, so the kernel measured while tuning is exactly the one the network runs.
+Pools, transforms and other light ops are compiled with their default schedules and are not
+tuned: together they take a few percent of a CNN's time.
+
+Which tasks run a node is the target's backend's layout policy (`Backend.anchor_variants`):
+it pins the task to the layout the network keeps, and may add alternative tasks, other
+algorithms for the same computation in the same layouts (on CPUs a 3x3 stride-1 conv is also
+a `conv2d_winograd` task, as AutoTVM extracts one task per implementation). Each alternative
+is tuned; the compiler runs a node with the alternative whose best record is fastest
+(`choose_alternative`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from tunefarm.backends import registry
+from tunefarm.graph.ir import Graph, Node
+from tunefarm.task import Task
+from tunefarm.tune.dispatch import ApplyHistoryBest
+
+TUNABLE_OPS = ("conv2d", "dense")
+
+
+def logical_task(graph: Graph, node: Node, target: str) -> Task:
+    """The task of a conv2d or dense node in logical layouts and canonical params (so equal
+    workloads get equal workload keys however the model spelled them)."""
+    a = node.attrs
+    data, weight = graph.shape(node.inputs[0]), graph.shape(node.inputs[1])
+    epilogue = [str(e) for e in a.get("epilogue", [])]
+    if node.op == "dense":
+        return Task.make("dense", target=target, data=data, weight=weight, epilogue=epilogue)
+    return Task.make(
+        "conv2d",
+        target=target,
+        data=data,
+        weight=weight,
+        strides=[int(v) for v in a.get("strides", (1, 1))],
+        padding=[int(v) for v in a.get("padding", (0, 0, 0, 0))],
+        dilation=[int(v) for v in a.get("dilation", (1, 1))],
+        groups=int(a.get("groups", 1)),
+        epilogue=epilogue,
+    )
+
+
+def anchor_alternatives(graph: Graph, node: Node, target: str) -> list[Task]:
+    """The tasks that can compute an anchor node on `target`, the default algorithm first."""
+    return registry.anchor_variants(logical_task(graph, node, target))
+
+
+def choose_alternative(
+    alternatives: list[Task],
+    history: ApplyHistoryBest | None,
+    device_key: str | None = None,
+    given: Collection[Task] = (),
+) -> Task:
+    """The task that runs a node: one whose config is `given` (in-network selection chose
+    it), else the alternative whose best record is fastest, else the first (no records: the
+    direct algorithm, whose default config every other layer is planned around)."""
+    for task in alternatives:
+        if task in given:
+            return task
+    if history is None or len(alternatives) == 1:
+        return alternatives[0]
+    best = [
+        (ranked[0][1], i)
+        for i, t in enumerate(alternatives)
+        if (ranked := history.ranked(t, device_key))
+    ]
+    return alternatives[min(best)[1]] if best else alternatives[0]
+
+
+@dataclass(frozen=True)
+class NetworkTask:
+    """A tuning task with its weight (occurrences) and the nodes that run it. `group` is the
+    index of the node's first task: alternatives of the same nodes share it."""
+
+    task: Task
+    weight: int
+    nodes: tuple[str, ...]
+    flops: float
+    group: int = 0
+
+    def describe(self, graph: Graph) -> str:
+        """Shapes and attributes in a line, e.g. conv2d 1x64x56x56 * 64x64x3x3 s1 p1 +bias,relu."""
+        a = self.task.args
+        shapes = " * ".join("x".join(str(d) for d in a[k]) for k in ("data", "weight"))
+        if self.task.op.startswith("conv2d"):
+            extra = f" s{a['strides'][0]} p{a['padding'][0]}"
+            if a["groups"] != 1:
+                extra += f" g{a['groups']}"
+        else:
+            extra = ""
+        epi = f" +{','.join(a['epilogue'])}" if a["epilogue"] else ""
+        if "blocks" in a:
+            epi += " [{}c->{}c]".format(*a["blocks"])
+        return f"{self.task.op} {shapes}{extra}{epi}"
+
+
+def extract_tasks(graph: Graph, target: str) -> list[NetworkTask]:
+    """Tasks in order of first occurrence, each node's alternatives after its first task.
+    `graph` should be optimised (passes.optimize) so tasks carry their fused epilogues."""
+    found: dict[Task, list[str]] = {}
+    first: dict[Task, Task] = {}
+    for node in graph.nodes:
+        if node.op in TUNABLE_OPS:
+            alternatives = anchor_alternatives(graph, node, target)
+            for task in alternatives:
+                found.setdefault(task, []).append(node.name)
+                first[task] = alternatives[0]
+    order = {task: i for i, task in enumerate(found)}
+    return [
+        NetworkTask(task, len(nodes), tuple(nodes), registry.flops(task), order[first[task]])
+        for task, nodes in found.items()
+    ]

@@ -1,0 +1,161 @@
+"""Child-process side of the measure layer: the build-pool worker loop and the measurement
+child.
+
+These run in processes the parent can afford to lose. They report every failure as an error
+code in their reply, so a crash shows up in the parent only as a dead process, which the
+parent turns into an error result too. What is particular to a device (how its kernels are
+loaded, where their buffers live, how they are timed) comes in as a `KernelLoader` from the
+candidate's backend; checking answers and the timing loop are the same for every device.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.context
+import pickle
+import sys
+import traceback
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any, Protocol
+
+import numpy as np
+
+from tunefarm.measure.compile import MAX_STDERR, describe
+from tunefarm.measure.errors import MeasureErrorNo
+from tunefarm.measure.timing import time_evaluator
+from tunefarm.measure.types import ArgSpec, KernelIO, MeasureSettings
+
+
+class LoadedKernel(Protocol):
+    """A kernel loaded on its device with its arguments in place."""
+
+    def run(self) -> int:
+        """One run; 0 on success, else the kernel's error code."""
+
+    def outputs(self) -> list[np.ndarray]:
+        """Every argument as it is after the runs so far (host copies), in argument order."""
+
+    def time(self, number: int) -> float:
+        """Seconds per run over `number` back-to-back runs, timed on the device."""
+
+
+KernelLoader = Callable[[str, list[np.ndarray]], LoadedKernel]  # (artifact, args) -> kernel
+
+
+def process_context() -> multiprocessing.context.BaseContext:
+    """The multiprocessing context for build workers and measurement children.
+
+    forkserver: children fork from a clean server that has numpy and this module imported, so
+    a fresh child per measurement costs milliseconds, and no parent state (threads, open
+    OpenMP runtimes, locks) leaks into it. Falls back to spawn where forkserver is missing.
+    """
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["numpy", "tunefarm.measure.child"])
+    return ctx
+
+
+def pool_worker_main(conn: Connection) -> None:
+    """Serve build jobs until the parent hangs up.
+
+    A message is (parent's sys.path, pickled (fn, arg)). The path comes first so that module-
+    level generators the parent can import (e.g. test helpers) unpickle here too.
+    """
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg is None:
+            return
+        sys_path, payload = msg
+        sys.path.extend(p for p in sys_path if p not in sys.path)
+        try:
+            fn, arg = pickle.loads(payload)
+            reply: tuple[str, Any] = ("ok", fn(arg))
+        except BaseException as exc:  # report and keep serving; only death ends a job badly
+            reply = ("err", describe(exc))
+        conn.send(reply)
+
+
+def _rounding_slack(dtype: np.dtype, ref: np.ndarray) -> np.ndarray | float:
+    """Extra tolerance for outputs narrower than float32: a value computed in float32 may land
+    on the other side of a rounding step than the float64 reference (one unit for integers,
+    one half-precision ulp for float16)."""
+    if np.issubdtype(dtype, np.integer):
+        return 1.0
+    if dtype == np.float16:
+        return np.abs(ref) * 2.0**-10
+    return 0.0
+
+
+def check_outputs(
+    outs: list[np.ndarray],
+    expected: dict[int, np.ndarray],
+    specs: tuple[ArgSpec, ...],
+    rtol: float,
+    atol_rel: float,
+) -> str | None:
+    """None if every expected output matches, else a message naming the worst element.
+
+    Passes where |out-ref| <= atol_rel*max(1, max|ref|) + rtol*|ref|; NaN never passes.
+    """
+    for pos in sorted(expected):
+        ref = np.asarray(expected[pos], dtype=np.float64)
+        out = np.asarray(outs[pos], dtype=np.float64)
+        name = specs[pos].name if pos < len(specs) else f"#{pos}"
+        if ref.shape != out.shape:
+            return f"output arg {pos} ({name}): shape {out.shape}, reference {ref.shape}"
+        if ref.size == 0:
+            continue
+        err = np.abs(out - ref)
+        tol = atol_rel * max(1.0, float(np.max(np.abs(ref)))) + rtol * np.abs(ref)
+        tol = tol + _rounding_slack(np.asarray(outs[pos]).dtype, ref)
+        bad = ~(err <= tol)
+        if bad.any():
+            worst = np.unravel_index(
+                int(np.argmax(np.where(np.isnan(err), np.inf, err))), err.shape
+            )
+            idx = tuple(int(i) for i in worst)
+            return (
+                f"output arg {pos} ({name}): {int(bad.sum())} of {ref.size} elements out of "
+                f"tolerance; max error {err[idx]:.6g} at {idx}: got {out[idx]:.7g}, "
+                f"expected {ref[idx]:.7g} (tolerance {tol[idx]:.3g})"
+            )
+    return None
+
+
+def _measure(job: dict[str, Any]) -> dict[str, Any]:
+    settings = MeasureSettings.from_json(job["settings"])
+    specs = tuple(ArgSpec.from_json(s) for s in job["arg_specs"])
+    io = KernelIO.load(job["io_path"])
+    kernel = job["loader"](job["artifact"], io.args)
+    rc = kernel.run()  # warm-up run, and the one whose outputs are checked
+    if rc != 0:
+        return {"error_no": int(MeasureErrorNo.RUNTIME_ERROR), "error_msg": f"kernel returned {rc}"}
+    if settings.check_correctness:
+        msg = check_outputs(kernel.outputs(), io.expected, specs, settings.rtol, settings.atol_rel)
+        if msg is not None:
+            return {"error_no": int(MeasureErrorNo.WRONG_ANSWER), "error_msg": msg}
+    timing = time_evaluator(kernel.time, settings)
+    return {"error_no": 0, "error_msg": "", "costs": list(timing.costs), "number": timing.number}
+
+
+def measure_child(conn: Connection, job: dict[str, Any]) -> None:
+    """Entry point of a measurement child: measure, send one reply dict, exit.
+
+    job: artifact (path), io_path (.npz of KernelIO), arg_specs and settings as JSON, and
+    loader (a module-level KernelLoader, pickled by reference).
+    """
+    try:
+        reply = _measure(job)
+    except Exception as exc:
+        tb = traceback.format_exc(limit=3)
+        reply = {
+            "error_no": int(MeasureErrorNo.RUNTIME_ERROR),
+            "error_msg": f"{describe(exc)}\n{tb[-MAX_STDERR:]}",
+        }
+    conn.send(reply)
+    conn.close()

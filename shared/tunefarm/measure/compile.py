@@ -1,0 +1,163 @@
+"""Build side of the measure layer: generate and compile one candidate in a build worker.
+
+A build worker is a process the parent can afford to lose: every failure becomes an error
+code in the BuildResult, and a crash shows up in the parent only as a dead worker, which the
+parent turns into an error result too. The compiler command comes from the candidate's own
+source (its backend's `Toolchain`), so one pool builds for every target.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import secrets
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from tunefarm.measure.errors import MeasureErrorNo
+from tunefarm.measure.types import BuildResult, KernelSource, MeasureInput, Toolchain
+
+MAX_STDERR = 2000
+
+SourceGenerator = Callable[[MeasureInput], KernelSource]
+
+
+def describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+@dataclass(frozen=True)
+class BuildJob:
+    """Everything a build worker needs for one candidate (pickled to the worker).
+
+    cc: a compiler that replaces the toolchain's (a path or a wrapper), or "" to use it.
+    options: extra flags appended to every compile.
+    """
+
+    inp: MeasureInput
+    generate: SourceGenerator
+    cc: str
+    options: tuple[str, ...]
+    cache_dir: str
+    timeout_s: float
+
+
+@functools.cache
+def compiler_identity(cc: str) -> str:
+    """First line of `cc --version` (e.g. "gcc (Debian 12.2.0-14) 12.2.0"), "" if unknown.
+    Part of every cache key, so a compiler upgrade misses the old entries. Asked once per
+    process and compiler."""
+    try:
+        rc, output = run_killable([cc, "--version"], 10.0)
+    except OSError:
+        return ""
+    return output.splitlines()[0] if rc == 0 and output else ""
+
+
+def build_one(job: BuildJob) -> BuildResult:
+    """Generate, hash, and compile one candidate unless its artifact is in the cache.
+
+    `job.timeout_s` bounds generation plus compilation.
+    """
+    start = time.perf_counter()
+    try:
+        src = job.generate(job.inp)
+        if not isinstance(src, KernelSource):
+            raise TypeError(f"generate returned {type(src).__name__}, expected KernelSource")
+    except Exception as exc:
+        return BuildResult.failed(
+            MeasureErrorNo.INSTANTIATION_ERROR, describe(exc), time.perf_counter() - start
+        )
+    tc = replace(src.toolchain, compiler=job.cc) if job.cc else src.toolchain
+    flags = (*tc.flags, *job.options)
+    identity = compiler_identity(tc.compiler) if tc.compiler else ""
+    key = json.dumps([tc.compiler, identity, flags, tc.link, tc.libs, src.code])
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    artifact = Path(job.cache_dir) / f"{digest}{tc.artifact_suffix}"
+    if not artifact.exists():
+        remaining = job.timeout_s - (time.perf_counter() - start)
+        failure = _compile(tc, job.options, src.code, artifact, remaining)
+        if failure is not None:
+            return BuildResult.failed(failure[0], failure[1], time.perf_counter() - start, digest)
+    return BuildResult(
+        str(artifact),
+        src.arg_specs,
+        src.io_key,
+        src.flops,
+        MeasureErrorNo.NO_ERROR,
+        "",
+        time.perf_counter() - start,
+        digest,
+    )
+
+
+def _compile(
+    tc: Toolchain, options: tuple[str, ...], code: str, artifact: Path, timeout_s: float
+) -> tuple[MeasureErrorNo, str] | None:
+    """Compile `code` into `artifact`, writing both files under temporary names first.
+
+    The source is kept beside the artifact (also when it fails to compile, so compiler
+    messages point at a file one can open); the artifact appears by rename so readers never
+    see half a file. A toolchain without a compiler makes the source the artifact.
+    """
+    if timeout_s <= 0:
+        return MeasureErrorNo.BUILD_TIMEOUT, "source generation used up the build timeout"
+    stem = f"{artifact.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    src_tmp = artifact.with_name(stem + tc.source_suffix)
+    out_tmp = artifact.with_name(stem + tc.artifact_suffix)
+    source = artifact.with_name(artifact.name.removesuffix(tc.artifact_suffix) + tc.source_suffix)
+    try:
+        src_tmp.write_text(code)
+        if not tc.compiler:
+            os.replace(src_tmp, artifact)
+            return None
+        os.replace(src_tmp, source)
+        cmd = tc.command(str(source), str(out_tmp), options)
+        rc, output = run_killable(cmd, timeout_s)
+        if rc is None:
+            return (
+                MeasureErrorNo.BUILD_TIMEOUT,
+                f"{cmd[0]} ran past {timeout_s:.1f} s and was killed",
+            )
+        if rc != 0:
+            return MeasureErrorNo.BUILD_ERROR, f"{cmd[0]} exited with {rc}:\n{output[:MAX_STDERR]}"
+        os.replace(out_tmp, artifact)
+        return None
+    except OSError as exc:
+        return MeasureErrorNo.BUILD_ERROR, f"cannot compile with {tc.compiler!r}: {describe(exc)}"
+    finally:
+        for leftover in (src_tmp, out_tmp):
+            leftover.unlink(missing_ok=True)
+
+
+def run_killable(cmd: list[str], timeout_s: float) -> tuple[int | None, str]:
+    """Run `cmd` in its own process group; on timeout kill the whole group.
+
+    The group matters: gcc forks cc1/as/ld, and killing only the driver would leave them
+    running and holding our pipe open. Returns (exit code, stdout+stderr), or (None, output
+    so far) on timeout. Raises OSError if `cmd[0]` cannot be started.
+    """
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
+    try:
+        output, _ = proc.communicate(timeout=timeout_s)
+        return proc.returncode, output
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        output, _ = proc.communicate()
+        return None, output

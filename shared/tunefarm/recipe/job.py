@@ -1,0 +1,394 @@
+"""The network job, start to finish: load -> extract -> tune -> compile -> select in the
+network -> check against ONNX Runtime -> deliver the faster of tuned and untuned.
+
+Each step is a function, so the services can run each on the machine that fits it (the
+converter loads, the extractor extracts, the search worker tunes and compiles, a device
+agent evaluates, the search worker delivers), while `run_job` runs them all in one process
+for `tunefarm tune`. Both therefore hand back the same thing by the same rules.
+
+    model, graph = load_model("zoo:resnet-18")
+    result = run_job(model, graph, JobOptions(trials=300), "r18.jsonl", "r18.tfa")
+    print(result.delivered, result.evaluation.latency_ms)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, TextIO
+
+from tunefarm.compiler import CompiledNetwork, compile_graph
+from tunefarm.compiler.select import DEFAULT_TOP_K, Selection, compile_selected
+from tunefarm.graph.extract import NetworkTask, extract_tasks
+from tunefarm.graph.ir import Graph
+from tunefarm.measure.types import MeasureSettings
+from tunefarm.recipe.reference import EndToEnd, end_to_end
+from tunefarm.runtime.artifact import ArtifactInfo
+from tunefarm.tune.dispatch import ApplyHistoryBest
+from tunefarm.tune.task_scheduler import SchedulerSummary, TaskScheduler
+from tunefarm.tune.tuner import MeasureOption
+
+LOCAL_DEVICE_KEY = "local"  # the device key of records measured by an embedded run
+TOLERANCE = 1e-3  # max |tunefarm - ORT| / max |ORT| for a network to be handed back
+KEEP_MARGIN = 0.03  # a rerun's new artifact replaces the current one only when faster by more
+KEEP_ROUNDS = 0.8  # than this, in its median and in this share of interleaved rounds
+
+
+class RecipeError(ValueError):
+    """A job that cannot start as asked (a log that would mix runs, a missing directory)."""
+
+
+def network_settings() -> MeasureSettings:
+    """How network tasks are timed: one run per repeat after a cache flush, ten repeats, as
+    AutoTVM's x86 network tutorials do. Inside a network a kernel's inputs and weights come
+    cold from memory; timed hot, memory-bound layers (depthwise, 1x1) look up to twice as fast
+    as they run in the network and the tuner picks configs for the wrong regime."""
+    return MeasureSettings(number=1, repeat=10, min_repeat_ms=0, flush_cache=True)
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    """What a network job is asked to do (the CLI's options and the REST job's fields)."""
+
+    trials: int
+    target: str = "cpu"
+    tuner: str = "xgb"
+    strategy: str = "gradient"
+    early_stopping: int | None = None
+    settings: MeasureSettings = field(default_factory=network_settings)
+    trials_per_round: int | None = None
+    select_top: int = DEFAULT_TOP_K
+    seed: int = 0
+    device_key: str = LOCAL_DEVICE_KEY
+    bench_repeat: int = 10
+
+
+def check_log(path: str | os.PathLike, resume: bool) -> None:
+    """Refuse to mix a new run into an old log (its trials would count for the wrong run)."""
+    p = Path(path)
+    if p.is_dir():
+        raise RecipeError(f"--log {str(path)!r} is a directory")
+    if not p.parent.is_dir():
+        raise RecipeError(f"--log {str(path)!r}: directory {str(p.parent)!r} does not exist")
+    if not resume and p.exists() and p.stat().st_size > 0:
+        raise RecipeError(
+            f"--log {str(path)!r} already holds records; use --resume to continue it "
+            "or choose another --log"
+        )
+
+
+def print_tasks(tasks: Sequence[NetworkTask], graph: Graph, stream: TextIO | None = None) -> None:
+    """The task table, as the tutorials print it before tuning."""
+    stream = stream or sys.stdout
+    rows = [["ID", "Workload key", "Task", "Weight", "MFLOPs"]]
+    for i, t in enumerate(tasks):
+        rows.append(
+            [str(i), t.task.workload_key, t.describe(graph), str(t.weight), f"{t.flops / 1e6:.1f}"]
+        )
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    print(f"Extracted {len(tasks)} tasks from {graph.name}:", file=stream)
+    for j, r in enumerate(rows):
+        print(" | ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)), file=stream)
+        if j == 0:
+            print("-+-".join("-" * w for w in widths), file=stream)
+    groups = {t.group: t.flops * t.weight for t in reversed(tasks)}  # alternatives count once
+    total = sum(groups.values())
+    print(f"Total: {total / 1e9:.2f} GFLOPs in tuned ops", file=stream)
+
+
+def tune_network(
+    tasks: Sequence[NetworkTask],
+    trials: int,
+    log: str | os.PathLike,
+    tuner: str = "xgb",
+    strategy: str = "gradient",
+    early_stopping: int | None = None,
+    settings: MeasureSettings | None = None,
+    resume: bool = False,
+    trials_per_round: int | None = None,
+    measure_option: MeasureOption | None = None,
+    seed: int = 0,
+    device_key: str = LOCAL_DEVICE_KEY,
+    stream: TextIO | None = None,
+    callbacks: Sequence[Callable] = (),
+    on_round: Callable | None = None,
+) -> SchedulerSummary:
+    """Tune the tasks with the task scheduler under one budget, appending to `log`; with
+    `resume`, trials already in the log are loaded, not measured again. `measure_option`
+    defaults to the local builder and runner. `callbacks` run after every measured batch,
+    `on_round` after every scheduler round."""
+    scheduler = TaskScheduler(
+        [t.task for t in tasks],
+        [float(t.weight) for t in tasks],
+        tuner_factory=tuner,
+        strategy=strategy,
+        seed=seed,
+        early_stopping_per_task=early_stopping,
+        stream=stream,
+        groups=[t.group for t in tasks],
+    )
+    if resume and Path(log).exists():
+        loaded = scheduler.load_log(log, device_key=device_key)
+        print(f"resumed: {loaded} trial(s) loaded from {log}", file=stream)
+    per_round = trials_per_round or max(8, min(64, trials // max(1, 2 * len(tasks))))
+    own = measure_option is None
+    option = MeasureOption.local(settings or network_settings()) if own else measure_option
+    try:
+        return scheduler.tune(
+            trials,
+            option,
+            trials_per_round=per_round,
+            batch_size=min(16, per_round),
+            callbacks=callbacks,
+            log_file=str(log),
+            device_key=device_key,
+            on_round=on_round,
+        )
+    finally:
+        if own:
+            option.close()
+
+
+def _save_atomic(compiled: CompiledNetwork, path: str | os.PathLike) -> ArtifactInfo:
+    """Write the artifact beside `path` and rename it over, so readers see either build."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    info = compiled.save(str(tmp))
+    tmp.replace(path)
+    return replace(info, path=str(path))
+
+
+@dataclass
+class Builds:
+    """The two artifacts of a job: tuned (the best record per task) and untuned."""
+
+    tuned: CompiledNetwork
+    tuned_info: ArtifactInfo
+    untuned_info: ArtifactInfo
+
+
+def compile_builds(
+    graph: Graph,
+    target: str,
+    records: str | os.PathLike | None,
+    device_key: str | None,
+    tuned_path: str | os.PathLike,
+    untuned_path: str | os.PathLike,
+) -> Builds:
+    """Compile the network with the best record per task and with default configs."""
+    tuned = compile_graph(graph, target, records, device_key, optimized=True)
+    untuned = compile_graph(graph, target, None, device_key, optimized=True)
+    return Builds(tuned, _save_atomic(tuned, tuned_path), _save_atomic(untuned, untuned_path))
+
+
+@dataclass
+class Evaluation:
+    """A job's networks on the device that runs them: the tuned one's error against ONNX
+    Runtime, the median latency of each (ms), and what in-network selection changed (with
+    the recompiled tuned network and its artifact when it changed anything)."""
+
+    relative_error: float
+    latency_ms: dict[str, float]
+    end_to_end: EndToEnd
+    selection: Selection | None = None
+    recompiled: CompiledNetwork | None = None
+    recompiled_info: ArtifactInfo | None = None
+    incumbent: dict[str, Any] | None = None  # the artifact it had to beat (see `Duel`)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "relative_error": self.relative_error,
+            "latency_ms": self.latency_ms,
+            "selection": self.selection.to_json() if self.selection else None,
+            "incumbent": self.incumbent,
+        }
+
+
+@dataclass(frozen=True)
+class Duel:
+    """A new artifact timed against the one it would replace, in interleaved rounds: it
+    replaces it only when it wins clearly (by more than `KEEP_MARGIN` in its median and in
+    most rounds), so a rerun on a busy machine cannot ship worse choices over better."""
+
+    new_ms: float
+    old_ms: float
+    wins: int
+    rounds: int
+
+    @property
+    def replace(self) -> bool:
+        clear = self.new_ms < self.old_ms * (1 - KEEP_MARGIN)
+        return clear and self.wins >= math.ceil(KEEP_ROUNDS * self.rounds)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kept": not self.replace, "new_ms": self.new_ms, "current_ms": self.old_ms,
+                "wins": self.wins, "rounds": self.rounds}  # fmt: skip
+
+    def describe(self) -> str:
+        verdict = "replaced" if self.replace else "kept"
+        return (
+            f"current artifact {verdict}: new build {self.new_ms:.3f} ms against "
+            f"{self.old_ms:.3f} ms, faster by more than {KEEP_MARGIN:.0%} in "
+            f"{self.wins}/{self.rounds} interleaved rounds"
+        )
+
+
+def duel(graph: Graph, new: str | os.PathLike, old: str | os.PathLike, rounds: int = 7,
+         seed: int = 0) -> Duel | None:  # fmt: skip
+    """Time `new` against `old` (alternating which goes first); None when `old` cannot be
+    loaded or run (another network, a format from another version): `new` wins then."""
+    from tunefarm.graph.ir import random_inputs
+    from tunefarm.runtime.executor import GraphExecutor
+
+    inputs = random_inputs(graph, seed)
+    try:
+        executors = [GraphExecutor.load(p) for p in (new, old)]
+        for ex in executors:
+            ex.run(inputs)
+    except Exception:  # the old artifact is unusable: nothing to keep
+        return None
+    times: list[list[float]] = [[], []]
+    for r in range(rounds):
+        order = (0, 1) if r % 2 == 0 else (1, 0)
+        for i in order:
+            times[i].append(executors[i].benchmark(repeat=5, min_repeat_ms=50).median)
+    wins = sum(a < b * (1 - KEEP_MARGIN) for a, b in zip(*times, strict=True))
+    return Duel(statistics.median(times[0]), statistics.median(times[1]), wins, rounds)
+
+
+def evaluate(
+    model: Any,
+    graph: Graph,
+    target: str,
+    records: str | os.PathLike | None,
+    device_key: str | None,
+    tuned_path: str | os.PathLike,
+    untuned_path: str | os.PathLike,
+    select_top: int = DEFAULT_TOP_K,
+    repeat: int = 10,
+    seed: int = 0,
+    current_path: str | os.PathLike | None = None,
+) -> Evaluation:
+    """On the device: choose each task's config among its `select_top` best records by its
+    time inside the network (rewriting the tuned artifact when a choice changes), check the
+    tuned network against ONNX Runtime, and time tuned, untuned and ONNX Runtime.
+    `current_path`: the artifact this run would replace (a rerun's previous net.tfa); it is
+    put back unless the new tuned build beats it clearly (`Duel`)."""
+    selection = recompiled = info = incumbent = None
+    if select_top and records is not None and Path(records).is_file():
+        history = ApplyHistoryBest(records, device_key)
+        recompiled, selection = compile_selected(graph, target, history, device_key, select_top)
+        if selection is not None and selection.changed:
+            info = _save_atomic(recompiled, tuned_path)
+        else:
+            recompiled = None
+    if current_path is not None and Path(current_path).is_file():
+        verdict = duel(graph, tuned_path, current_path, seed=seed)
+        if verdict is not None:
+            incumbent = {**verdict.to_json(), "message": verdict.describe()}
+            if not verdict.replace:
+                shutil.copyfile(current_path, tuned_path)
+                recompiled = info = None
+    paths = {"untuned": untuned_path, "tuned": tuned_path}
+    result = end_to_end(model, graph, paths, "tuned", repeat=repeat, seed=seed)
+    latency = {label: result.median(label) for label in result.rounds}
+    return Evaluation(
+        result.relative_error, latency, result, selection, recompiled, info, incumbent
+    )
+
+
+def deliver(
+    latency_ms: Mapping[str, float], tuned_path: str | os.PathLike, untuned_path: str | os.PathLike
+) -> str:
+    """Hand back the faster of tuned and untuned at `tuned_path` ("tuned" or "untuned").
+    With few trials, or a noisy machine, the untuned network can win; the user gets it."""
+    if latency_ms["untuned"] < latency_ms["tuned"]:
+        shutil.copyfile(untuned_path, tuned_path)
+        return "untuned"
+    return "tuned"
+
+
+@dataclass
+class JobResult:
+    tasks: list[NetworkTask]
+    summary: SchedulerSummary | None
+    builds: Builds
+    evaluation: Evaluation
+    delivered: str
+
+    @property
+    def compiled(self) -> CompiledNetwork:
+        """The tuned network as it was finally compiled (after in-network selection)."""
+        return self.evaluation.recompiled or self.builds.tuned
+
+    @property
+    def ok(self) -> bool:
+        return self.evaluation.relative_error <= TOLERANCE
+
+
+def run_job(
+    model: Any,
+    graph: Graph,
+    options: JobOptions,
+    log: str | os.PathLike,
+    output: str | os.PathLike,
+    resume: bool = False,
+    stream: TextIO | None = None,
+) -> JobResult:
+    """Every step in this process, measuring on this machine; prints the tables (task table,
+    scheduler rounds, selection) to `stream`. The delivered network is at `output`."""
+    check_log(log, resume)
+    if not Path(output).resolve().parent.is_dir():
+        raise RecipeError(f"-o {str(output)!r}: directory does not exist")
+    tasks = extract_tasks(graph, options.target)
+    print_tasks(tasks, graph, stream)
+    summary = None
+    if options.trials > 0:
+        summary = tune_network(
+            tasks,
+            options.trials,
+            log,
+            tuner=options.tuner,
+            strategy=options.strategy,
+            early_stopping=options.early_stopping,
+            settings=options.settings,
+            resume=resume,
+            trials_per_round=options.trials_per_round,
+            seed=options.seed,
+            device_key=options.device_key,
+            stream=stream,
+        )
+    Path(log).touch()
+    with tempfile.TemporaryDirectory(prefix="tunefarm-job-") as tmp:
+        untuned = Path(tmp) / "untuned.tfa"
+        current = None
+        if Path(output).is_file():  # a rerun: what is there now must be beaten clearly
+            current = Path(tmp) / "current.tfa"
+            shutil.copyfile(output, current)
+        builds = compile_builds(graph, options.target, log, options.device_key, output, untuned)
+        evaluation = evaluate(
+            model,
+            graph,
+            options.target,
+            log,
+            options.device_key,
+            output,
+            untuned,
+            options.select_top,
+            options.bench_repeat,
+            options.seed,
+            current_path=current,
+        )
+        if evaluation.selection is not None and stream is not None:
+            evaluation.selection.print(stream)
+        if evaluation.incumbent is not None and stream is not None:
+            print(evaluation.incumbent["message"], file=stream)
+        delivered = deliver(evaluation.latency_ms, output, untuned)
+    return JobResult(tasks, summary, builds, evaluation, delivered)

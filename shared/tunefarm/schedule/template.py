@@ -1,0 +1,127 @@
+"""What a schedule template is: a config space for a task, and a mapping from a config
+to (compute definition in the kernel's layouts, schedule steps, argument packing).
+
+A task's params are in the op's *logical* layout (NCHW, OIHW, ...). A template may choose a
+different kernel layout per config (e.g. NCHW16c); it then says how to pack each logical
+input into the kernel layout and how to pack the reference output, so the runner compares
+like with like and the graph compiler can insert the same transforms.
+
+Templates belong to a backend (`tunefarm.backends.<kind>`): the same op has one template per
+kind of machine. Every method gets the parsed target, from which a backend's templates read
+what they need (a CPU template its vector width, a GPU template its architecture).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tunefarm.ir.tensor import Tensor
+from tunefarm.schedule import steps as S
+from tunefarm.schedule.space import ConfigSpace, SpaceError
+from tunefarm.schedule.steps import Step
+from tunefarm.target import Target
+from tunefarm.task import Task, TaskError
+
+Packer = Callable[[np.ndarray], np.ndarray]
+
+__all__ = ["KernelDef", "Packer", "TaskError", "Template"]
+
+
+@dataclass
+class KernelDef:
+    """One instantiated candidate: kernel-layout tensors, steps and how to pack data."""
+
+    inputs: list[Tensor]
+    outputs: list[Tensor]
+    steps: list[Step]
+    packers: list[Packer]  # per input: logical array -> kernel-layout array
+    output_packer: Packer  # logical reference output -> kernel layout
+    io_key: str  # identifies the argument layouts
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+def identity(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x)
+
+
+class Template:
+    """Base class; subclasses set `op` and implement the methods below."""
+
+    op = ""
+
+    def validate(self, task: Task) -> dict[str, Any]:
+        """Check the task's params; return them normalised. Raise TaskError naming the param."""
+        raise NotImplementedError
+
+    def logical_inputs(self, task: Task) -> list[tuple[str, tuple[int, ...]]]:
+        raise NotImplementedError
+
+    def reference(self, task: Task, inputs: dict[str, np.ndarray]) -> np.ndarray:
+        raise NotImplementedError
+
+    def flops(self, task: Task) -> float:
+        raise NotImplementedError
+
+    def space(self, task: Task, target: Target) -> ConfigSpace:
+        raise NotImplementedError
+
+    def preferred(self, task: Task, space: ConfigSpace, target: Target) -> dict[str, Any]:
+        """Knob values of the untuned default config (others: entity 0)."""
+        return {}
+
+    def instantiate(self, task: Task, config: dict[str, Any], target: Target) -> KernelDef:
+        raise NotImplementedError
+
+    # -- shared helpers --------------------------------------------------------------------
+    def default_config(self, task: Task, target: Target) -> dict[str, Any]:
+        space = self.space(task, target)
+        return space.default(self.preferred(task, space, target))
+
+
+def accumulator(anchor: Tensor, out: Tensor) -> tuple[list[S.Step], str]:
+    """The stage that accumulates in registers: the anchor itself when an epilogue stage
+    stores the result, else a local cache of the anchor (cache_write)."""
+    if out is anchor:
+        return [S.CacheWrite(anchor.name)], f"{anchor.name}.local"
+    return [], anchor.name
+
+
+def io_key(task: Task, **layout: Any) -> str:
+    return json.dumps([task.workload_key, layout], sort_keys=True)
+
+
+def as_pair(value: Any, what: str) -> tuple[int, int]:
+    if isinstance(value, int):
+        return (value, value)
+    try:
+        a, b = (int(v) for v in value)
+    except (TypeError, ValueError):
+        raise TaskError(f"{what} must be an int or a pair of ints, got {value!r}") from None
+    return (a, b)
+
+
+def as_padding(value: Any) -> tuple[int, int, int, int]:
+    if isinstance(value, int):
+        return (value,) * 4  # type: ignore[return-value]
+    vals = tuple(int(v) for v in value)
+    if len(vals) == 2:
+        return (vals[0], vals[1], vals[0], vals[1])
+    if len(vals) == 4:
+        return vals  # type: ignore[return-value]
+    raise TaskError(f"padding must be an int, (h, w) or (top, left, bottom, right), got {value!r}")
+
+
+def divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def check_config(space: ConfigSpace, config: dict[str, Any], op: str) -> dict[str, Any]:
+    try:
+        return space.validate(config)
+    except SpaceError as exc:
+        raise SpaceError(f"{op}: {exc}") from None

@@ -1,0 +1,160 @@
+"""Tickets, leases and the watchdog against a real Redis, with stand-in workers: a dead
+worker's ticket is sent again within its claim TTL, a lost message within the grace period,
+work runs once per ticket however often it is delivered; a job Redis lost is restored from
+the artifact store, a job whose worker died gets its step again, and cancel needs no
+worker."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+
+import pytest
+
+from tunefarm.distributed.jobs import JobStore
+from tunefarm.distributed.tickets import Pending, Tickets, Waiter
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def config(service_config, tmp_path):
+    prefix = f"tftick-{uuid.uuid4().hex[:8]}"
+    return service_config.with_(prefix=prefix, heartbeat_ttl_s=1.0, artifacts=tmp_path)
+
+
+def _waiter(config, **hooks) -> Waiter:
+    return Waiter(Tickets(config), config.redis(), **hooks)
+
+
+def test_work_runs_once_per_ticket(config):
+    tickets, runs = Tickets(config), []
+    ticket = uuid.uuid4().hex
+    assert tickets.run(ticket, "a", lambda: runs.append(1) or {"x": 1}) == "done"
+    assert tickets.run(ticket, "b", lambda: runs.append(2) or {"x": 2}).startswith("duplicate")
+    assert runs == [1]
+    assert tickets.read([ticket])[0][0] == '{"ok": {"x": 1}}'
+
+
+def test_a_dead_workers_ticket_is_sent_again(config):
+    tickets, said = Tickets(config), []
+    sends = []
+
+    def send():
+        sends.append(time.monotonic())
+        if len(sends) == 1:  # the first worker claims it and dies (no refresh, no result)
+            tickets.r.set(tickets.claim_key(item.ticket), "dead", px=1000)
+        else:
+            threading.Thread(target=tickets.run, args=(item.ticket, "live", lambda: 42)).start()
+
+    item = Pending(uuid.uuid4().hex, config.queue("nowhere"), send, "build")
+    start = time.monotonic()
+    replies = _waiter(config, on_wait=said.append).wait([item], 30)
+    assert replies[item.ticket] == 42
+    assert len(sends) == 2 and time.monotonic() - start < 5
+    assert said and "stopped" in said[0]
+
+
+def test_a_lost_message_is_sent_again(config):
+    tickets, sends = Tickets(config), []
+
+    def send():
+        sends.append(1)
+        if len(sends) > 1:  # the first message vanished (its queue is empty, nobody claims it)
+            threading.Thread(target=tickets.run, args=(item.ticket, "w", lambda: "ok")).start()
+
+    item = Pending(uuid.uuid4().hex, config.queue("empty"), send, "measurement")
+    assert _waiter(config).wait([item], 30)[item.ticket] == "ok"
+    assert len(sends) == 2
+
+
+def test_a_ticket_that_never_answers_times_out(config):
+    item = Pending(uuid.uuid4().hex, config.queue("q"), lambda: None, "build")
+    tickets = Tickets(config)
+    tickets.r.set(tickets.claim_key(item.ticket), "slow", px=60_000)  # claimed, never done
+    reply = _waiter(config).wait([item], 1.5)[item.ticket]
+    assert isinstance(reply, TimeoutError)
+
+
+def test_a_job_redis_lost_is_restored_from_the_store(config):
+    jobs = JobStore(config)
+    doc = jobs.create({"model": "zoo:resnet-18", "trials": 4, "tenant": "t"})
+    jobs.set_state(doc["id"], "converting")
+    jobs.r.delete(jobs._doc_key(doc["id"]), jobs._index_key())  # what a restart loses
+    back = jobs.get(doc["id"])
+    assert back["state"] == "converting" and back["tenant"] == "t"
+    assert "Redis lost" in back["waiting"]["reason"]
+    assert doc["id"] in [d["id"] for d in jobs.list()]
+
+
+class _App:
+    """Records what the watchdog sends."""
+
+    def __init__(self, config):
+        self.tunefarm_config, self.sent = config, []
+
+    def send_task(self, name, args, queue, **kw):
+        self.sent.append((name, args, queue))
+
+
+def test_the_watchdog_resends_the_step_of_a_job_whose_worker_died(config):
+    from tunefarm.distributed.watchdog import Watchdog
+
+    jobs, app = JobStore(config), _App(config)
+    job_id = jobs.create({"model": "zoo:resnet-18", "trials": 4})["id"]
+    jobs.set_state(job_id, "extracting", waiting_for=None)  # started, then its worker died
+    dog = Watchdog(config, app)
+    dog.grace_s = 0.2
+    dog.sweep()  # first sight: it may be a worker re-taking its lease
+    time.sleep(0.3)
+    acted = dog.sweep()
+    assert [j for j, _ in acted] == [job_id]
+    assert app.sent == [("tunefarm.extract", [job_id], config.queue("extract"))]
+    doc = jobs.get(job_id)
+    assert "stopped" in doc["waiting"]["reason"] and doc["waiting_for"]["step"] == "extract"
+
+
+def test_the_watchdog_leaves_leased_and_queued_jobs_alone(config):
+    from tunefarm.distributed.watchdog import Watchdog
+
+    jobs, app = JobStore(config), _App(config)
+    running = jobs.create({"model": "m", "trials": 4})["id"]
+    jobs.set_state(running, "tuning", waiting_for=None)
+    jobs.r.set(jobs.lease_key(running), "alive", px=60_000)
+    queued = jobs.create({"model": "m", "trials": 4})["id"]  # waits for convert, just sent
+    dog = Watchdog(config, app)
+    dog.sweep()
+    time.sleep(dog.grace_s / 2)
+    dog.sweep()
+    assert app.sent == []
+    assert jobs.get(queued).get("waiting") is None
+
+
+def test_cancel_needs_no_worker(config):
+    jobs = JobStore(config)
+    job_id = jobs.create({"model": "m", "trials": 4})["id"]
+    jobs.set_state(job_id, "compiling", waiting_for=None)
+    assert jobs.request_cancel(job_id)["state"] == "cancelled"
+
+
+def test_serve_stack_passes_its_host_and_says_whether_redis_persists(tmp_path):
+    import shutil
+
+    from stack_env import free_port
+    from tunefarm_services.stack import LocalStack, RedisServer, StackSpec, persistence_warning
+
+    plan = LocalStack(StackSpec(host="127.0.0.2"), {}, tmp_path).plan()
+    assert plan["gateway"][plan["gateway"].index("--host") + 1] == "127.0.0.2"
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs redis-server")
+    for appendonly in (True, False):
+        server = RedisServer(tmp_path / f"r{appendonly}", free_port(), appendonly).start()
+        try:
+            import redis
+
+            warning = persistence_warning(redis.Redis.from_url(server.url, decode_responses=True))
+        finally:
+            server.stop()
+        assert (warning is None) == appendonly
+        assert appendonly or "will not survive a restart" in warning

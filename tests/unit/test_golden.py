@@ -1,0 +1,141 @@
+"""Golden files of generated code: for a fixed corpus of (task, config) pairs per backend, the
+emitted source is checked in under tests/golden/<backend>/. A refactor shows in the diff
+whether it changed any kernel; a change that is meant is refreshed with `make golden`
+(TUNEFARM_UPDATE_GOLDEN=1), and the new files are reviewed and committed with it.
+
+Targets name their ISA, so the corpus is the same on every host.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+import pytest
+
+from tunefarm.backends import registry
+from tunefarm.measure import Config, MeasureInput
+from tunefarm.task import Task
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+UPDATE = os.environ.get("TUNEFARM_UPDATE_GOLDEN") == "1"
+AVX512, AVX2 = "cpu -isa=avx512", "cpu -isa=avx2 -cores=2"
+
+CONV3x3 = dict(data=(1, 64, 56, 56), weight=(64, 64, 3, 3), padding=(1, 1, 1, 1), blocks=(16, 16))
+CONV_EPI = dict(
+    data=(1, 32, 14, 14),
+    weight=(64, 32, 3, 3),
+    strides=(2, 2),
+    padding=(1, 1, 1, 1),
+    epilogue=("bias", "residual", "relu"),
+)
+
+# name -> (task, knob values overriding the default config; {} keeps the default)
+CPU_CASES: dict[str, tuple[Task, dict]] = {
+    "conv2d_3x3_default": (Task.make("conv2d", target=AVX512, **CONV3x3), {}),
+    "conv2d_3x3_tiled": (
+        Task.make("conv2d", target=AVX512, **CONV3x3),
+        {"tile_ow": (4, 14), "order": "icb_outer", "unroll_kw": False, "pad": "inline"},
+    ),
+    "conv2d_s2_epilogue": (Task.make("conv2d", target=AVX512, **CONV_EPI), {}),
+    "conv2d_avx2": (Task.make("conv2d", target=AVX2, **CONV_EPI), {}),
+    "conv2d_1x1": (
+        Task.make("conv2d", target=AVX512, data=(1, 128, 28, 28), weight=(256, 128, 1, 1)),
+        {},
+    ),
+    "winograd_f4": (Task.make("conv2d_winograd", target=AVX512, **CONV3x3), {}),
+    "winograd_f2": (Task.make("conv2d_winograd", target=AVX512, **CONV3x3), {"m": 2}),
+    "depthwise_s2": (
+        Task.make(
+            "conv2d",
+            target=AVX512,
+            data=(1, 96, 28, 28),
+            weight=(96, 1, 3, 3),
+            strides=(2, 2),
+            padding=(1, 1, 1, 1),
+            groups=96,
+            epilogue=("bias", "clip:0:6"),
+        ),
+        {},
+    ),
+    "dense_bias_relu": (
+        Task.make("dense", target=AVX512, data=(1, 512), weight=(1000, 512), epilogue=("bias",)),
+        {},
+    ),
+    "pool2d_max": (
+        Task.make(
+            "pool2d",
+            target=AVX512,
+            data=(1, 64, 112, 112),
+            kind="max",
+            kernel=(3, 3),
+            strides=(2, 2),
+            padding=(1, 1, 1, 1),
+            dilation=(1, 1),
+            ceil_mode=False,
+            count_include_pad=False,
+        ),
+        {},
+    ),
+    "global_pool_avg": (
+        Task.make("global_pool2d", target=AVX512, data=(1, 512, 7, 7), kind="avg"),
+        {},
+    ),
+    "softmax": (Task.make("softmax", target=AVX512, shape=(8, 1000), axis=-1), {}),
+    "elementwise_broadcast_add": (
+        Task.make("elementwise", target=AVX512, fn="add", shapes=[(2, 64, 7, 7), (1, 64, 1, 1)]),
+        {},
+    ),
+    "batch_matmul": (
+        Task.make("batch_matmul", target=AVX512, a=(12, 128, 64), b=(12, 64, 128)),
+        {},
+    ),
+    "transpose": (
+        Task.make("transpose", target=AVX512, shape=(2, 3, 16, 5), perm=(0, 2, 1, 3)),
+        {},
+    ),
+    "layout_transform": (
+        Task.make(
+            "layout_transform", target=AVX512, shape=(1, 64, 8, 8), src="NCHW", dst="NCHW16c"
+        ),
+        {},
+    ),
+}
+CASES = {("cpu", name): case for name, case in CPU_CASES.items()}
+
+
+def source(task: Task, knobs: dict) -> str:
+    default = registry.default_config(task)
+    space = registry.config_space(task)
+    values = space.validate({**default.as_dict(), **knobs})
+    config = Config.make(values, index=space.index_of(values))
+    return registry.generate_source(MeasureInput(task, config)).code
+
+
+@pytest.mark.parametrize("backend, name", sorted(CASES), ids=lambda v: str(v))
+def test_generated_code_matches_its_golden_file(backend: str, name: str) -> None:
+    task, knobs = CASES[(backend, name)]
+    path = GOLDEN / backend / f"{name}.c"
+    code = source(task, knobs)
+    if UPDATE:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(code)
+        return
+    assert path.exists(), f"{path} is missing: run `make golden` to create it"
+    want = path.read_text()
+    if code != want:
+        diff = difflib.unified_diff(
+            want.splitlines(), code.splitlines(), str(path), "generated", lineterm="", n=2
+        )
+        shown = "\n".join(list(diff)[:60])
+        pytest.fail(
+            f"the {backend} kernel {name!r} changed; if that is meant, run `make golden` and "
+            f"commit the new file:\n{shown}"
+        )
+
+
+def test_every_golden_file_has_a_case() -> None:
+    """A case removed from the corpus takes its file with it."""
+    files = {(p.parent.name, p.stem) for p in GOLDEN.glob("*/*.c")}
+    assert files <= set(CASES), f"golden files without a case: {sorted(files - set(CASES))}"
