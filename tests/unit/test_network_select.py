@@ -110,9 +110,10 @@ def test_selection_keeps_a_slow_config_off_the_network(small_resnet, tmp_path) -
     for t in extract_tasks(graph, "cpu"):
         default = registry.default_config(t.task).as_dict()
         records.append(_record(t.task, default, 2e-4))
-        # Only where the default's register tile holds several output columns: on a 2x2
-        # feature map the "bad" config equals the default but for kw unrolling.
-        if t.task.op == "conv2d" and t.flops > 10e6 and default["tile_ow"][1] > 1:
+        # Only on maps at least 8 wide: on layer4's 2x2 maps one column per register tile
+        # is no slower (it measured faster in CI), so there is nothing for selection to see.
+        wide = t.task.op == "conv2d" and dict(t.task.params)["data"][3] >= 8
+        if wide and t.flops > 10e6:
             bad = {**default, "tile_ow": (default["tile_ow"][0] * default["tile_ow"][1], 1)}
             bad["unroll_kw"] = False
             records.append(_record(t.task, bad, 1e-4))
