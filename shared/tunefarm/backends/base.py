@@ -28,6 +28,7 @@ from tunefarm.task import Task
 # (a GPU driver binding), which a process that never targets it should not pay for.
 _MODULES = {
     "cpu": "tunefarm.backends.cpu",
+    "vta": "tunefarm.backends.vta",
 }
 
 

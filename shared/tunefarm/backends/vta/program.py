@@ -1,0 +1,134 @@
+"""A VTA kernel artifact, and how a measurement loads and runs it on the simulator.
+
+The build step of a VTA candidate is the lowering itself: its "source" is the program, a JSON
+document holding the hardware config, the encoded instruction stream and micro-ops (zlib and
+base64: the streams are repetitive, a 200k-instruction program packs to ~300 KB), the DRAM
+layout, and which region each kernel argument lives in. No compiler runs on it
+(`Toolchain("")`), so the document is the artifact the builder caches and the agent loads.
+
+In the measurement child, `load_vta_kernel` places the argument arrays in a DRAM image, and
+`run()` runs the program functionally on the C simulator and copies the output region back;
+`time()` is the simulated time of one run at the config's clock (cycles do not depend on data,
+so every repeat agrees). A program the simulator rejects (a buffer overflow, a token deadlock)
+raises `VtaRunError` with the simulator's reason, which the measure layer records as a runtime
+error with that message.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tunefarm.backends.vta import isa
+from tunefarm.backends.vta.config import VTAConfig
+from tunefarm.backends.vta.conv2d import LoweredConv2d
+from tunefarm.backends.vta.dram import DramLayout, Region
+from tunefarm.backends.vta.simulator import SimResult, Simulator
+
+FORMAT = "tunefarm-vta-program/1"
+
+
+class VtaRunError(RuntimeError):
+    """The simulator refused the program: the message names the error and the instruction."""
+
+
+def _pack(array: np.ndarray) -> str:
+    return base64.b64encode(zlib.compress(np.ascontiguousarray(array).tobytes(), 6)).decode()
+
+
+def _unpack(text: str, dtype: str) -> np.ndarray:
+    return np.frombuffer(zlib.decompress(base64.b64decode(text)), dtype=dtype)
+
+
+def to_text(lowered: LoweredConv2d, args: list[str]) -> str:
+    """The artifact of a lowered conv; `args` names the DRAM region of each kernel argument,
+    in argument order (inputs, then the output)."""
+    doc = {
+        "format": FORMAT,
+        "config": lowered.hw.to_json(),
+        "knobs": {k: list(v) if isinstance(v, tuple) else v for k, v in lowered.knobs.items()},
+        "insns": len(lowered.insns),
+        "uops": len(lowered.uops),
+        "layout": {
+            "align": lowered.layout.align,
+            "size": lowered.layout.size,
+            "regions": [[r.name, r.offset, r.dtype, list(r.shape)] for r in lowered.layout.regions],
+        },
+        "args": list(args),
+        "program": _pack(lowered.encoded()),
+        "uop_words": _pack(isa.encode_uops(lowered.uops)),
+    }
+    return json.dumps(doc, indent=1)
+
+
+class Program:
+    """A parsed artifact: config, layout, encoded instructions and micro-op words."""
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        if doc.get("format") != FORMAT:
+            raise ValueError(f"not a VTA program (format {doc.get('format')!r}, want {FORMAT})")
+        self.config = VTAConfig.from_json(doc["config"])
+        lay = doc["layout"]
+        regions = tuple(Region(n, int(o), d, tuple(s)) for n, o, d, s in lay["regions"])
+        self.layout = DramLayout(regions, int(lay["size"]), int(lay["align"]))
+        self.args: list[str] = list(doc["args"])
+        self.words = _unpack(doc["program"], "<i4").reshape(-1, isa.WORDS)
+        self.uop_words = _unpack(doc["uop_words"], "<u4")
+
+    @classmethod
+    def read(cls, path: str | Path) -> Program:
+        return cls(json.loads(Path(path).read_text()))
+
+    def dram(self, args: list[np.ndarray]) -> np.ndarray:
+        """A DRAM image with the micro-ops and every input argument in its region."""
+        arrays = {"uops": self.uop_words}
+        for name, array in zip(self.args[:-1], args[:-1], strict=True):
+            arrays[name] = array
+        return self.layout.pack(arrays)
+
+
+def run_program(
+    program: Program, sim: Simulator, args: list[np.ndarray], functional: bool = True
+) -> SimResult:
+    """One run of `program` on `args` (the last one, the output, is written in place)."""
+    dram = program.dram(args)
+    result = sim.run(program.words, dram, functional=functional)
+    if not result.ok:
+        raise VtaRunError(f"VTA simulator: {result.error_no.name}: {result.error_msg}")
+    if functional:
+        args[-1][...] = program.layout.view(dram, program.args[-1])
+    return result
+
+
+class VtaKernel:
+    """A loaded program and its argument arrays: the `LoadedKernel` of the vta backend."""
+
+    def __init__(self, artifact: str, args: list[np.ndarray]) -> None:
+        self.program = Program.read(artifact)
+        self.args = [np.ascontiguousarray(a).copy() for a in args]
+        self.sim = Simulator(self.program.config)
+        self.last: SimResult | None = None
+
+    def run(self) -> int:
+        self.last = run_program(self.program, self.sim, self.args)
+        return 0
+
+    def outputs(self) -> list[np.ndarray]:
+        return self.args
+
+    def time(self, number: int) -> float:
+        """Simulated seconds of one run (every run takes the same cycles, so `number` runs
+        take `number` times as long: the mean is one run's)."""
+        if self.last is None:
+            self.last = run_program(self.program, self.sim, self.args, functional=False)
+        return self.program.config.seconds(self.last.cycles)
+
+
+def load_vta_kernel(artifact: str, args: list[np.ndarray]) -> VtaKernel:
+    """The vta backend's `KernelLoader`."""
+    return VtaKernel(artifact, args)
