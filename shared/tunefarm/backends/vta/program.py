@@ -92,6 +92,46 @@ class Program:
         return self.layout.pack(arrays)
 
 
+_FLAGS = ("pop_prev", "pop_next", "push_prev", "push_next")
+
+
+def _insn_line(index: int, insn: isa.Insn) -> str:
+    """One instruction as assembly: opcode, its fields (zero pads and factors left out),
+    its token flags."""
+    fields = []
+    for name in isa.field_names(type(insn)):
+        value = getattr(insn, name)
+        optional = name.endswith(("pad0", "pad1", "_factor_out", "_factor_in"))
+        if name in ("op", *_FLAGS) or value is False or (optional and value == 0):
+            continue
+        if name == "imm" and not getattr(insn, "use_imm", False):
+            continue
+        if isinstance(value, (isa.Buffer, isa.AluOp)):
+            value = value.name.lower()
+        fields.append(f"{name}={int(value) if isinstance(value, bool) else value}")
+    flags = [f for f in _FLAGS if getattr(insn, f)]
+    op = insn.op.name if isinstance(insn, isa.Alu) else insn.opcode.name
+    return f"{index:5d}  {op:<6} {' '.join(fields + flags)}".rstrip()
+
+
+def disassemble(text: str) -> str:
+    """A program artifact as a readable listing: config, knobs, DRAM layout, every
+    instruction and micro-op (what `tunefarm op --show-code` prints and golden files pin)."""
+    doc = json.loads(text)
+    prog = Program(doc)
+    lines = [
+        f"; VTA program for config {prog.config.name!r}: {len(prog.words)} instructions, "
+        f"{len(prog.uop_words)} micro-ops",
+        f"; knobs {json.dumps(doc['knobs'])}",
+    ]
+    for r in prog.layout.regions:
+        lines.append(f"; dram {r.name:<7} @{r.offset:<8} {r.dtype} {list(r.shape)}")
+    lines += [_insn_line(i, insn) for i, insn in enumerate(isa.decode(prog.words))]
+    for i, uop in enumerate(isa.decode_uops(prog.uop_words)):
+        lines.append(f"{i:5d}  UOP    acc={uop.acc} inp={uop.inp} wgt={uop.wgt}")
+    return "\n".join(lines) + "\n"
+
+
 def run_program(
     program: Program, sim: Simulator, args: list[np.ndarray], functional: bool = True
 ) -> SimResult:
