@@ -243,3 +243,20 @@ def test_a_faulty_program_is_a_runtime_error_record_with_the_reason(generator, e
     assert result.error_no == MeasureErrorNo.RUNTIME_ERROR
     assert f"VTA simulator: {error}" in result.error_msg
     assert reason in result.error_msg and "instruction" in result.error_msg
+
+
+def test_tune_tasks_tunes_resnet18s_packed_convs(tmp_path, capsys):
+    """The tutorial's task list through `tunefarm tune-tasks`: the task scheduler's table,
+    records in the log, a valid best for the tasks it reached."""
+    log = tmp_path / "vta.jsonl"
+    argv = ["tune-tasks", "examples/resnet18_vta_tasks.json", "--target", "vta"]
+    argv += ["--trials", "24", "--trials-per-round", "8", "--batch-size", "8"]
+    argv += ["--min-repeat-ms", "0", "--repeat", "1", "--log", str(log), "--json"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["tasks"]) == 10
+    reached = [t for t in doc["tasks"] if t["trials"]]
+    assert reached and all(t["best_latency_s"] for t in reached)
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(records) == 24
+    assert all(r["target"] == "vta" and r["task"]["op"] == "conv2d_packed" for r in records)
