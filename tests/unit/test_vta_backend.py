@@ -91,6 +91,23 @@ def test_cli_refuses_a_bad_vta_target(capsys):
     assert "--target: target 'vta -config=nope'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["tune", "--trials", "4", "--log", "x.jsonl"],
+        ["compile", "-o", "x.tfa"],
+        ["tasks"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_network_commands_refuse_vta_up_front(argv, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main([argv[0], "zoo:resnet-18", "--target", "vta", *argv[1:]]) == 2
+    err = capsys.readouterr().err
+    assert "--target 'vta': the vta backend runs packed int8 convs" in err
+    assert "Traceback" not in err
+
+
 def test_task_errors_name_the_param():
     bad = conv_task((1, 24, 8, 8), (16, 24, 3, 3))
     with pytest.raises(ValueError, match="in_channels=24 is not a multiple"):

@@ -73,6 +73,12 @@ def get_backend(kind: str) -> Backend:
     return importlib.import_module(module).BACKEND
 
 
+def network_target_error(kind: str) -> str:
+    """Why whole networks cannot be compiled for `kind` ("" when they can): a backend that
+    runs single ops only says so in its `network_note` (the others have none)."""
+    return getattr(get_backend(kind), "network_note", "")
+
+
 def usage() -> str:
     """Every backend's target syntax, for error messages and --help."""
     return "; ".join(get_backend(k).usage for k in kinds())

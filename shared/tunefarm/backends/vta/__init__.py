@@ -38,6 +38,14 @@ class VtaBackend:
     # Its device is a simulator running on the host: `tunefarm op` and local tuning measure
     # on this machine, as for the CPU, no agent needed.
     simulated = True
+    # Networks reach VTA quantized to int8 and packed (graph_pack), which tunefarm cannot do
+    # yet: network commands and jobs are refused up front with this note.
+    network_note = (
+        "the vta backend runs packed int8 convs (op conv2d_packed) only: compiling a whole "
+        "network needs int8 quantization and graph packing, not available yet; tune the "
+        "packed convs with `tunefarm op conv2d_packed` or `tunefarm tune-tasks` "
+        "(examples/resnet18_vta_tasks.json)"
+    )
 
     def __init__(self) -> None:
         self._templates: dict[str, Template] = {t.op: t for t in (Conv2dPacked(),)}
