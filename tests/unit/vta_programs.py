@@ -14,15 +14,15 @@ import numpy as np
 
 from tunefarm.backends import registry
 from tunefarm.backends.vta import isa
-from tunefarm.backends.vta.program import _pack, _unpack
+from tunefarm.backends.vta.program import pack_words, unpack_words
 from tunefarm.measure import KernelSource, MeasureInput
 
 
 def _edit(inp: MeasureInput, change) -> KernelSource:
     src = registry.generate_source(inp)
     doc = json.loads(src.code)
-    insns = isa.decode(_unpack(doc["program"], "<i4"))
-    doc["program"] = _pack(isa.encode(change(insns)))
+    insns = isa.decode(unpack_words(doc["program"], "<i4"))
+    doc["program"] = pack_words(isa.encode(change(insns)))
     return replace(src, code=json.dumps(doc))
 
 

@@ -37,11 +37,13 @@ class VtaRunError(RuntimeError):
     """The simulator refused the program: the message names the error and the instruction."""
 
 
-def _pack(array: np.ndarray) -> str:
+def pack_words(array: np.ndarray) -> str:
+    """An array's bytes, zlib-compressed and base64-encoded (how programs hold their words)."""
     return base64.b64encode(zlib.compress(np.ascontiguousarray(array).tobytes(), 6)).decode()
 
 
-def _unpack(text: str, dtype: str) -> np.ndarray:
+def unpack_words(text: str, dtype: str) -> np.ndarray:
+    """Inverse of `pack_words`: a flat array of `dtype`."""
     return np.frombuffer(zlib.decompress(base64.b64decode(text)), dtype=dtype)
 
 
@@ -60,8 +62,8 @@ def to_text(lowered: LoweredConv2d, args: list[str]) -> str:
             "regions": [[r.name, r.offset, r.dtype, list(r.shape)] for r in lowered.layout.regions],
         },
         "args": list(args),
-        "program": _pack(lowered.encoded()),
-        "uop_words": _pack(isa.encode_uops(lowered.uops)),
+        "program": pack_words(lowered.encoded()),
+        "uop_words": pack_words(isa.encode_uops(lowered.uops)),
     }
     return json.dumps(doc, indent=1)
 
@@ -77,8 +79,8 @@ class Program:
         regions = tuple(Region(n, int(o), d, tuple(s)) for n, o, d, s in lay["regions"])
         self.layout = DramLayout(regions, int(lay["size"]), int(lay["align"]))
         self.args: list[str] = list(doc["args"])
-        self.words = _unpack(doc["program"], "<i4").reshape(-1, isa.WORDS)
-        self.uop_words = _unpack(doc["uop_words"], "<u4")
+        self.words = unpack_words(doc["program"], "<i4").reshape(-1, isa.WORDS)
+        self.uop_words = unpack_words(doc["uop_words"], "<u4")
 
     @classmethod
     def read(cls, path: str | Path) -> Program:
