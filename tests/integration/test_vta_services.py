@@ -1,8 +1,8 @@
-"""A packed conv tuned through the services on a VTA agent: a real build worker and a real
-`tunefarm agent --key ... --target vta` process on a private Redis database; the tuner in this
-process sends candidates over Celery (CeleryBuilder, CeleryRunner), the agent measures them
-by simulation, the tracker table lists it, and every result is the simulated time of the
-candidate's program at the config's clock."""
+"""Packed convs tuned through the services on a VTA agent, with every tuner: a real build
+worker and a real `tunefarm agent --key ... --target vta` process on a private Redis database;
+the tuner in this process sends candidates over Celery (CeleryBuilder, CeleryRunner), the agent
+measures them by simulation, the tracker table lists it, and every result is the simulated
+time of the candidate's program at the config's clock."""
 
 from __future__ import annotations
 
@@ -53,22 +53,21 @@ def services(tmp_path_factory):
         flush_db(DB)
 
 
-def _config(env: dict[str, str]) -> ServiceConfig:
-    return ServiceConfig.from_env(env)
-
-
-def test_a_vta_agent_tunes_a_packed_conv(services, monkeypatch, capsys):
+@pytest.fixture(scope="module")
+def app(services):
+    """The Celery app of the test stack, once its vta agent is in the tracker."""
     from tunefarm.distributed.celery_app import make_app
-    from tunefarm.distributed.remote import CeleryBuilder, CeleryRunner
     from tunefarm.distributed.tracker import Tracker
-    from tunefarm.tune.factory import make_tuner
-    from tunefarm.tune.tuner import MeasureOption
 
-    config = _config(services.env)
+    config = ServiceConfig.from_env(services.env)
     tracker = Tracker(config)
     wait_for(lambda: KEY in tracker.targets(), 60, "the vta agent in the tracker")
     services.check_alive()
     assert tracker.targets()[KEY] == {"vta"}
+    return make_app(config)
+
+
+def test_the_tracker_table_lists_the_vta_agent(services, app, monkeypatch, capsys):
     for name in ("TUNEFARM_BROKER_URL", "TUNEFARM_REDIS_URL", "TUNEFARM_PREFIX"):
         monkeypatch.setenv(name, services.env[name])
     assert main(["devices", "--agents"]) == 0
@@ -76,20 +75,27 @@ def test_a_vta_agent_tunes_a_packed_conv(services, monkeypatch, capsys):
     assert next(ln for ln in table.splitlines() if ln.startswith(KEY)).split()[:2] == [KEY, "1"]
     assert "vta" in table.split(KEY)[-1]  # the agent's row names its target
 
-    app = make_app(config)
+
+@pytest.mark.parametrize("tuner_name", ["xgb", "ga", "random", "gridsearch"])
+def test_a_vta_agent_tunes_a_packed_conv(app, tuner_name):
+    from tunefarm.distributed.remote import CeleryBuilder, CeleryRunner
+    from tunefarm.tune.factory import make_tuner
+    from tunefarm.tune.tuner import MeasureOption
+
     settings = MeasureSettings(repeat=2, min_repeat_ms=1, timeout_s=60)
     option = MeasureOption(CeleryBuilder(app), CeleryRunner(app, KEY, settings))
-    tuner = make_tuner("xgb", TASK, seed=0)
+    tuner = make_tuner(tuner_name, TASK, seed=0)
     summary = tuner.tune(16, option, batch_size=8)
     assert summary.trials == 16
     ok = [cost for _, cost in tuner.history if math.isfinite(cost)]
-    assert len(ok) >= 8  # most of the space fits the buffers
+    assert len(ok) >= 4, tuner.history  # most of the space fits the buffers
 
     # the best is the simulated time of its program, as the agent measured it
     hw = hw_config(parse_target(TASK.target))
     best = tuner.space.get(tuner.best_index)
     sim, _ = simulate(lower_conv2d_packed(workload(TASK), best, hw), Simulator(hw))
     assert tuner.best_cost == pytest.approx(hw.seconds(sim.cycles))
-    default = registry.default_config(TASK).as_dict()
-    sim, _ = simulate(lower_conv2d_packed(workload(TASK), default, hw), Simulator(hw))
-    assert tuner.best_cost <= hw.seconds(sim.cycles)  # measured first, never lost
+    if tuner.default_first:  # the default is measured first and never lost
+        default = registry.default_config(TASK).as_dict()
+        sim, _ = simulate(lower_conv2d_packed(workload(TASK), default, hw), Simulator(hw))
+        assert tuner.best_cost <= hw.seconds(sim.cycles)
