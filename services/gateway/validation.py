@@ -231,13 +231,17 @@ def _default_name(model: str, upload_name: str | None) -> str:
 
 # -- the other fields ---------------------------------------------------------------------------
 def _target(value: Any) -> str:
-    from tunefarm.backends import TargetError, canonical
+    from tunefarm.backends import TargetError, canonical, network_target_error, parse_target
 
     text = _string(value, "a target such as 'cpu' or 'cpu -isa=avx2'")
     try:
-        return canonical(text)
+        target = canonical(text)
     except TargetError as exc:
         raise _Invalid(str(exc)) from None
+    problem = network_target_error(parse_target(target).kind)
+    if problem:
+        raise _Invalid(f"target {target!r}: {problem}")
+    return target
 
 
 def _device_key(value: Any, known: list[str]) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.backends import parse_target, registry
+from tunefarm.backends import get_backend, parse_target, registry
 from tunefarm.measure import (
     Builder,
     BuildResult,
@@ -166,12 +166,16 @@ def check_task(task: Task) -> tuple[float, ConfigSpace]:
     return flops, space
 
 
-def check_local_target(task: Task) -> None:
-    """Only the host CPU is a device of this machine: other targets are measured by agents."""
-    if parse_target(task.target).kind != "cpu":
+def check_local_target(task: Task) -> str:
+    """The target's kind if this machine can measure it: the host CPU, or a backend whose
+    device is a simulator on the host (`simulated`); other targets are measured by agents."""
+    kind = parse_target(task.target).kind
+    if kind != "cpu" and not getattr(get_backend(kind), "simulated", False):
         raise TargetError(
-            f"target {task.target!r}: only cpu targets can be built and measured locally"
+            f"target {task.target!r}: only cpu and simulated targets can be built and "
+            "measured locally"
         )
+    return kind
 
 
 def _shown(knob: KnobBase) -> str:
@@ -247,15 +251,16 @@ def run_op(
     """
     flops, space = check_task(task)
     plan = plan_configs(task, space, configs, sweep, seed)
+    kind = parse_target(task.target).kind
     if builder is None:
-        check_local_target(task)
+        kind = check_local_target(task)
     inputs = [MeasureInput(task, c) for c in plan]
     with ExitStack() as stack:
         if builder is None:
             n_parallel = min(len(inputs), os.cpu_count() or 1)
             builder = stack.enter_context(registry.local_builder(n_parallel=n_parallel))
         if runner is None:
-            runner = stack.enter_context(registry.local_runner(settings, seed=seed))
+            runner = stack.enter_context(registry.local_runner(settings, kind, seed=seed))
         builds = builder.build(inputs)
         results = runner.run(inputs, builds)
     rows = zip(plan, builds, results, strict=True)

@@ -253,6 +253,8 @@ def test_select_top_zero_turns_selection_off(client, jobs):
         ({"target": "gpu-x"}, "target", "no backend for 'gpu-x'; targets that exist: cpu"),
         ({"target": "cuda -arch=sm_90"}, "target", "no backend for 'cuda'"),
         ({"target": "cpu -arch=sm_90"}, "target", "unknown option(s) -arch; cpu takes"),
+        ({"target": "vta -config=2x8x8"}, "target", "unknown VTA preset '2x8x8'"),
+        ({"target": "vta"}, "target", "needs int8 quantization and graph packing"),
         ({"target": None}, "target", "missing"),
         ({"device_key": "nope"}, "device_key", DEVICE_KEY),
         ({"batch": 65}, "batch", "between 1 and 64"),

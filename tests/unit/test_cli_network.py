@@ -145,7 +145,10 @@ def test_dynamic_dim_needs_input_shape(tmp_path, capsys) -> None:
             ],
             "--target: target 'cuda': no backend for 'cuda'; targets that exist: cpu",
         ),
-        (["compile", "zoo:resnet-18", "-o", "x.tfa", "--target", "vta"], "no backend for 'vta'"),
+        (
+            ["compile", "zoo:resnet-18", "-o", "x.tfa", "--target", "vta"],
+            "--target 'vta': the vta backend runs packed int8 convs (op conv2d_packed) only",
+        ),
         (
             [
                 "tune-tasks",

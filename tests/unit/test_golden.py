@@ -104,19 +104,40 @@ CPU_CASES: dict[str, tuple[Task, dict]] = {
 }
 CASES = {("cpu", name): case for name, case in CPU_CASES.items()}
 
+PACKED = dict(data=(1, 32, 14, 14), weight=(32, 32, 3, 3), padding=1)
+VTA_CASES: dict[str, tuple[Task, dict]] = {
+    "conv2d_packed_default": (Task.make("conv2d_packed", target="vta", **PACKED), {}),
+    "conv2d_packed_s2_threads": (
+        Task.make("conv2d_packed", target="vta", **PACKED, strides=2),
+        {"tile_h": (7, 1), "tile_ci": (2, 1), "tile_co": (2, 1), "oc_nthread": 2},
+    ),
+    "conv2d_packed_1x32x32": (
+        Task.make("conv2d_packed", target="vta -config=1x32x32", **PACKED),
+        {},
+    ),
+}
+CASES.update({("vta", name): case for name, case in VTA_CASES.items()})
+# vta kernels are programs: their golden file is the listing (`program.disassemble`)
+SUFFIX = {"cpu": ".c", "vta": ".s"}
+
 
 def source(task: Task, knobs: dict) -> str:
     default = registry.default_config(task)
     space = registry.config_space(task)
     values = space.validate({**default.as_dict(), **knobs})
     config = Config.make(values, index=space.index_of(values))
-    return registry.generate_source(MeasureInput(task, config)).code
+    code = registry.generate_source(MeasureInput(task, config)).code
+    if task.target.startswith("vta"):
+        from tunefarm.backends.vta.program import disassemble
+
+        return disassemble(code)
+    return code
 
 
 @pytest.mark.parametrize("backend, name", sorted(CASES), ids=lambda v: str(v))
 def test_generated_code_matches_its_golden_file(backend: str, name: str) -> None:
     task, knobs = CASES[(backend, name)]
-    path = GOLDEN / backend / f"{name}.c"
+    path = GOLDEN / backend / f"{name}{SUFFIX[backend]}"
     code = source(task, knobs)
     if UPDATE:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -137,5 +158,5 @@ def test_generated_code_matches_its_golden_file(backend: str, name: str) -> None
 
 def test_every_golden_file_has_a_case() -> None:
     """A case removed from the corpus takes its file with it."""
-    files = {(p.parent.name, p.stem) for p in GOLDEN.glob("*/*.c")}
+    files = {(p.parent.name, p.stem) for p in GOLDEN.glob("*/*.*")}
     assert files <= set(CASES), f"golden files without a case: {sorted(files - set(CASES))}"

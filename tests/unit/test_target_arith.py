@@ -18,7 +18,7 @@ def test_target_parse_and_print() -> None:
     assert canonical("cpu   -cores=2  -isa=generic") == "cpu -isa=generic -cores=2"
     assert canonical("cpu -cores=0") == "cpu"  # 0 is the default: every core
     assert effective_isa(parse_target("cpu")) in ("avx512", "avx2", "sse4", "generic")
-    assert kinds() == ["cpu"]
+    assert {"cpu", "vta"} <= set(kinds())
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from tunefarm.backends.base import (
     canonical,
     get_backend,
     kinds,
+    network_target_error,
     parse_target,
     usage,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "canonical",
     "get_backend",
     "kinds",
+    "network_target_error",
     "parse_target",
     "usage",
 ]

@@ -28,6 +28,7 @@ from tunefarm.task import Task
 # (a GPU driver binding), which a process that never targets it should not pay for.
 _MODULES = {
     "cpu": "tunefarm.backends.cpu",
+    "vta": "tunefarm.backends.vta",
 }
 
 
@@ -70,6 +71,12 @@ def get_backend(kind: str) -> Backend:
     if module is None:
         raise TargetError(f"no backend for target kind {kind!r}; targets that exist: {usage()}")
     return importlib.import_module(module).BACKEND
+
+
+def network_target_error(kind: str) -> str:
+    """Why whole networks cannot be compiled for `kind` ("" when they can): a backend that
+    runs single ops only says so in its `network_note` (the others have none)."""
+    return getattr(get_backend(kind), "network_note", "")
 
 
 def usage() -> str:

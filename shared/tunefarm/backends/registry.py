@@ -77,13 +77,16 @@ def instantiate(task: Task, config: Config | Mapping[str, Any]) -> KernelDef:
 
 
 def generate_source(inp: MeasureInput) -> KernelSource:
-    """Source of one candidate: instantiate, schedule, lower, emit with the task's backend."""
+    """Source of one candidate: instantiate, schedule, lower, emit with the task's backend
+    (or the code the template made itself, `KernelDef.code`)."""
     backend, tpl, target = _lookup(inp.task)
     kdef = tpl.instantiate(inp.task, inp.config.as_dict(), target)
-    func = lower(Schedule(kdef.outputs, kdef.inputs).apply_all(kdef.steps))
     specs = [ArgSpec(t.name, t.shape, t.dtype, False) for t in kdef.inputs]
     specs += [ArgSpec(t.name, t.shape, t.dtype, True) for t in kdef.outputs]
-    code = backend.emit(func, target)
+    code = kdef.code
+    if code is None:
+        func = lower(Schedule(kdef.outputs, kdef.inputs).apply_all(kdef.steps))
+        code = backend.emit(func, target)
     flop = float(tpl.flops(inp.task))
     return KernelSource(
         code, "tf_entry", tuple(specs), kdef.io_key, flop, backend.toolchain(target)
@@ -91,10 +94,8 @@ def generate_source(inp: MeasureInput) -> KernelSource:
 
 
 def random_inputs(task: Task, seed: int) -> dict[str, np.ndarray]:
-    """Seeded uniform [-1, 1) logical inputs of a task."""
-    rng = np.random.default_rng(seed)
-    shapes = template(task).logical_inputs(task)
-    return {name: rng.uniform(-1.0, 1.0, size=shape).astype(np.float32) for name, shape in shapes}
+    """Seeded logical inputs of a task (the template's `random_inputs`)."""
+    return template(task).random_inputs(task, np.random.default_rng(seed))
 
 
 def reference_io(inp: MeasureInput, seed: int) -> KernelIO:

@@ -42,8 +42,14 @@ def add_model_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def target(args: argparse.Namespace) -> str:
-    """The canonical --target."""
-    return str(checked_target(args.target))
+    """The canonical --target, of a backend that compiles whole networks."""
+    from tunefarm.backends import network_target_error
+
+    parsed = checked_target(args.target)
+    problem = network_target_error(parsed.kind)
+    if problem:
+        raise CommandError(f"--target {str(parsed)!r}: {problem}")
+    return str(parsed)
 
 
 def load(args: argparse.Namespace) -> tuple[Any, Any]:

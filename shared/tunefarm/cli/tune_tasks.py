@@ -137,7 +137,7 @@ def _prepare(args: argparse.Namespace) -> tuple[list[Any], list[float], list[str
     target = str(checked_target(args.target))
     tasks, weights, names = load_tasks(args.tasks_file, target)
     try:
-        check_local_target(tasks[0])
+        args.kind = check_local_target(tasks[0])
         settings = measure_settings(args)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
                 f"skipped {len(errors)} bad line(s) of the log, e.g. {errors[0]}", file=sys.stderr
             )
         print(f"resumed: {loaded} trial(s) loaded from {args.log}", file=stream)
-    measure_option = MeasureOption.local(settings)
+    measure_option = MeasureOption.local(settings, kind=args.kind)
     try:
         summary = scheduler.tune(
             args.trials,

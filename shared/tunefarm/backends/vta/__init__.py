@@ -1,8 +1,77 @@
-"""The VTA backend core: an int8 GEMM accelerator's configuration, ISA, C simulator and the
-lowering of conv2d_packed to its instruction stream.
+"""The `vta` backend: an int8 GEMM accelerator in VTA's style, measured on a C simulator.
 
-Modules, in pipeline order: `config` (hardware presets), `isa` (instructions and their
-binary layout), `dram` (DRAM images), `simulator` (the C simulator through ctypes),
-`reference` (numpy semantics of each instruction), `conv2d_space` (workload, knobs, tiling),
-`conv2d` (lowering and the numpy oracle of the op), `survey` (a quick measurement).
+What it owns (see `tunefarm.backends.base.Backend`):
+- target options: `vta [-config=1x16x16|1x32x32|FILE.json]` (`target.py`), naming a hardware
+  configuration (`config.py`, presets in `configs/`);
+- one template, `conv2d_packed` (`template.py`): the tutorial's knobs (`conv2d_space.py`),
+  lowered to an instruction stream and micro-ops (`conv2d.py`, `isa.py`, `dram.py`);
+- no emitter and no compiler: a candidate's code is its program (`program.py`), the artifact
+  as it is (`Toolchain("")`);
+- measurement by simulation: the kernel loader runs the program on the cycle-level C simulator
+  (`simulator.py`, `sim/*.c`, built on first use), and a run's time is its simulated cycles
+  at the config's clock.
+
+Other modules: `reference` (numpy semantics of each instruction, the simulator's oracle),
+`survey` (a quick default-against-random table).
 """
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tunefarm.backends.vta import target as vta_target
+from tunefarm.backends.vta.program import load_vta_kernel
+from tunefarm.backends.vta.template import Conv2dPacked
+from tunefarm.codegen.loops import LoweredFunc
+from tunefarm.measure.types import Toolchain
+from tunefarm.schedule.template import Template
+from tunefarm.target import Target
+from tunefarm.task import Task, TaskError
+
+PROGRAM_SUFFIX = ".vta.json"
+
+
+class VtaBackend:
+    kind = "vta"
+    usage = vta_target.USAGE
+    kernel_loader = staticmethod(load_vta_kernel)
+    # Its device is a simulator running on the host: `tunefarm op` and local tuning measure
+    # on this machine, as for the CPU, no agent needed.
+    simulated = True
+    # Networks reach VTA quantized to int8 and packed (graph_pack), which tunefarm cannot do
+    # yet: network commands and jobs are refused up front with this note.
+    network_note = (
+        "the vta backend runs packed int8 convs (op conv2d_packed) only: compiling a whole "
+        "network needs int8 quantization and graph packing, not available yet; tune the "
+        "packed convs with `tunefarm op conv2d_packed` or `tunefarm tune-tasks` "
+        "(examples/resnet18_vta_tasks.json)"
+    )
+
+    def __init__(self) -> None:
+        self._templates: dict[str, Template] = {t.op: t for t in (Conv2dPacked(),)}
+
+    def check_options(self, options: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+        return vta_target.check_options(options)
+
+    def ops(self) -> list[str]:
+        return sorted(self._templates)
+
+    def template(self, task: Task) -> Template:
+        found = self._templates.get(task.op)
+        if found is None:
+            raise TaskError(f"unknown op {task.op!r}; vta ops: {', '.join(self.ops())}")
+        return found
+
+    def anchor_variants(self, task: Task) -> list[Task]:
+        """A packed conv runs as it is: the network is packed before its tasks are made."""
+        return [task]
+
+    def emit(self, func: LoweredFunc, target: Target) -> str:
+        raise TaskError("the vta backend emits no loop nests: its templates make programs")
+
+    def toolchain(self, target: Target) -> Toolchain:
+        """No build step: the program document is the artifact."""
+        return Toolchain("", source_suffix=PROGRAM_SUFFIX, artifact_suffix=PROGRAM_SUFFIX)
+
+
+BACKEND = VtaBackend()
