@@ -28,8 +28,8 @@ def test_worker_without_redis_is_one_clear_line(monkeypatch, capsys):
         (["agent", "--key", "bad key"], "--key 'bad key'"),
         (["agent", "--key", "k", "--target", "tpu"], "--target: target 'tpu': no backend for"),
         (
-            ["agent", "--key", "h100", "--target", "cuda -arch=sm_90"],
-            "no backend for 'cuda'; targets that exist: cpu [-isa=",
+            ["agent", "--key", "mi250", "--target", "rocm -arch=gfx90a"],
+            "no backend for 'rocm'; targets that exist: cpu [-isa=",
         ),
         (["agent", "--key", "k", "--target", "cpu -gpus=2"], "unknown option(s) -gpus"),
         (["worker", "nosuch"], "invalid choice"),

@@ -251,7 +251,7 @@ def test_select_top_zero_turns_selection_off(client, jobs):
         ({"tuner": "annealing"}, "tuner", "xgb-rank"),
         ({"model": "zoo:alexnet"}, "model", "resnet-18"),
         ({"target": "gpu-x"}, "target", "no backend for 'gpu-x'; targets that exist: cpu"),
-        ({"target": "cuda -arch=sm_90"}, "target", "no backend for 'cuda'"),
+        ({"target": "rocm -arch=gfx90a"}, "target", "no backend for 'rocm'"),
         ({"target": "cpu -arch=sm_90"}, "target", "unknown option(s) -arch; cpu takes"),
         ({"target": None}, "target", "missing"),
         ({"device_key": "nope"}, "device_key", DEVICE_KEY),

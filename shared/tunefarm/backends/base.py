@@ -28,6 +28,8 @@ from tunefarm.task import Task
 # (a GPU driver binding), which a process that never targets it should not pay for.
 _MODULES = {
     "cpu": "tunefarm.backends.cpu",
+    "cuda": "tunefarm.backends.cuda",
+    "opencl": "tunefarm.backends.opencl",
 }
 
 

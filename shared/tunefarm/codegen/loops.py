@@ -17,7 +17,8 @@ from tunefarm.ir.expr import Const, Expr
 @dataclass(frozen=True)
 class Buffer:
     """scope: "arg" (kernel argument), "static" (module-level scratch), "local" (declared
-    at its attach point; small, meant to live in registers)."""
+    at its attach point; small, meant to live in registers), "shared" (a GPU block's shared
+    memory, filled by the block's threads together)."""
 
     name: str
     shape: tuple[int, ...]

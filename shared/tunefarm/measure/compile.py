@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tunefarm.measure.errors import MeasureErrorNo
+from tunefarm.measure.errors import DeviceLimitError, MeasureErrorNo
 from tunefarm.measure.types import BuildResult, KernelSource, MeasureInput, Toolchain
 
 MAX_STDERR = 2000
@@ -70,6 +70,10 @@ def build_one(job: BuildJob) -> BuildResult:
         src = job.generate(job.inp)
         if not isinstance(src, KernelSource):
             raise TypeError(f"generate returned {type(src).__name__}, expected KernelSource")
+    except DeviceLimitError as exc:
+        return BuildResult.failed(
+            MeasureErrorNo.BUILD_ERROR, describe(exc), time.perf_counter() - start
+        )
     except Exception as exc:
         return BuildResult.failed(
             MeasureErrorNo.INSTANTIATION_ERROR, describe(exc), time.perf_counter() - start
