@@ -81,9 +81,11 @@ class Conv2dDirect(Template):
     def space(self, task: Task, target: Target) -> ConfigSpace:
         p = self.validate(task)
         sp = ConfigSpace()
-        sp.define_split("tile_f", p["o"], 4)
-        sp.define_split("tile_y", p["oh"], 4)
-        sp.define_split("tile_x", p["ow"], 4)
+        # virtual threads and the inner (register) tile are bounded; threads are not, so a
+        # block too large for the device is a build error the tuner learns from
+        sp.define_split("tile_f", p["o"], 4, filter=lambda f: f[1] <= 4 and f[3] <= 8)
+        sp.define_split("tile_y", p["oh"], 4, filter=lambda f: f[1] <= 4 and f[3] <= 4)
+        sp.define_split("tile_x", p["ow"], 4, filter=lambda f: f[1] <= 4 and f[3] <= 4)
         sp.define_split("tile_rc", p["c"], 2)
         sp.define_split("tile_ry", p["kh"], 2)
         sp.define_split("tile_rx", p["kw"], 2)

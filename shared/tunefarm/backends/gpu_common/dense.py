@@ -5,8 +5,8 @@ outputs in registers. The reduction is split (ko, ki); at each outer step the bl
 the ni x ki slice of data and the (to*oi) x ki slice of the weight into shared memory with
 float4 loads and stores (`vec` = 4 where K and ki allow), between barriers.
 
-Knobs: tile_n (2-way), tile_o (3-way: block, thread, inner), tile_k (2-way), vec,
-auto_unroll_max_step.
+Knobs: tile_n (2-way), tile_o (3-way: block, thread, inner), tile_k (2-way), vec (4: float4
+fetches where the K tile is a multiple of 4), auto_unroll_max_step.
 """
 
 from __future__ import annotations
@@ -83,8 +83,8 @@ class DenseShared(Template):
     def space(self, task: Task, target: Target) -> ConfigSpace:
         p = self.validate(task)
         sp = ConfigSpace()
-        sp.define_split("tile_n", p["n"], 2)
-        sp.define_split("tile_o", p["o"], 3)
+        sp.define_split("tile_n", p["n"], 2, filter=lambda f: f[1] <= 8)
+        sp.define_split("tile_o", p["o"], 3, filter=lambda f: f[2] <= 8)
         sp.define_split("tile_k", p["k"], 2)
         sp.define_knob("vec", [1, 4] if p["k"] % 4 == 0 else [1])
         sp.define_knob("auto_unroll_max_step", list(UNROLL_STEPS))
@@ -107,9 +107,8 @@ class DenseShared(Template):
     def instantiate(self, task: Task, config: dict[str, Any], target: Target) -> KernelDef:
         p = self.validate(task)
         cfg = check_config(self.space(task, target), config, "dense")
-        ni, (to, oi), ki, vec = cfg["tile_n"][1], cfg["tile_o"][1:], cfg["tile_k"][1], cfg["vec"]
-        if ki % vec:
-            raise TaskError(f"dense: vec={vec} must divide the inner K tile {ki}")
+        ni, (to, oi), ki = cfg["tile_n"][1], cfg["tile_o"][1:], cfg["tile_k"][1]
+        vec = cfg["vec"] if ki % cfg["vec"] == 0 else 1  # vec: float4 where the K tile allows
         data = te.placeholder((p["n"], p["k"]), name="data")
         weight = te.placeholder((p["o"], p["k"]), name="weight")
         acc_t = dense(data, weight, name="dense")
@@ -125,7 +124,7 @@ class DenseShared(Template):
             S.Bind(o, "j.0", "blockIdx.x"),
             S.Bind(o, "j.1", "threadIdx.x"),
             S.Unroll(o, "i.1"),
-            S.Unroll(o, "j.2"),
+            S.Vectorize(o, "j.2") if oi in (2, 4) else S.Unroll(o, "j.2"),
             S.ComputeAt(acc, o, "j.1"),
             S.Split(acc, "k", (ki,)),
             S.Reorder(acc, ("k.0", "k.1", "i", "j")),

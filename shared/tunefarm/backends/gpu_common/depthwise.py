@@ -60,9 +60,9 @@ class DepthwiseDirect(Template):
     def space(self, task: Task, target: Target) -> ConfigSpace:
         p = self.validate(task)
         sp = ConfigSpace()
-        sp.define_split("tile_c", p["o"], 3)
-        sp.define_split("tile_y", p["oh"], 3)
-        sp.define_split("tile_x", p["ow"], 3)
+        sp.define_split("tile_c", p["o"], 3, filter=lambda f: f[2] <= 4)
+        sp.define_split("tile_y", p["oh"], 3, filter=lambda f: f[2] <= 4)
+        sp.define_split("tile_x", p["ow"], 3, filter=lambda f: f[2] <= 4)
         define_unroll(sp)
         return sp
 

@@ -9,8 +9,9 @@ same loop nest nvcc compiles in the CUDA dialect.
 How loops become code:
 - a thread binding -> `int v = <index>;` (plus `if (v < extent)` where the tag is launched
   wider than the loop);
-- unroll (extent <= 32; virtual threads too) -> the body repeated with the variable replaced
-  by constants, so register arrays are indexed by constants;
+- unroll (virtual threads too) -> the body repeated with the variable replaced by constants,
+  so register arrays are indexed by constants, while that writes at most 256 statements; a
+  larger one becomes a loop under `#pragma unroll`;
 - a loop with `auto_unroll_max_step` -> `#pragma unroll` on every loop inside it (itself
   included) whose iterations, counted down to the innermost statements, fit the step;
 - vectorize over 2 or 4 lanes of a contiguous store -> one float2/float4 store, its lanes
@@ -41,9 +42,9 @@ from tunefarm.ir.expr import (
     Var,
     is_float,
 )
-from tunefarm.ir.transform import substitute
+from tunefarm.ir.transform import free_vars, substitute
 
-UNROLL_EXPLICIT_MAX = 32
+UNROLL_EXPLICIT_MAX = 256  # statements an explicit unroll may write; past it, #pragma unroll
 LANES = "xyzw"
 
 
@@ -127,6 +128,7 @@ class Renderer:
         self.k, self.d = kernel, dialect
         self.ranges = dict(kernel.func.ranges)
         self.lines: list[str] = []
+        self.scopes: list[set[str]] = [set()]  # thread index variables declared per C scope
 
     # -- expressions ---------------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -194,23 +196,34 @@ class Renderer:
         for s in body:
             self.stmt(s, depth, unroll_budget)
 
+    def block(self, body: list[Stmt], depth: int, budget: int) -> None:
+        """Statements in a new C scope (a loop or if body)."""
+        self.scopes.append(set())
+        self.stmts(body, depth, budget)
+        self.scopes.pop()
+
     def stmt(self, s: Stmt, depth: int, budget: int) -> None:
         if isinstance(s, Store):
             self.emit(f"{s.buffer.name}[{self.expr(s.index)}] = {self.expr(s.value)};", depth)
         elif isinstance(s, If):
             self.emit(f"if ({self.expr(s.cond)}) {{", depth)
-            self.stmts(s.body, depth + 1, budget)
+            self.block(s.body, depth + 1, budget)
             self.emit("}", depth)
         elif isinstance(s, Decl):
-            self.emit(f"{_ctype(s.buffer.dtype)} {s.buffer.name}[{s.buffer.size}];", depth)
+            if not any(s.buffer.name in scope for scope in self.scopes):
+                self.emit(f"{_ctype(s.buffer.dtype)} {s.buffer.name}[{s.buffer.size}];", depth)
+                self.scopes[-1].add(s.buffer.name)
         elif isinstance(s, Barrier):
             self.emit(self.d.barrier, depth)
         elif isinstance(s, ThreadBind):
-            self.emit(f"int {s.var} = {self.d.index[s.tag]};", depth)
+            # an unrolled virtual thread repeats its body in one scope: declare once
+            if not any(s.var in scope for scope in self.scopes):
+                self.emit(f"int {s.var} = {self.d.index[s.tag]};", depth)
+                self.scopes[-1].add(s.var)
             self.ranges[s.var] = (0, s.extent - 1)
             if s.extent < s.launch:
                 self.emit(f"if ({s.var} < {s.extent}) {{", depth)
-                self.stmts(s.body, depth + 1, budget)
+                self.block(s.body, depth + 1, budget)
                 self.emit("}", depth)
             else:
                 self.stmts(s.body, depth, budget)
@@ -230,7 +243,7 @@ class Renderer:
         if s.extent == 1:
             self.stmts(self.subst(s.body, s.var, 0), depth, budget)
             return
-        if s.kind == "unroll" and s.extent <= UNROLL_EXPLICIT_MAX:
+        if s.kind == "unroll" and s.extent * statements(s.body) <= UNROLL_EXPLICIT_MAX:
             for k in range(s.extent):
                 self.stmts(self.subst(s.body, s.var, k), depth, budget)
             return
@@ -239,46 +252,59 @@ class Renderer:
         if s.kind in ("unroll", "vectorize") or (budget and iterations(s) <= budget):
             self.emit("#pragma unroll", depth)
         self.emit(f"for (int {s.var} = 0; {s.var} < {s.extent}; ++{s.var}) {{", depth)
-        self.stmts(s.body, depth + 1, budget)
+        self.block(s.body, depth + 1, budget)
         self.emit("}", depth)
 
     # -- float2/float4 ----------------------------------------------------------------------
     def vector(self, s: For, depth: int) -> bool:
         """One vector store for the lanes of `s`; False where it must stay scalar."""
-        width = s.extent
-        if width not in (2, 4) or len(s.body) != 1 or not isinstance(s.body[0], Store):
+        width, body, conds = s.extent, s.body, []
+        while len(body) == 1 and isinstance(body[0], If) and s.var not in free_vars(body[0].cond):
+            conds.append(body[0].cond)  # a guard the same for every lane goes around the vector
+            body = body[0].body
+        if width not in (2, 4) or len(body) != 1 or not isinstance(body[0], Store):
             return False
-        st = s.body[0]
+        st = body[0]
         base = self.aligned_base(st.index, s.var, width, st.buffer)
         if base is None:
             return False
+        for c in conds:
+            self.emit(f"if ({self.expr(c)}) {{", depth)
+            depth += 1
+        self.vector_store(st, s.var, width, base, depth)
+        for _ in conds:
+            depth -= 1
+            self.emit("}", depth)
+        return True
+
+    def vector_store(self, st: Store, var: str, width: int, base: str, depth: int) -> None:
         vtype = f"float{width}"
         dst = f"*(({self.d.pointer[st.buffer.scope]}{vtype}*)(&{st.buffer.name}[{base}]))"
         src = st.value
         if isinstance(src, BufferLoad):
-            sbase = self.aligned_base(src.index, s.var, width, src.buffer)
+            sbase = self.aligned_base(src.index, var, width, src.buffer)
             if sbase is not None:
                 ptr = f"{self.d.pointer[src.buffer.scope]}{vtype}*"
                 self.emit(f"{dst} = *(({ptr})(&{src.buffer.name}[{sbase}]));", depth)
-                return True
+                return
         self.emit("{", depth)
         self.emit(f"{vtype} tf_v;", depth + 1)
         for k in range(width):
-            lane = self.subst([Store(st.buffer, st.index, src)], s.var, k)[0]
+            lane = self.subst([Store(st.buffer, st.index, src)], var, k)[0]
             assert isinstance(lane, Store)
             self.emit(f"tf_v.{LANES[k]} = {self.expr(lane.value)};", depth + 1)
         self.emit(f"{dst} = tf_v;", depth + 1)
         self.emit("}", depth)
-        return True
 
     def aligned_base(self, index: Expr, var: str, width: int, buf: Buffer) -> str | None:
         """The lane-0 index if `index` steps by one per lane and is a multiple of `width`."""
-        if buf.dtype != "float32":
+        if buf.dtype != "float32" or buf.scope == "local":  # registers: no aligned address
             return None
         aff = to_affine(index)
-        if aff.coefs.get(var) != 1 or aff.opaque:
+        if aff.coefs.get(var) != 1 or any(var in free_vars(e) for e, _ in aff.opaque):
             return None
         rest = [c for v, c in aff.coefs.items() if v != var] + [aff.const]
+        rest += [c for _, c in aff.opaque]  # integer terms: aligned if their scale is
         if any(c % width for c in rest):
             return None
         return self.expr(simplify(substitute(index, {var: Const(0)}), self.ranges))
@@ -308,6 +334,19 @@ class Renderer:
                 "",
             ]
         )
+
+
+def statements(body: list[Stmt]) -> int:
+    """Statements a body runs per iteration, loops counted at their full extent."""
+    total = 0
+    for s in body:
+        if isinstance(s, For):
+            total += s.extent * statements(s.body)
+        elif isinstance(s, (If, ThreadBind)):
+            total += statements(s.body)
+        else:
+            total += 1
+    return total
 
 
 def iterations(s: For) -> int:
