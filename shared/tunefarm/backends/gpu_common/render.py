@@ -13,7 +13,8 @@ How loops become code:
   so register arrays are indexed by constants, while that writes at most 256 statements; a
   larger one becomes a loop under `#pragma unroll`;
 - a loop with `auto_unroll_max_step` -> `#pragma unroll` on every loop inside it (itself
-  included) whose iterations, counted down to the innermost statements, fit the step;
+  included) whose iterations, counted down to the innermost statements, fit the step, and
+  that holds no barrier;
 - vectorize over 2 or 4 lanes of a contiguous store -> one float2/float4 store, its lanes
   computed as scalars, or a straight float4 copy where the source is contiguous too; the base
   index must be provably a multiple of the width (aligned), else the lanes stay scalar.
@@ -249,7 +250,8 @@ class Renderer:
             return
         if s.kind == "vectorize" and self.vector(s, depth):
             return
-        if s.kind in ("unroll", "vectorize") or (budget and iterations(s) <= budget):
+        small = budget and iterations(s) <= budget and not has_barrier(s.body)
+        if s.kind in ("unroll", "vectorize") or small:
             self.emit("#pragma unroll", depth)
         self.emit(f"for (int {s.var} = 0; {s.var} < {s.extent}; ++{s.var}) {{", depth)
         self.block(s.body, depth + 1, budget)
@@ -347,6 +349,15 @@ def statements(body: list[Stmt]) -> int:
         else:
             total += 1
     return total
+
+
+def has_barrier(body: list[Stmt]) -> bool:
+    """Loops around a barrier (a shared tile's fill) are not unrolled by the budget: nvcc's
+    front end takes minutes over hundreds of unrolled barriers, for no gain."""
+    for s in body:
+        if isinstance(s, Barrier) or (isinstance(s, (For, If, ThreadBind)) and has_barrier(s.body)):
+            return True
+    return False
 
 
 def iterations(s: For) -> int:
