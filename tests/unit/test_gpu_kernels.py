@@ -171,3 +171,23 @@ def test_every_template_runs_correctly_on_cuda():
     for inp, b, r in zip(inps, builds, results, strict=True):
         if b.ok:
             assert r.ok, f"{inp.task.op} {inp.config.as_dict()}: {r.error_msg}"
+
+
+def test_records_keep_the_nvcc_version_and_a_missing_gpu_is_a_runtime_error():
+    """A cuda candidate's build carries nvcc's release into its result and record; on a
+    machine without a GPU the run is an error record saying so, not a crash."""
+    need_nvcc()
+    from tunefarm.tune.records import Record, make_record
+
+    task = make_task("dense", "cuda -arch=sm_80")
+    inp = MeasureInput(task, registry.default_config(task))
+    with registry.local_builder(n_parallel=1) as builder:
+        (build,) = builder.build([inp])
+    assert build.ok and build.compiler.startswith("Cuda compilation tools, release ")
+    with registry.local_runner(CHECK, kind="cuda") as runner:
+        (result,) = runner.run([inp], [build])
+    if not result.ok:  # no GPU here
+        assert result.error_no == E.RUNTIME_ERROR and "libcuda" in result.error_msg
+    line = make_record(inp, result).to_json()
+    assert line["compiler"] == build.compiler
+    assert Record.from_json(line).result.compiler == build.compiler

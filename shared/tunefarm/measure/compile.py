@@ -105,6 +105,7 @@ def build_one(job: BuildJob) -> BuildResult:
         "",
         time.perf_counter() - start,
         digest,
+        identity,
     )
 
 
