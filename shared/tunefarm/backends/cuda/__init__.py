@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from tunefarm.backends.cuda import driver
 from tunefarm.backends.cuda import target as cuda_target
 from tunefarm.backends.cuda.driver import load_cuda_kernel
 from tunefarm.backends.cuda.resources import resource_usage
@@ -35,6 +36,10 @@ class CudaBackend(GpuBackend):
 
     def toolchain(self, target: Target) -> Toolchain:
         return cuda_target.toolchain(target)
+
+    def device_info(self) -> dict[str, object]:
+        """Name, memory and driver of this machine's device, for the agent's registration."""
+        return driver.device_info()
 
     def artifact_info(self, code: str, target: Target) -> dict[str, object]:
         """Registers, shared memory, spills and nvcc version of a candidate's source."""
