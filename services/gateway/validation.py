@@ -231,10 +231,11 @@ def _default_name(model: str, upload_name: str | None) -> str:
 
 # -- the other fields ---------------------------------------------------------------------------
 def _target(value: Any) -> str:
-    from tunefarm.backends import TargetError, canonical
+    from tunefarm.backends import TargetError, canonical, check_networks
 
     text = _string(value, "a target such as 'cpu' or 'cpu -isa=avx2'")
     try:
+        check_networks(text)  # a job compiles a whole network
         return canonical(text)
     except TargetError as exc:
         raise _Invalid(str(exc)) from None

@@ -252,6 +252,7 @@ def test_select_top_zero_turns_selection_off(client, jobs):
         ({"model": "zoo:alexnet"}, "model", "resnet-18"),
         ({"target": "gpu-x"}, "target", "no backend for 'gpu-x'; targets that exist: cpu"),
         ({"target": "rocm -arch=gfx90a"}, "target", "no backend for 'rocm'"),
+        ({"target": "cuda -arch=sm_90"}, "target", "whole networks cannot be compiled for cuda"),
         ({"target": "cpu -arch=sm_90"}, "target", "unknown option(s) -arch; cpu takes"),
         ({"target": None}, "target", "missing"),
         ({"device_key": "nope"}, "device_key", DEVICE_KEY),

@@ -191,3 +191,13 @@ def test_records_keep_the_nvcc_version_and_a_missing_gpu_is_a_runtime_error():
     line = make_record(inp, result).to_json()
     assert line["compiler"] == build.compiler
     assert Record.from_json(line).result.compiler == build.compiler
+
+
+@pytest.mark.parametrize("target", ["opencl", "cuda -arch=sm_90"])
+def test_network_commands_refuse_gpu_targets_naming_why(target, capsys):
+    """No GPU graph runtime yet: a network command says so in one line, no traceback."""
+    from tunefarm.cli.main import main
+
+    assert main(["compile", "zoo:resnet-18", "-o", "x.tfa", "--target", target]) == 2
+    err = capsys.readouterr().err
+    assert "whole networks cannot be compiled for" in err and "Traceback" not in err

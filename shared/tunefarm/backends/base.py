@@ -93,6 +93,18 @@ def parse_target(text: str) -> Target:
         raise TargetError(f"target {text!r}: {exc}; {kind} takes: {backend.usage}") from None
 
 
+def check_networks(text: str) -> None:
+    """TargetError unless the target's backend compiles whole networks (a backend says it
+    cannot with `runs_networks = False`: the GPU backends, which build single ops for now)."""
+    target = parse_target(text)
+    if not getattr(get_backend(target.kind), "runs_networks", True):
+        able = [k for k in kinds() if getattr(get_backend(k), "runs_networks", True)]
+        raise TargetError(
+            f"target {text!r}: whole networks cannot be compiled for {target.kind} yet (its "
+            f"ops can: tunefarm op, tune-tasks); networks compile for: {', '.join(able)}"
+        )
+
+
 def canonical(text: str) -> str:
     """The canonical spelling of a checked target (records and tasks compare targets as text)."""
     return str(parse_target(text))

@@ -42,8 +42,16 @@ def add_model_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def target(args: argparse.Namespace) -> str:
-    """The canonical --target."""
-    return str(checked_target(args.target))
+    """The canonical --target of a network command; CommandError if its backend does not
+    compile whole networks."""
+    from tunefarm.backends import TargetError, check_networks
+
+    text = str(checked_target(args.target))
+    try:
+        check_networks(text)
+    except TargetError as exc:
+        raise CommandError(f"--target: {exc}") from None
+    return text
 
 
 def load(args: argparse.Namespace) -> tuple[Any, Any]:

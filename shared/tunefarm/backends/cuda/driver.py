@@ -101,9 +101,7 @@ class CudaKernel:
                 host.ctypes.data_as(ctypes.c_void_p),
                 ctypes.c_size_t(host.nbytes),
             )
-        self.params = (ctypes.c_void_p * len(self.ptrs))(
-            *(ctypes.cast(ctypes.byref(p), ctypes.c_void_p) for p in self.ptrs)
-        )
+        self.params = (ctypes.c_void_p * len(self.ptrs))(*(ctypes.addressof(p) for p in self.ptrs))
         self.flush = ctypes.c_uint64()
         call("cuMemAlloc_v2", ctypes.byref(self.flush), ctypes.c_size_t(L2_FLUSH_BYTES))
         self.start, self.end = ctypes.c_void_p(), ctypes.c_void_p()

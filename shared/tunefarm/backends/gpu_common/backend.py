@@ -21,6 +21,7 @@ class GpuBackend:
 
     kind = ""
     dialect: Dialect
+    runs_networks = False  # no GPU graph runtime yet: single ops only
 
     @functools.cached_property
     def _templates(self) -> dict[str, Template]:
