@@ -168,6 +168,7 @@ def _report(summary: Any, names: list[str], args: argparse.Namespace, loaded: in
 def run(args: argparse.Namespace) -> int:
     """Run `tunefarm tune-tasks`; 0 if some task has a valid result, 1 if none has."""
     from tunefarm.recipe import LOCAL_DEVICE_KEY
+    from tunefarm.target import split_target
     from tunefarm.tune.task_scheduler import TaskScheduler
     from tunefarm.tune.tuner import MeasureOption
 
@@ -191,7 +192,8 @@ def run(args: argparse.Namespace) -> int:
                 f"skipped {len(errors)} bad line(s) of the log, e.g. {errors[0]}", file=sys.stderr
             )
         print(f"resumed: {loaded} trial(s) loaded from {args.log}", file=stream)
-    measure_option = MeasureOption.local(settings)
+    kind = split_target(tasks[0].target)[0]  # the device of this machine the tasks run on
+    measure_option = MeasureOption.local(settings, kind=kind)
     try:
         summary = scheduler.tune(
             args.trials,
