@@ -201,3 +201,20 @@ def test_network_commands_refuse_gpu_targets_naming_why(target, capsys):
     assert main(["compile", "zoo:resnet-18", "-o", "x.tfa", "--target", target]) == 2
     err = capsys.readouterr().err
     assert "whole networks cannot be compiled for" in err and "Traceback" not in err
+
+
+def test_tunefarm_op_build_only_prints_resources_and_the_limit(capsys):
+    """`tunefarm op ... --target "cuda -arch=sm_90" --build-only` on a machine without a GPU:
+    the default config's registers and shared memory, and a config over the thread limit
+    as a build error naming it."""
+    need_nvcc()
+    from tunefarm.cli.main import main
+
+    too_many = '{"tile_f": [1, 1, 16, 1], "tile_y": [1, 1, 10, 1], "tile_x": [1, 1, 10, 1]}'
+    argv = ["op", "conv2d", "-p", "data=1,8,10,10", "-p", "weight=16,8,3,3", "-p", "padding=1"]
+    argv += ["--target", "cuda -arch=sm_90", "--build-only", "--config", "{}"]
+    assert main([*argv, "--config", too_many]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("#"))
+    assert header.split()[-4:] == ["nvcc", "registers", "shared_bytes", "spill_bytes"]
+    assert "built" in out and "threads per block: 1600" in out
