@@ -129,6 +129,7 @@ GPU_CASES: dict[str, tuple[dict, dict]] = {
         {},
     ),
     "global_pool_avg": (dict(op="global_pool2d", data=(1, 512, 7, 7), kind="avg"), {}),
+    "batch_matmul": (dict(op="batch_matmul", a=(12, 128, 64), b=(12, 64, 128)), {}),
 }  # fmt: skip
 GPU_TARGETS = {"cuda": "cuda -arch=sm_90", "opencl": "opencl"}
 for _kind, _target in GPU_TARGETS.items():

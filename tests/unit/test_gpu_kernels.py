@@ -38,6 +38,8 @@ TEMPLATES: dict[str, dict] = {
         padding=(1, 1, 1, 1),
     ),
     "global_pool2d": dict(op="global_pool2d", data=(1, 16, 7, 7), kind="max"),
+    "batch_matmul": dict(op="batch_matmul", a=(2, 8, 12), b=(1, 10, 12), transpose_b=True),
+    "elementwise": dict(op="elementwise", fn="add", shapes=[(2, 8, 5, 5), (1, 8, 1, 1)]),
 }  # fmt: skip
 
 

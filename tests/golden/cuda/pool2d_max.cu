@@ -5,12 +5,14 @@ extern "C"
 __global__ void __launch_bounds__(512) tf_kernel(float* __restrict__ data, float* __restrict__ pool) {
   int pool_n_c_y_x_0 = blockIdx.x;
   int pool_n_c_y_x_1 = threadIdx.x;
-  pool[(((((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) / 56) / 56) * 3136) + (((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) / 56) % 56) * 56)) + (((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) % 56))] = (-TF_INF);
+  float pool_local[1];
+  pool_local[0] = (-TF_INF);
   #pragma unroll
-  for (int pool_ky = 0; pool_ky < 3; ++pool_ky) {
+  for (int pool_local_ky = 0; pool_local_ky < 3; ++pool_local_ky) {
     #pragma unroll
-    for (int pool_kx = 0; pool_kx < 3; ++pool_kx) {
-      pool[(((((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) / 56) / 56) * 3136) + (((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) / 56) % 56) * 56)) + (((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) % 56))] = fmaxf(pool[(((((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) / 56) / 56) * 3136) + (((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) / 56) % 56) * 56)) + (((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) % 56))], ((((pool_ky + (((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) / 56) % 56) * 2)) >= 1) && ((pool_kx + ((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) % 56) * 2)) >= 1)) ? data[((((((pool_ky * 112) + pool_kx) + (((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) / 56) / 56) * 12544)) + (((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) / 56) % 56) * 224)) + ((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) % 56) * 2)) - 113)] : -3.4028234663852886e+38f));
+    for (int pool_local_kx = 0; pool_local_kx < 3; ++pool_local_kx) {
+      pool_local[0] = fmaxf(pool_local[0], ((((pool_local_ky + (((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) / 56) % 56) * 2)) >= 1) && ((pool_local_kx + ((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) % 56) * 2)) >= 1)) ? data[((((((pool_local_ky * 112) + pool_local_kx) + (((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) / 56) / 56) * 12544)) + (((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) / 56) % 56) * 224)) + ((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) % 56) * 2)) - 113)] : -3.4028234663852886e+38f));
     }
   }
+  pool[(((((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) / 56) / 56) * 3136) + (((((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) / 56) % 56) * 56)) + (((pool_n_c_y_x_0 * 512) + pool_n_c_y_x_1) % 56))] = pool_local[0];
 }

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 
-from tunefarm.backends.gpu_common import conv2d, dense, depthwise, pool
+from tunefarm.backends.gpu_common import conv2d, dense, depthwise, generic, pool
 from tunefarm.backends.gpu_common.kernel import DeviceLimits, to_kernel
 from tunefarm.backends.gpu_common.render import Dialect, render
 from tunefarm.codegen.loops import LoweredFunc
@@ -31,6 +31,7 @@ class GpuBackend:
             dense.DenseShared(),
             pool.Pool2d(),
             pool.GlobalPool2d(),
+            *generic.TEMPLATES,
         ]
         return {t.op: t for t in found}
 

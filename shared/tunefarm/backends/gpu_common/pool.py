@@ -1,7 +1,7 @@
 """GPU pooling (pool2d, global_pool2d) in NCHW: one output element per thread.
 
 The output's axes are fused and split over blocks of `threads` threads; the window is a
-loop in each thread (an average's sum kept in a register, divided at the store), the
+loop in each thread accumulating in a register (an average's sum divided at the store), the
 padding folded into the loads.
 
 Knobs: threads, auto_unroll_max_step.
@@ -52,9 +52,17 @@ def thread_steps(dag: te.ComputeDAG, threads: int, unroll: int) -> list[S.Step]:
     out = dag.outputs[0]
     names = tuple(a.name for a in out.op.axes)  # type: ignore[union-attr]
     fused = "+".join(names)
-    steps: list[S.Step] = [S.Fuse(out.name, names), S.Split(out.name, fused, (threads,))]
+    steps: list[S.Step] = []
+    reducer = None
+    if out.op.reduce_axes:  # type: ignore[union-attr]
+        # accumulate in a register, store once (not a read-modify-write of global memory)
+        reducer = f"{out.name}.local"
+        steps.append(S.CacheWrite(out.name))
+    steps += [S.Fuse(out.name, names), S.Split(out.name, fused, (threads,))]
     steps += [S.Bind(out.name, f"{fused}.0", "blockIdx.x")]
     steps += [S.Bind(out.name, f"{fused}.1", "threadIdx.x")]
+    if reducer is not None:
+        steps.append(S.ComputeAt(reducer, out.name, f"{fused}.1"))
     for t in dag.compute_stages:
         if t is out:
             continue
@@ -63,10 +71,9 @@ def thread_steps(dag: te.ComputeDAG, threads: int, unroll: int) -> list[S.Step]:
             reducer = t.name
         else:
             steps.append(S.ComputeInline(t.name))
-    if out.op.reduce_axes:  # type: ignore[union-attr]
-        reducer = out.name
-    if unroll:
-        first = dag.by_name[reducer].op.reduce_axes[0].name  # type: ignore[union-attr]
+    if unroll and reducer is not None:
+        source = dag.by_name[reducer.removesuffix(".local")]
+        first = source.op.reduce_axes[0].name  # type: ignore[union-attr]
         steps.append(S.Pragma(reducer, first, "auto_unroll_max_step", unroll))
     return steps
 
