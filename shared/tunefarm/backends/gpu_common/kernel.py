@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from tunefarm.codegen.loops import Buffer, Decl, For, If, LoweredFunc, Stmt, Store
+from tunefarm.codegen.loops import Buffer, Decl, For, If, LoweredFunc, Stmt
 from tunefarm.measure.errors import DeviceLimitError
 
 BLOCK_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z")
@@ -195,7 +195,6 @@ __all__ = [
     "DeviceLimits",
     "GpuCodegenError",
     "GpuKernel",
-    "Store",
     "ThreadBind",
     "check_limits",
     "to_kernel",
