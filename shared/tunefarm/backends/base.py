@@ -34,7 +34,14 @@ _MODULES = {
 
 
 class Backend(Protocol):
-    """What one kind of machine provides; `tunefarm.backends.cpu` is the worked example."""
+    """What one kind of machine provides; `tunefarm.backends.cpu` is the worked example.
+
+    Optional members, read with getattr where they matter (the GPU backends have them):
+    `runs_networks` (False: single ops only, see `check_networks`), `min_repeat_ms` (the CLI's
+    default for its measurements), `artifact_info(code, target)` (what `tunefarm op
+    --build-only` reports, e.g. registers and shared memory) and `device_info()` (what an
+    agent registers about its device: name, memory, driver).
+    """
 
     kind: str
     usage: str  # the target syntax, e.g. "cpu [-isa=avx512|avx2|sse4|generic] [-cores=N]"
