@@ -117,13 +117,16 @@ def cudnn_seconds(layer: tuple[int, ...]) -> float:
 
 
 def device_line() -> str:
+    """The GPU, its memory and driver (from libcuda, as the agent reports them) and the CUDA
+    version PyTorch was built with."""
     import torch
 
-    props = torch.cuda.get_device_properties(0)
-    driver = torch.cuda.driver_version() if hasattr(torch.cuda, "driver_version") else "?"
-    return (
-        f"{props.name}, {props.total_memory >> 30} GiB, CUDA {torch.version.cuda}, driver {driver}"
-    )
+    from tunefarm.backends import get_backend
+
+    info = get_backend("cuda").device_info()  # type: ignore[attr-defined]
+    gib = int(info["memory"]) / 2**30
+    driver, built = info["driver"], torch.version.cuda
+    return f"{info['name']}, {gib:.0f} GiB, driver CUDA {driver}, torch CUDA {built}"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
