@@ -66,7 +66,7 @@ def test_shared_tiles_cover_every_thread_and_a_narrow_loop_is_guarded(tmp_path):
     assert sizes == {"A_shared": 6, "B_shared": 60}, "B's tile is relaxed over the 10 threads"
     source = render(kernel, OPENCL)
     assert "if (A_shared_ax1 < 6) {" in source  # 6 of the 10 threads fetch A's row
-    assert source.count("barrier(CLK_LOCAL_MEM_FENCE);") == 3  # two fills share a fence
+    assert source.count(OPENCL.barrier) == 3  # two fills share a fence
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((8, 6), np.float32), rng.standard_normal((6, 10), np.float32)
     out = run_opencl(source, [a, b, np.zeros((8, 10), np.float32)], tmp_path)[2]
@@ -102,3 +102,34 @@ def test_a_shared_fill_under_a_narrow_thread_loop_is_refused():
     ]
     with pytest.raises(GpuCodegenError, match="under a thread guard"):
         to_kernel(lower(matmul_relu().apply_all(steps)), LIMITS)
+
+
+def row_sum() -> Schedule:
+    """out[i] = sum_k A[i, k], 4 x 100."""
+    a = te.placeholder((4, 100), name="A")
+    k = te.reduce_axis(100, "k")
+    out = te.compute((4,), lambda i: te.sum(a[i, k], axis=k), name="out")
+    return Schedule([out], [a])
+
+
+@pytest.mark.parametrize("cached", [True, False], ids=["register", "memory"])
+def test_a_reduce_loop_bound_to_threads_is_a_cross_thread_reduction(cached, tmp_path):
+    """32 threads each sum a strided share of a row (100 = 4 x 32 with a guard), then
+    combine their partial sums in shared memory."""
+    acc = "out.local" if cached else "out"
+    steps: list[S.Step] = [S.CacheWrite("out")] if cached else []
+    steps += [S.Bind("out", "i", "blockIdx.x")]
+    if cached:
+        steps += [S.ComputeAt(acc, "out", "i")]
+    steps += [
+        S.Split(acc, "k", (32,)),
+        S.Reorder(acc, ("k.1", "k.0")),
+        S.Bind(acc, "k.1", "threadIdx.x"),
+    ]
+    kernel = to_kernel(lower(row_sum().apply_all(steps)), LIMITS)
+    assert kernel.block == (32, 1, 1) and kernel.shared_bytes == 32 * 4
+    source = render(kernel, OPENCL)
+    x = np.random.default_rng(1).standard_normal((4, 100)).astype(np.float32)
+    out = run_opencl(source, [x, np.zeros(4, np.float32)], tmp_path)[1]
+    np.testing.assert_allclose(out, x.sum(axis=1), rtol=1e-5, atol=1e-5)
+    assert "tf_s >>= 1" in render(kernel, CUDA)

@@ -56,6 +56,7 @@ class For(Stmt):
     body: list[Stmt]
     thread: str | None = None
     pragmas: list[tuple[str, int]] = field(default_factory=list)
+    reduce: bool = False  # a loop over a reduce axis (a GPU binds one for cross-thread sums)
 
 
 @dataclass

@@ -304,7 +304,8 @@ class Lowerer:
 
     def make_for(self, info: LoopInfo, lf, body: list[Stmt]) -> For:
         kind = {"none": "serial", "bind": "bind"}.get(lf.annotation, lf.annotation)
-        return For(info.var(lf.name), info.extents[lf.name], kind, body, lf.thread, lf.pragmas)
+        var, extent = info.var(lf.name), info.extents[lf.name]
+        return For(var, extent, kind, body, lf.thread, lf.pragmas, lf.kind == "reduce")
 
     def attached_to(self, name: str) -> dict[str, list[Stage]]:
         out: dict[str, list[Stage]] = {}

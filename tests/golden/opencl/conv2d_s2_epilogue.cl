@@ -15,7 +15,7 @@ __kernel void __attribute__((reqd_work_group_size(7, 7, 8))) tf_kernel(__global 
   conv[2] = 0.0f;
   conv[3] = 0.0f;
   for (int conv_rc_0 = 0; conv_rc_0 < 4; ++conv_rc_0) {
-    barrier(CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     #pragma unroll
     for (int conv_pad_shared_ax0_ax1_ax2_ax3_0 = 0; conv_pad_shared_ax0_ax1_ax2_ax3_0 < 5; ++conv_pad_shared_ax0_ax1_ax2_ax3_0) {
       int conv_pad_shared_ax0_ax1_ax2_ax3_1 = (int)get_local_id(2);
@@ -25,7 +25,7 @@ __kernel void __attribute__((reqd_work_group_size(7, 7, 8))) tf_kernel(__global 
         conv_pad_shared[(((((((((((conv_pad_shared_ax0_ax1_ax2_ax3_0 * 392) + (conv_pad_shared_ax0_ax1_ax2_ax3_1 * 49)) + (conv_pad_shared_ax0_ax1_ax2_ax3_2 * 7)) + conv_pad_shared_ax0_ax1_ax2_ax3_3) / 15) / 15) / 8) * 1800) + ((((((((conv_pad_shared_ax0_ax1_ax2_ax3_0 * 392) + (conv_pad_shared_ax0_ax1_ax2_ax3_1 * 49)) + (conv_pad_shared_ax0_ax1_ax2_ax3_2 * 7)) + conv_pad_shared_ax0_ax1_ax2_ax3_3) / 15) / 15) % 8) * 225)) + (((((((conv_pad_shared_ax0_ax1_ax2_ax3_0 * 392) + (conv_pad_shared_ax0_ax1_ax2_ax3_1 * 49)) + (conv_pad_shared_ax0_ax1_ax2_ax3_2 * 7)) + conv_pad_shared_ax0_ax1_ax2_ax3_3) / 15) % 15) * 15)) + (((((conv_pad_shared_ax0_ax1_ax2_ax3_0 * 392) + (conv_pad_shared_ax0_ax1_ax2_ax3_1 * 49)) + (conv_pad_shared_ax0_ax1_ax2_ax3_2 * 7)) + conv_pad_shared_ax0_ax1_ax2_ax3_3) % 15))] = (((((out_y_0 * 14) + ((((((conv_pad_shared_ax0_ax1_ax2_ax3_0 * 392) + (conv_pad_shared_ax0_ax1_ax2_ax3_1 * 49)) + (conv_pad_shared_ax0_ax1_ax2_ax3_2 * 7)) + conv_pad_shared_ax0_ax1_ax2_ax3_3) / 15) % 15)) >= 1) && (((out_x_0 * 14) + (((((conv_pad_shared_ax0_ax1_ax2_ax3_0 * 392) + (conv_pad_shared_ax0_ax1_ax2_ax3_1 * 49)) + (conv_pad_shared_ax0_ax1_ax2_ax3_2 * 7)) + conv_pad_shared_ax0_ax1_ax2_ax3_3) % 15)) >= 1)) ? data[((((((((conv_rc_0 * 1568) + (out_y_0 * 196)) + (out_x_0 * 14)) + ((((((((conv_pad_shared_ax0_ax1_ax2_ax3_0 * 392) + (conv_pad_shared_ax0_ax1_ax2_ax3_1 * 49)) + (conv_pad_shared_ax0_ax1_ax2_ax3_2 * 7)) + conv_pad_shared_ax0_ax1_ax2_ax3_3) / 15) / 15) / 8) * 6272)) + ((((((((conv_pad_shared_ax0_ax1_ax2_ax3_0 * 392) + (conv_pad_shared_ax0_ax1_ax2_ax3_1 * 49)) + (conv_pad_shared_ax0_ax1_ax2_ax3_2 * 7)) + conv_pad_shared_ax0_ax1_ax2_ax3_3) / 15) / 15) % 8) * 196)) + (((((((conv_pad_shared_ax0_ax1_ax2_ax3_0 * 392) + (conv_pad_shared_ax0_ax1_ax2_ax3_1 * 49)) + (conv_pad_shared_ax0_ax1_ax2_ax3_2 * 7)) + conv_pad_shared_ax0_ax1_ax2_ax3_3) / 15) % 15) * 14)) + (((((conv_pad_shared_ax0_ax1_ax2_ax3_0 * 392) + (conv_pad_shared_ax0_ax1_ax2_ax3_1 * 49)) + (conv_pad_shared_ax0_ax1_ax2_ax3_2 * 7)) + conv_pad_shared_ax0_ax1_ax2_ax3_3) % 15)) - 15)] : 0.0f);
       }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     #pragma unroll
     for (int weight_shared_ax0_ax1_ax2_ax3_0 = 0; weight_shared_ax0_ax1_ax2_ax3_0 < 6; ++weight_shared_ax0_ax1_ax2_ax3_0) {
       int weight_shared_ax0_ax1_ax2_ax3_1 = (int)get_local_id(2);
@@ -35,7 +35,7 @@ __kernel void __attribute__((reqd_work_group_size(7, 7, 8))) tf_kernel(__global 
         weight_shared[(((((((((((weight_shared_ax0_ax1_ax2_ax3_0 * 392) + (weight_shared_ax0_ax1_ax2_ax3_1 * 49)) + (weight_shared_ax0_ax1_ax2_ax3_2 * 7)) + weight_shared_ax0_ax1_ax2_ax3_3) / 3) / 3) / 8) * 72) + ((((((((weight_shared_ax0_ax1_ax2_ax3_0 * 392) + (weight_shared_ax0_ax1_ax2_ax3_1 * 49)) + (weight_shared_ax0_ax1_ax2_ax3_2 * 7)) + weight_shared_ax0_ax1_ax2_ax3_3) / 3) / 3) % 8) * 9)) + (((((((weight_shared_ax0_ax1_ax2_ax3_0 * 392) + (weight_shared_ax0_ax1_ax2_ax3_1 * 49)) + (weight_shared_ax0_ax1_ax2_ax3_2 * 7)) + weight_shared_ax0_ax1_ax2_ax3_3) / 3) % 3) * 3)) + (((((weight_shared_ax0_ax1_ax2_ax3_0 * 392) + (weight_shared_ax0_ax1_ax2_ax3_1 * 49)) + (weight_shared_ax0_ax1_ax2_ax3_2 * 7)) + weight_shared_ax0_ax1_ax2_ax3_3) % 3))] = weight[((((((out_n_f_0 * 9216) + (conv_rc_0 * 72)) + ((((((((weight_shared_ax0_ax1_ax2_ax3_0 * 392) + (weight_shared_ax0_ax1_ax2_ax3_1 * 49)) + (weight_shared_ax0_ax1_ax2_ax3_2 * 7)) + weight_shared_ax0_ax1_ax2_ax3_3) / 3) / 3) / 8) * 288)) + ((((((((weight_shared_ax0_ax1_ax2_ax3_0 * 392) + (weight_shared_ax0_ax1_ax2_ax3_1 * 49)) + (weight_shared_ax0_ax1_ax2_ax3_2 * 7)) + weight_shared_ax0_ax1_ax2_ax3_3) / 3) / 3) % 8) * 9)) + (((((((weight_shared_ax0_ax1_ax2_ax3_0 * 392) + (weight_shared_ax0_ax1_ax2_ax3_1 * 49)) + (weight_shared_ax0_ax1_ax2_ax3_2 * 7)) + weight_shared_ax0_ax1_ax2_ax3_3) / 3) % 3) * 3)) + (((((weight_shared_ax0_ax1_ax2_ax3_0 * 392) + (weight_shared_ax0_ax1_ax2_ax3_1 * 49)) + (weight_shared_ax0_ax1_ax2_ax3_2 * 7)) + weight_shared_ax0_ax1_ax2_ax3_3) % 3))];
       }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     #pragma unroll
     for (int conv_rc_1 = 0; conv_rc_1 < 8; ++conv_rc_1) {
       conv[0] = (conv[0] + (conv_pad_shared[(((conv_rc_1 * 225) + (out_y_2 * 30)) + (out_x_2 * 2))] * weight_shared[((out_f_2 * 288) + (conv_rc_1 * 9))]));

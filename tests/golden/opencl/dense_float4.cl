@@ -12,18 +12,18 @@ __kernel void __attribute__((reqd_work_group_size(50, 1, 1))) tf_kernel(__global
   dense[2] = 0.0f;
   dense[3] = 0.0f;
   for (int dense_k_0 = 0; dense_k_0 < 16; ++dense_k_0) {
-    barrier(CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     int data_shared_ax0_ax1_0_1 = (int)get_local_id(0);
     if (((data_shared_ax0_ax1_0_1 < 8) && ((out_i_0 + (data_shared_ax0_ax1_0_1 / 8)) < 1))) {
       *((__local float4*)(&data_shared[(((data_shared_ax0_ax1_0_1 / 8) * 32) + ((data_shared_ax0_ax1_0_1 % 8) * 4))])) = *((__global float4*)(&data[((((out_i_0 * 512) + (dense_k_0 * 32)) + ((data_shared_ax0_ax1_0_1 / 8) * 512)) + ((data_shared_ax0_ax1_0_1 % 8) * 4))]));
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     #pragma unroll
     for (int weight_shared_ax0_ax1_0_0 = 0; weight_shared_ax0_ax1_0_0 < 32; ++weight_shared_ax0_ax1_0_0) {
       int weight_shared_ax0_ax1_0_1 = (int)get_local_id(0);
       *((__local float4*)(&weight_shared[(((((weight_shared_ax0_ax1_0_0 * 50) + weight_shared_ax0_ax1_0_1) / 8) * 32) + ((((weight_shared_ax0_ax1_0_0 * 50) + weight_shared_ax0_ax1_0_1) % 8) * 4))])) = *((__global float4*)(&weight[((((out_j_0 * 102400) + (dense_k_0 * 32)) + ((((weight_shared_ax0_ax1_0_0 * 50) + weight_shared_ax0_ax1_0_1) / 8) * 512)) + ((((weight_shared_ax0_ax1_0_0 * 50) + weight_shared_ax0_ax1_0_1) % 8) * 4))]));
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     #pragma unroll
     for (int dense_k_1 = 0; dense_k_1 < 32; ++dense_k_1) {
       dense[0] = (dense[0] + (data_shared[dense_k_1] * weight_shared[((out_j_1 * 128) + dense_k_1)]));

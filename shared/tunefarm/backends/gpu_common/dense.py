@@ -5,8 +5,12 @@ outputs in registers. The reduction is split (ko, ki); at each outer step the bl
 the ni x ki slice of data and the (to*oi) x ki slice of the weight into shared memory with
 float4 loads and stores (`vec` = 4 where K and ki allow), between barriers.
 
+With `k_threads` > 1 the schedule is the small-batch one instead: each output is summed by
+k_threads threads together (a cross-thread reduction), tile_o's thread factor outputs per
+block.
+
 Knobs: tile_n (2-way), tile_o (3-way: block, thread, inner), tile_k (2-way), vec (4: float4
-fetches where the K tile is a multiple of 4), auto_unroll_max_step.
+fetches where the K tile is a multiple of 4), k_threads, auto_unroll_max_step.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from tunefarm.schedule.space import ConfigSpace
 from tunefarm.schedule.template import KernelDef, Template, accumulator, check_config, io_key
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
+
+K_THREADS = (32, 64)  # threads summing one output's K together (cross-thread reduction)
 
 
 def dense_params(task: Task) -> dict[str, Any]:
@@ -61,6 +67,25 @@ def fetch_vector_steps(stage: str, threads: int, vec: int) -> list[S.Step]:
     ]
 
 
+def cross_thread_steps(out: str, acc: str, rows: int, k_threads: int, unroll: int):
+    """For small batches (a matrix-vector product): a block of `rows` x `k_threads` threads,
+    one output per threadIdx.y, its K split over threadIdx.x and summed across the threads
+    (tile_n, the inner output tile, vec and the shared tiles do not apply)."""
+    steps: list[S.Step] = [
+        S.Split(out, "j", (rows,)),
+        S.Bind(out, "i", "blockIdx.y"),
+        S.Bind(out, "j.0", "blockIdx.x"),
+        S.Bind(out, "j.1", "threadIdx.y"),
+        S.ComputeAt(acc, out, "j.1"),
+        S.Split(acc, "k", (k_threads,)),
+        S.Reorder(acc, ("k.1", "k.0", "i", "j")),
+        S.Bind(acc, "k.1", "threadIdx.x"),
+    ]
+    if unroll:
+        steps.append(S.Pragma(acc, "k.0", "auto_unroll_max_step", unroll))
+    return steps
+
+
 class DenseShared(Template):
     op = "dense"
 
@@ -87,6 +112,7 @@ class DenseShared(Template):
         sp.define_split("tile_o", p["o"], 3, filter=lambda f: f[2] <= 8)
         sp.define_split("tile_k", p["k"], 2)
         sp.define_knob("vec", [1, 4] if p["k"] % 4 == 0 else [1])
+        sp.define_knob("k_threads", [1, *(t for t in K_THREADS if t <= p["k"])])
         sp.define_knob("auto_unroll_max_step", list(UNROLL_STEPS))
         return sp
 
@@ -101,6 +127,7 @@ class DenseShared(Template):
             "tile_o": (p["o"] // (to * oi), to, oi),
             "tile_k": (p["k"] // ki, ki),
             "vec": vec,
+            "k_threads": 1,
             "auto_unroll_max_step": 512,
         }
 
@@ -114,8 +141,11 @@ class DenseShared(Template):
         acc_t = dense(data, weight, name="dense")
         out, extra = build_epilogue(acc_t, p["epilogue"], lambda i: (i[1],), (p["o"],), "out")
         steps, acc = accumulator(acc_t, out)
-        steps += [S.CacheRead("data", "shared", (acc,)), S.CacheRead("weight", "shared", (acc,))]
         o = out.name
+        if cfg["k_threads"] > 1:
+            steps += cross_thread_steps(o, acc, to, cfg["k_threads"], cfg["auto_unroll_max_step"])
+            return self._kernel(task, data, weight, out, extra, steps)
+        steps += [S.CacheRead("data", "shared", (acc,)), S.CacheRead("weight", "shared", (acc,))]
         steps += [
             S.Split(o, "i", (ni,)),
             S.Split(o, "j", (to, oi)),
@@ -136,6 +166,10 @@ class DenseShared(Template):
         for shared in ("data.shared", "weight.shared"):
             steps.append(S.ComputeAt(shared, acc, "k.0"))
             steps += fetch_vector_steps(shared, to, vec)
+        return self._kernel(task, data, weight, out, extra, steps)
+
+    @staticmethod
+    def _kernel(task, data, weight, out, extra, steps) -> KernelDef:
         return KernelDef(
             inputs=[data, weight, *(t for _, t in extra)],
             outputs=[out],

@@ -25,7 +25,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from tunefarm.codegen.loops import Buffer, Decl, For, If, LoweredFunc, Stmt
+from tunefarm.codegen.arith import simplify
+from tunefarm.codegen.loops import (
+    Buffer,
+    BufferLoad,
+    Decl,
+    For,
+    If,
+    LoweredFunc,
+    Stmt,
+    Store,
+    walk_stmts,
+)
+from tunefarm.ir.expr import Binary, Const, Expr
+from tunefarm.ir.transform import free_vars, substitute
 from tunefarm.measure.errors import DeviceLimitError
 
 BLOCK_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z")
@@ -51,6 +64,19 @@ class ThreadBind(Stmt):
     extent: int
     launch: int
     body: list[Stmt]
+
+
+@dataclass
+class CrossReduce(Stmt):
+    """Combine every thread's `partial` along thread tag `tag` (a tree in the shared buffer
+    `scratch`, one slot per thread of the block) into `target[index]`, by thread 0 of the tag."""
+
+    op: str  # "+" | "max" | "min"
+    partial: Buffer
+    scratch: Buffer
+    target: Buffer
+    index: Expr
+    tag: str
 
 
 @dataclass(frozen=True)
@@ -124,11 +150,12 @@ class _Pass:
                 out += [*fill, Barrier()]
                 i += 2
                 continue
-            out.append(self.stmt(s, bound, guarded))
+            done = self.stmt(s, bound, guarded)
+            out += done if isinstance(done, list) else [done]
             i += 1
         return out
 
-    def stmt(self, s: Stmt, bound: tuple[str, ...], guarded: bool) -> Stmt:
+    def stmt(self, s: Stmt, bound: tuple[str, ...], guarded: bool) -> Stmt | list[Stmt]:
         if isinstance(s, If):
             return If(s.cond, self.stmts(s.body, bound, True))
         if not isinstance(s, For):
@@ -143,8 +170,80 @@ class _Pass:
         tag = str(s.thread)
         launch = self.launch[tag]
         narrow = s.extent < launch
+        if s.reduce and tag in THREAD_TAGS:
+            return self.cross_thread(s, tag, bound, guarded)
         body = self.stmts(s.body, (*bound, tag), guarded or narrow)
         return ThreadBind(s.var, tag, s.extent, launch, body)
+
+    def cross_thread(self, s: For, tag: str, bound: tuple[str, ...], guarded: bool) -> list[Stmt]:
+        """A reduce loop bound to threads: each thread sums its share into a register, then
+        the block combines the partial sums through shared memory (TVM's cross-thread
+        reduction, for reductions whose spatial extent is too small to fill a block)."""
+        if guarded:
+            raise GpuCodegenError(
+                f"reduce loop {s.var} is bound to {tag} under a thread guard: its barriers "
+                "would not be reached by every thread"
+            )
+        target, index, op = accumulator_of(s)
+        partial = Buffer(f"{s.var}_part", (1,), target.dtype, "local")
+        scratch = Buffer(f"{s.var}_red", (math.prod(self.block()),), target.dtype, "shared")
+        self.shared.append(scratch)
+        body = retarget(s.body, target, index, partial)
+        launch = self.launch[tag]
+        bind = ThreadBind(
+            s.var, tag, s.extent, launch, self.stmts(body, (*bound, tag), s.extent < launch)
+        )
+        init = Store(partial, Const(0), Const(REDUCE_INIT[op], target.dtype))
+        return [Decl(partial), init, bind, CrossReduce(op, partial, scratch, target, index, tag)]
+
+    def block(self) -> tuple[int, int, int]:
+        return tuple(self.launch.get(t, 1) for t in THREAD_TAGS)  # type: ignore[return-value]
+
+
+REDUCE_INIT = {"+": 0.0, "max": -math.inf, "min": math.inf}
+
+
+def accumulator_of(loop: For) -> tuple[Buffer, Expr, str]:
+    """The one accumulator a thread-bound reduce loop updates: buffer, index, combiner."""
+    stores = [x for x in walk_stmts(loop.body) if isinstance(x, Store)]
+    loops = [x for x in walk_stmts(loop.body) if isinstance(x, For)]
+    inner = {loop.var} | {x.var for x in loops if x.extent > 1}
+    ones = {x.var: Const(0) for x in loops if x.extent == 1}  # a loop of one: its var is 0
+    found = set()
+    for st in stores:
+        v = st.value
+        ok = isinstance(v, Binary) and v.op in REDUCE_INIT and isinstance(v.a, BufferLoad)
+        if not ok or v.a.buffer != st.buffer or v.a.index != st.index:  # type: ignore[union-attr]
+            raise GpuCodegenError(
+                f"reduce loop {loop.var} bound to threads must only accumulate, found a store "
+                f"to {st.buffer.name}"
+            )
+        found.add((st.buffer, simplify(substitute(st.index, ones)), v.op))  # type: ignore[union-attr]
+    if len(found) != 1 or free_vars(next(iter(found))[1]) & inner:
+        raise GpuCodegenError(
+            f"reduce loop {loop.var} bound to threads must accumulate into one element per "
+            "thread group (bind it below the register tile, or keep it serial)"
+        )
+    return next(iter(found))
+
+
+def retarget(body: list[Stmt], target: Buffer, index: Expr, partial: Buffer) -> list[Stmt]:
+    """The loop body accumulating into a thread's private partial instead of `target`."""
+    out: list[Stmt] = []
+    for s in body:
+        if isinstance(s, Store) and s.buffer == target:
+            v = s.value
+            assert isinstance(v, Binary)
+            load = BufferLoad(partial, Const(0), partial.dtype)
+            out.append(Store(partial, Const(0), Binary(v.op, load, v.b, v.dtype)))
+        elif isinstance(s, For):
+            body_ = retarget(s.body, target, index, partial)
+            out.append(For(s.var, s.extent, s.kind, body_, s.thread, s.pragmas, s.reduce))
+        elif isinstance(s, If):
+            out.append(If(s.cond, retarget(s.body, target, index, partial)))
+        else:
+            out.append(s)
+    return out
 
 
 def to_kernel(func: LoweredFunc, limits: DeviceLimits) -> GpuKernel:
@@ -192,6 +291,7 @@ def check_limits(kernel: GpuKernel, limits: DeviceLimits) -> None:
 
 __all__ = [
     "Barrier",
+    "CrossReduce",
     "DeviceLimits",
     "GpuCodegenError",
     "GpuKernel",

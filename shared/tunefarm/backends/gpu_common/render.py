@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from tunefarm.backends.gpu_common.kernel import Barrier, GpuKernel, ThreadBind
+from tunefarm.backends.gpu_common.kernel import Barrier, CrossReduce, GpuKernel, ThreadBind
 from tunefarm.codegen.arith import simplify, to_affine
 from tunefarm.codegen.loops import Buffer, BufferLoad, Decl, For, If, Stmt, Store
 from tunefarm.ir.expr import (
@@ -99,7 +99,7 @@ OPENCL = Dialect(
         **{f"blockIdx.{a}": f"(int)get_group_id({i})" for i, a in enumerate("xyz")},
         **{f"threadIdx.{a}": f"(int)get_local_id({i})" for i, a in enumerate("xyz")},
     },
-    barrier="barrier(CLK_LOCAL_MEM_FENCE);",
+    barrier="barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",  # as __syncthreads()
     float_suffix="",
     fmin="fmin",
     fmax="fmax",
@@ -185,6 +185,9 @@ class Renderer:
             elif isinstance(s, ThreadBind):
                 body = self.subst(s.body, var, value)
                 out.append(ThreadBind(s.var, s.tag, s.extent, s.launch, body))
+            elif isinstance(s, CrossReduce):
+                index = ex(s.index)
+                out.append(CrossReduce(s.op, s.partial, s.scratch, s.target, index, s.tag))
             else:
                 out.append(s)
         return out
@@ -230,8 +233,51 @@ class Renderer:
                 self.stmts(s.body, depth, budget)
         elif isinstance(s, For):
             self.loop(s, depth, budget)
+        elif isinstance(s, CrossReduce):
+            self.cross_reduce(s, depth)
         else:
             raise RenderError(f"cannot render statement {type(s).__name__}")
+
+    def cross_reduce(self, s: CrossReduce, depth: int) -> None:
+        """A tree over the threads of `s.tag` in the shared scratch (one slot per thread of
+        the block), halving until thread 0 of the tag holds the total; a register accumulator
+        then takes it in every thread, one in memory from thread 0 only."""
+        bx, by, _ = self.k.block
+        idx = self.d.index
+        tz, ty, tx = (idx[f"threadIdx.{a}"] for a in "zyx")
+        lin = f"({tz} * {bx * by} + {ty} * {bx} + {tx})"
+        axis = "xyz".index(s.tag[-1])
+        stride, count = (1, bx, bx * by)[axis], self.k.block[axis]
+        t = idx[s.tag]
+        width = 1 << max(0, (count - 1).bit_length())
+        red = s.scratch.name
+
+        def comb(a: str, b: str) -> str:
+            if s.op == "+":
+                return f"({a} + {b})"
+            return f"{self.d.fmax if s.op == 'max' else self.d.fmin}({a}, {b})"
+
+        d = depth + 1
+        self.emit("{", depth)
+        self.emit(self.d.barrier, d)
+        self.emit(f"{red}[{lin}] = {s.partial.name}[0];", d)
+        self.emit(self.d.barrier, d)
+        self.emit(f"for (int tf_s = {width // 2}; tf_s > 0; tf_s >>= 1) {{", d)
+        self.emit(f"if ({t} < tf_s && {t} + tf_s < {count}) {{", d + 1)
+        other = f"{red}[{lin} + tf_s * {stride}]"
+        self.emit(f"{red}[{lin}] = {comb(f'{red}[{lin}]', other)};", d + 2)
+        self.emit("}", d + 1)
+        self.emit(self.d.barrier, d + 1)
+        self.emit("}", d)
+        target = f"{s.target.name}[{self.expr(s.index)}]"
+        total = f"{red}[{lin} - {t} * {stride}]"
+        if s.target.scope == "local":  # every thread's register copy gets the total
+            self.emit(f"{target} = {comb(target, total)};", d)
+        else:  # memory the threads share: one update
+            self.emit(f"if ({t} == 0) {{", d)
+            self.emit(f"{target} = {comb(target, total)};", d + 1)
+            self.emit("}", d)
+        self.emit("}", depth)
 
     def loop(self, s: For, depth: int, budget: int) -> None:
         if s.kind == "parallel":
@@ -355,7 +401,9 @@ def has_barrier(body: list[Stmt]) -> bool:
     """Loops around a barrier (a shared tile's fill) are not unrolled by the budget: nvcc's
     front end takes minutes over hundreds of unrolled barriers, for no gain."""
     for s in body:
-        if isinstance(s, Barrier) or (isinstance(s, (For, If, ThreadBind)) and has_barrier(s.body)):
+        if isinstance(s, (Barrier, CrossReduce)):
+            return True
+        if isinstance(s, (For, If, ThreadBind)) and has_barrier(s.body):
             return True
     return False
 
