@@ -3,7 +3,7 @@
 PY ?= .venv/bin/python
 VENV_STAMP := .venv/.stamp
 
-.PHONY: venv test lint lint-imports golden bench bench-kernels bench-tuners bench-networks run docker-build k8s-render bench-pipeline serve
+.PHONY: venv test lint lint-imports golden bench bench-kernels bench-tuners bench-networks bench-gpu run docker-build k8s-render bench-pipeline serve
 
 venv: $(VENV_STAMP)
 
@@ -47,6 +47,12 @@ bench-tuners: venv
 BENCH_NETWORKS_ARGS ?=
 bench-networks: venv
 	$(PY) benchmarks/networks.py $(BENCH_NETWORKS_ARGS)
+
+# On a machine with an NVIDIA GPU, nvcc and PyTorch: the ResNet-50 convs tuned on the cuda
+# target against PyTorch's cuDNN conv, in one run. Options: BENCH_GPU_ARGS (e.g. "--trials 64").
+BENCH_GPU_ARGS ?=
+bench-gpu: venv
+	$(PY) benchmarks/gpu.py $(BENCH_GPU_ARGS)
 
 # The main job: tune a zoo network on this CPU in embedded mode (no broker), compile it,
 # check it against ONNX Runtime and print its latency next to untuned and ONNX Runtime.

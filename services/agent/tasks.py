@@ -13,7 +13,7 @@ import time
 from tunefarm_services.app import app, config
 
 from tunefarm import metrics
-from tunefarm.backends import parse_target
+from tunefarm.backends import get_backend, parse_target
 from tunefarm.distributed import pipeline
 from tunefarm.distributed.candidates import AgentRunner
 from tunefarm.distributed.celery_app import EVALUATE, MEASURE
@@ -72,11 +72,23 @@ def evaluate(self, ticket: str, job_id: str) -> str:
     return _state["tickets"].run(ticket, _owner(self.request), work)
 
 
+def describe_device(target: str) -> dict:
+    """What the target's backend says about this machine's device (a GPU backend: name,
+    memory, driver), or why it cannot say (no driver here); {} for backends without it."""
+    describe = getattr(get_backend(parse_target(target).kind), "device_info", None)
+    if describe is None:
+        return {}
+    try:
+        return dict(describe())
+    except Exception as exc:  # the agent still starts; its measurements will say the same
+        return {"error": f"{type(exc).__name__}: {exc}"}
+
+
 def run_agent(key: str, target: str, loglevel: str = "INFO") -> None:
     """Register, start heartbeats, and consume `measure.<key>` until stopped. `target` is
     checked (the CLI refuses a target with no backend before calling this)."""
     tracker = Tracker(config)
-    info = tracker.register(key, target)
+    info = tracker.register(key, target, device=describe_device(target))
     heartbeat = Heartbeat(tracker, info).start()
     _state.update(
         key=key,

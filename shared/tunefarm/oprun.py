@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.backends import get_backend, parse_target, registry
+from tunefarm.backends import backend_of, get_backend, parse_target, registry
 from tunefarm.measure import (
     Builder,
     BuildResult,
@@ -166,16 +166,65 @@ def check_task(task: Task) -> tuple[float, ConfigSpace]:
     return flops, space
 
 
+LOCAL_KINDS = ("cpu", "opencl", "cuda")  # devices a machine may have itself
+
+
 def check_local_target(task: Task) -> str:
-    """The target's kind if this machine can measure it: the host CPU, or a backend whose
-    device is a simulator on the host (`simulated`); other targets are measured by agents."""
+    """The target's kind if this machine can measure it: the host CPU, an OpenCL device
+    (pocl runs on any CPU), a local GPU, or a backend whose device is a simulator on the
+    host (`simulated`); other targets are measured by agents. A cuda target on a machine
+    without a GPU fails each run with the reason (no libcuda); `--build-only` builds it
+    anywhere nvcc is."""
     kind = parse_target(task.target).kind
-    if kind != "cpu" and not getattr(get_backend(kind), "simulated", False):
+    if kind not in LOCAL_KINDS and not getattr(get_backend(kind), "simulated", False):
         raise TargetError(
-            f"target {task.target!r}: only cpu and simulated targets can be built and "
-            "measured locally"
+            f"target {task.target!r}: only {', '.join(LOCAL_KINDS)} and simulated targets "
+            "can be built and measured locally"
         )
     return kind
+
+
+@dataclass(frozen=True)
+class BuildRow:
+    """One config built, not run: its error if any, and what the backend reports about the
+    artifact (a GPU backend: registers, shared memory, spills, compiler version)."""
+
+    index: int
+    config: Config
+    ok: bool
+    error: str
+    error_msg: str
+    info: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index, "config": self.config.to_json(), "ok": self.ok,
+            "error": self.error, "error_msg": self.error_msg, "info": self.info,
+        }  # fmt: skip
+
+
+def build_only(
+    task: Task, configs: list[dict[str, Any]] | None = None, sweep: int = 0, seed: int = 0
+) -> list[BuildRow]:
+    """Build configs of `task` without running them (for a target this machine lacks, such
+    as a GPU), with the backend's `artifact_info` on each artifact's source where it has
+    one. Raises like `run_op` for bad input."""
+    _, space = check_task(task)
+    plan = plan_configs(task, space, configs, sweep, seed)
+    inputs = [MeasureInput(task, c) for c in plan]
+    n_parallel = min(len(inputs), os.cpu_count() or 1)
+    with registry.local_builder(n_parallel=n_parallel) as builder:
+        builds = builder.build(inputs)
+    backend, target = backend_of(task), parse_target(task.target)
+    describe = getattr(backend, "artifact_info", None)
+    rows = []
+    for i, (inp, b) in enumerate(zip(inputs, builds, strict=True)):
+        info: dict[str, Any] = {}
+        if b.ok and describe is not None:
+            info = describe(registry.generate_source(inp).code, target)
+        error = "" if b.ok else MeasureErrorNo(b.error_no).name
+        rows.append(BuildRow(i, inp.config, b.ok, error, b.error_msg, info))
+    return rows
 
 
 def _shown(knob: KnobBase) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tunefarm.backends import TargetError, parse_target
+from tunefarm.backends import parse_target
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -263,13 +263,15 @@ def test_every_agent_serves_a_target_tunefarm_has(layout):
             parse_target(option(args_of(d), "--target"))
 
 
-def test_the_gpu_pool_says_it_needs_the_cuda_backend():
-    """The GPU pool's manifests wait, in no overlay, for a cuda backend, and say so."""
+def test_the_gpu_pool_serves_the_cuda_backend():
+    """The GPU pool's agents serve a target the cuda backend takes; the component is opt-in
+    (in no overlay), since it needs GPU nodes."""
     component = DEPLOY / "components" / "gpu-pool"
     text = (component / "agent-gpu.yaml").read_text()
-    assert "NOT USABLE YET" in text and "no backend for 'cuda'" in text
-    with pytest.raises(TargetError, match="no backend for 'cuda'"):
-        parse_target("cuda -arch=sm_90")
+    assert "NOT USABLE YET" not in text
+    (agent,) = [d for d in yaml.safe_load_all(text) if d and d.get("kind") == "Deployment"]
+    args = agent["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert str(parse_target(option(args, "--target"))) == "cuda -arch=sm_90"
     for layout in LAYOUTS.values():
         kustomization = yaml.safe_load((layout / "kustomization.yaml").read_text())
         assert "components" not in kustomization, layout

@@ -28,8 +28,8 @@ def test_worker_without_redis_is_one_clear_line(monkeypatch, capsys):
         (["agent", "--key", "bad key"], "--key 'bad key'"),
         (["agent", "--key", "k", "--target", "tpu"], "--target: target 'tpu': no backend for"),
         (
-            ["agent", "--key", "h100", "--target", "cuda -arch=sm_90"],
-            "no backend for 'cuda'; targets that exist: cpu [-isa=",
+            ["agent", "--key", "mi250", "--target", "rocm -arch=gfx90a"],
+            "no backend for 'rocm'; targets that exist: cpu [-isa=",
         ),
         (["agent", "--key", "k", "--target", "cpu -gpus=2"], "unknown option(s) -gpus"),
         (["worker", "nosuch"], "invalid choice"),
@@ -62,3 +62,24 @@ def test_devices_lists_registered_agents(service_config, monkeypatch, capsys):
     finally:
         for a in agents:
             tracker.unregister(a)
+
+
+def test_a_gpu_agent_reports_its_device_to_the_tracker(service_config, monkeypatch, capsys):
+    """An agent registers what its backend says about the device (OpenCL here: pocl's CPU
+    device; a cuda agent reports the GPU's name, memory and driver, or why it cannot)."""
+    from tunefarm_services.agent.tasks import describe_device
+
+    monkeypatch.setenv("TUNEFARM_BROKER_URL", service_config.broker_url)
+    monkeypatch.setenv("TUNEFARM_PREFIX", service_config.prefix)
+    device = describe_device("opencl")
+    assert device.get("name") or device.get("error")
+    assert set(describe_device("cuda")) & {"name", "error"}
+    tracker = Tracker(service_config)
+    agent = tracker.register("gpu-key", "opencl", device=device)
+    try:
+        (listed,) = [a for a in tracker.agents("gpu-key") if a.agent_id == agent.agent_id]
+        assert listed.device == device
+        assert main(["devices", "--agents"]) == 0
+        assert str(next(iter(device.values()))) in capsys.readouterr().out
+    finally:
+        tracker.unregister(agent)

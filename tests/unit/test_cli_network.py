@@ -141,9 +141,9 @@ def test_dynamic_dim_needs_input_shape(tmp_path, capsys) -> None:
                 "--log",
                 "{tmp}/r.jsonl",
                 "--target",
-                "cuda",
+                "rocm",
             ],
-            "--target: target 'cuda': no backend for 'cuda'; targets that exist: cpu",
+            "--target: target 'rocm': no backend for 'rocm'; targets that exist: cpu",
         ),
         (
             ["compile", "zoo:resnet-18", "-o", "x.tfa", "--target", "vta"],

@@ -144,7 +144,7 @@ BAD_INPUT = [
     (["--config", '{"tile_ow": '], "not valid JSON"),
     (["--target", "gpu -isa=avx2"], "target 'gpu -isa=avx2'"),
     (["--target", "cpu -isa=sse9"], "-isa=sse9 is not one of avx512, avx2, sse4, generic"),
-    (["--target", "cuda -arch=sm_90"], "no backend for 'cuda'; targets that exist: cpu [-isa="),
+    (["--target", "rocm -arch=gfx90a"], "no backend for 'rocm'; targets that exist: cpu [-isa="),
     (["--param", "strides"], "bad --param 'strides'"),
     (["--param", "groups=[1,"], "bad --param 'groups=[1,'"),
     (["--param", "padding=2"], "padding is given twice"),

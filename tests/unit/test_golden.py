@@ -3,7 +3,8 @@ emitted source is checked in under tests/golden/<backend>/. A refactor shows in 
 whether it changed any kernel; a change that is meant is refreshed with `make golden`
 (TUNEFARM_UPDATE_GOLDEN=1), and the new files are reviewed and committed with it.
 
-Targets name their ISA, so the corpus is the same on every host.
+Targets name their ISA (and GPU architecture), so the corpus is the same on every host. The
+GPU corpus is rendered in both dialects (tests/golden/cuda/*.cu, tests/golden/opencl/*.cl).
 """
 
 from __future__ import annotations
@@ -118,7 +119,38 @@ VTA_CASES: dict[str, tuple[Task, dict]] = {
 }
 CASES.update({("vta", name): case for name, case in VTA_CASES.items()})
 # vta kernels are programs: their golden file is the listing (`program.disassemble`)
-SUFFIX = {"cpu": ".c", "vta": ".s"}
+# The GPU templates, one corpus rendered in both dialects of the one GPU renderer.
+GPU_CASES: dict[str, tuple[dict, dict]] = {
+    "conv2d_3x3": (dict(op="conv2d", **CONV3x3 | {"blocks": None}), {}),
+    "conv2d_s2_epilogue": (dict(op="conv2d", **CONV_EPI), {}),
+    "conv2d_vthreads": (
+        dict(op="conv2d", **CONV3x3 | {"blocks": None}),
+        {"tile_f": (4, 2, 4, 2), "tile_y": (7, 2, 4, 1), "unroll_explicit": 0},
+    ),
+    "dense_float4": (dict(op="dense", data=(1, 512), weight=(1000, 512), epilogue=("bias",)), {}),
+    "depthwise_s2": (
+        dict(
+            op="conv2d", data=(1, 96, 28, 28), weight=(96, 1, 3, 3), strides=(2, 2),
+            padding=(1, 1, 1, 1), groups=96, epilogue=("bias", "clip:0:6"),
+        ),
+        {},
+    ),
+    "pool2d_max": (
+        dict(
+            op="pool2d", data=(1, 64, 112, 112), kind="max", kernel=(3, 3), strides=(2, 2),
+            padding=(1, 1, 1, 1),
+        ),
+        {},
+    ),
+    "global_pool_avg": (dict(op="global_pool2d", data=(1, 512, 7, 7), kind="avg"), {}),
+    "batch_matmul": (dict(op="batch_matmul", a=(12, 128, 64), b=(12, 64, 128)), {}),
+}  # fmt: skip
+GPU_TARGETS = {"cuda": "cuda -arch=sm_90", "opencl": "opencl"}
+for _kind, _target in GPU_TARGETS.items():
+    for _name, (_params, _knobs) in GPU_CASES.items():
+        _args = {k: v for k, v in _params.items() if k != "op" and v is not None}
+        CASES[(_kind, _name)] = (Task.make(_params["op"], target=_target, **_args), _knobs)
+SUFFIX = {"cpu": ".c", "cuda": ".cu", "opencl": ".cl", "vta": ".s"}
 
 
 def source(task: Task, knobs: dict) -> str:

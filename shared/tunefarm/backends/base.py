@@ -29,11 +29,21 @@ from tunefarm.task import Task
 _MODULES = {
     "cpu": "tunefarm.backends.cpu",
     "vta": "tunefarm.backends.vta",
+    "cuda": "tunefarm.backends.cuda",
+    "opencl": "tunefarm.backends.opencl",
 }
 
 
 class Backend(Protocol):
-    """What one kind of machine provides; `tunefarm.backends.cpu` is the worked example."""
+    """What one kind of machine provides; `tunefarm.backends.cpu` is the worked example.
+
+    Optional members, read with getattr where they matter (the GPU backends have them):
+    `network_note` (why whole networks cannot be compiled for it, see `check_networks`;
+    absent or empty when they can), `min_repeat_ms` (the CLI's
+    default for its measurements), `artifact_info(code, target)` (what `tunefarm op
+    --build-only` reports, e.g. registers and shared memory) and `device_info()` (what an
+    agent registers about its device: name, memory, driver).
+    """
 
     kind: str
     usage: str  # the target syntax, e.g. "cpu [-isa=avx512|avx2|sse4|generic] [-cores=N]"
@@ -96,6 +106,16 @@ def parse_target(text: str) -> Target:
         return Target(kind, backend.check_options(options))
     except TargetError as exc:
         raise TargetError(f"target {text!r}: {exc}; {kind} takes: {backend.usage}") from None
+
+
+def check_networks(text: str) -> None:
+    """TargetError unless the target's backend compiles whole networks (see
+    `network_target_error`)."""
+    target = parse_target(text)
+    problem = network_target_error(target.kind)
+    if problem:
+        able = [k for k in kinds() if not network_target_error(k)]
+        raise TargetError(f"target {text!r}: {problem}; networks compile for: {', '.join(able)}")
 
 
 def canonical(text: str) -> str:

@@ -52,9 +52,11 @@ def add_measure_arguments(
     p.add_argument(
         "--min-repeat-ms",
         type=number(float, 0),
-        default=min_repeat_ms,
-        help="grow the runs per call until a call lasts this long",
+        default=None,
+        help=f"grow the runs per call until a call lasts this long (default: {min_repeat_ms:g}, "
+        "or the target's own: 300 for GPUs)",
     )
+    p.set_defaults(min_repeat_ms_default=min_repeat_ms)
     p.add_argument("--number", type=number(int, 1), default=1, help="initial runs per timed call")
     p.add_argument(
         "--timeout",
@@ -71,6 +73,24 @@ def add_measure_arguments(
     )
 
 
+def min_repeat_ms(args: argparse.Namespace) -> float:
+    """--min-repeat-ms if given, else the target backend's (`min_repeat_ms`: 300 for GPUs, as
+    the tutorial measures them), else the command's default."""
+    from tunefarm.backends import TargetError, get_backend, parse_target
+
+    if args.min_repeat_ms is not None:
+        return float(args.min_repeat_ms)
+    default = float(args.min_repeat_ms_default)
+    text = getattr(args, "target", None)
+    if not text:
+        return default
+    try:
+        backend = get_backend(parse_target(text).kind)
+    except TargetError:
+        return default
+    return float(getattr(backend, "min_repeat_ms", default))
+
+
 def measure_settings(args: argparse.Namespace):
     """The MeasureSettings the measure arguments ask for (CommandError when inconsistent)."""
     from tunefarm.measure import MeasureSettings
@@ -79,7 +99,7 @@ def measure_settings(args: argparse.Namespace):
         return MeasureSettings(
             number=args.number,
             repeat=args.repeat,
-            min_repeat_ms=args.min_repeat_ms,
+            min_repeat_ms=min_repeat_ms(args),
             timeout_s=args.timeout,
             flush_cache=args.flush_cache,
         )

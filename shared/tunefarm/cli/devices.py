@@ -33,4 +33,6 @@ def run(args: argparse.Namespace) -> int:
         for a in agents:
             age = now - a.last_heartbeat
             print(f"{a.key:<20}{a.host:<24}{a.target:<20}{a.state:<6} heartbeat {age:.1f} s ago")
+            if a.device:
+                print(" " * 20 + ", ".join(f"{k}={v}" for k, v in a.device.items()))
     return 0

@@ -143,6 +143,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the knobs and the config space size, do not measure",
     )
+    p.add_argument(
+        "--build-only",
+        action="store_true",
+        help="build each config without running it; a GPU target reports registers, shared "
+        "memory and spills (for machines without the device)",
+    )
     p.add_argument("--list-ops", action="store_true", help="print the op names and exit")
 
 
@@ -273,7 +279,7 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, float, Any, list[Any], Any]
     try:
         task = Task.make(args.op, target=str(target), **params)
         flops, space = check_task(task)
-        if not (args.show_space or args.show_code):
+        if not (args.show_space or args.show_code or args.build_only):
             check_local_target(task)
         configs = [parse_config(text) for text in args.config]
         plan = plan_configs(task, space, configs, args.sweep, args.seed)
@@ -301,6 +307,30 @@ def _show_code(task: Any, config: Any, as_json: bool) -> int:
     return 0
 
 
+def _build_only(task: Any, plan: list[Any], as_json: bool) -> int:
+    """Build each config, print a row per config; 0 if at least one built."""
+    from tunefarm.oprun import build_only
+
+    rows = build_only(task, [c.as_dict() for c in plan])
+    if as_json:
+        print(json.dumps({"task": task.to_json(), "builds": [r.to_json() for r in rows]}, indent=2))
+        return 0 if any(r.ok for r in rows) else 1
+    keys = sorted({k for r in rows for k in r.info})
+    table = [["#", "config", "status", *keys]]
+    for r in rows:
+        cells = [str(r.info.get(k, "-")) for k in keys]
+        values = _config_text(r.config.to_json()["values"])
+        table.append([str(r.index), values, "built" if r.ok else r.error, *cells])
+    print(f"{task}  target={task.target}  (built, not run)")
+    for line in _table(table, right={0}):
+        print(line)
+    for r in rows:
+        if not r.ok:
+            msg = " ".join(r.error_msg.split())
+            print(f"  #{r.index} {r.error}: {msg[:_MAX_MSG]}")
+    return 0 if any(r.ok for r in rows) else 1
+
+
 def run(args: argparse.Namespace) -> int:
     """Run `tunefarm op`; 0 if at least one config measured fine, 1 if all failed."""
     from tunefarm.backends import registry
@@ -318,6 +348,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.show_code:
         return _show_code(task, plan[0], args.json)
+    if args.build_only:
+        return _build_only(task, plan, args.json)
     configs = [c.as_dict() for c in plan]
     runs = sort_runs(run_op(task, configs, settings=settings, seed=args.seed))
     if args.json:

@@ -17,7 +17,8 @@ from tunefarm.ir.expr import Const, Expr
 @dataclass(frozen=True)
 class Buffer:
     """scope: "arg" (kernel argument), "static" (module-level scratch), "local" (declared
-    at its attach point; small, meant to live in registers)."""
+    at its attach point; small, meant to live in registers), "shared" (a GPU block's shared
+    memory, filled by the block's threads together)."""
 
     name: str
     shape: tuple[int, ...]
@@ -55,6 +56,7 @@ class For(Stmt):
     body: list[Stmt]
     thread: str | None = None
     pragmas: list[tuple[str, int]] = field(default_factory=list)
+    reduce: bool = False  # a loop over a reduce axis (a GPU binds one for cross-thread sums)
 
 
 @dataclass

@@ -99,7 +99,9 @@ class Lowerer:
         for st in reversed(self.emitted):
             starts, extents = self.domain(st)
             scope = "arg" if st.is_output else "local" if st.attach == "at" else "static"
-            shape = tuple(extents) if scope == "local" else st.tensor.shape
+            if scope == "local" and st.scope == "shared":
+                scope = "shared"  # a GPU block's shared memory (cache_read(..., "shared"))
+            shape = tuple(extents) if scope in ("local", "shared") else st.tensor.shape
             buf = Buffer(c_ident(st.name), shape, st.tensor.dtype, scope)
             self.info[st.name] = self.loop_info(st, starts, extents, buf)
 
@@ -124,8 +126,21 @@ class Lowerer:
                 f"{where}: axis {axis!r} is no longer a loop of {target_name!r} (later steps "
                 f"split or fused it); its loops are {leaf_names}"
             )
-        free = leaf_names[leaf_names.index(axis) + 1 :]
-        return self.region(st, tinfo, [tinfo.var(n) for n in free])
+        free = [tinfo.var(n) for n in leaf_names[leaf_names.index(axis) + 1 :]]
+        if st.scope == "shared":
+            free += [v for v in self.thread_vars() if v not in free]
+        return self.region(st, tinfo, free)
+
+    def thread_vars(self) -> list[str]:
+        """Loop variables bound to threadIdx in the stages planned so far (the consumers):
+        a block's shared buffer holds what every thread of the block reads, so its region
+        is relaxed over them as over the loops inside the attach point."""
+        return [
+            info.var(lf.name)
+            for info in self.info.values()
+            for lf in info.stage.leaves
+            if lf.thread is not None and lf.thread.startswith("threadIdx")
+        ]
 
     def region(self, st: Stage, tinfo: LoopInfo, free: list[str]) -> tuple[list[Expr], list[int]]:
         """Per axis of `st`: the start and extent of what the target's free loops read."""
@@ -226,7 +241,7 @@ class Lowerer:
     # 5. nest -------------------------------------------------------------------------------
     def store_index(self, info: LoopInfo) -> Expr:
         names = [a.name for a in info.stage.axes]
-        coords = info.local if info.buffer.scope == "local" else info.values
+        coords = info.local if info.buffer.scope in ("local", "shared") else info.values
         return simplify(flat_index([coords[n] for n in names], info.buffer.shape), self.ranges)
 
     def convert_loads(self, e: Expr) -> Expr:
@@ -239,7 +254,7 @@ class Lowerer:
                 return BufferLoad(buf, flat_index(node.indices, buf.shape), node.dtype)
             pinfo = self.info[st.name]
             idx = list(node.indices)
-            if pinfo.buffer.scope == "local":
+            if pinfo.buffer.scope in ("local", "shared"):
                 idx = [i - s for i, s in zip(idx, pinfo.starts, strict=True)]
             return BufferLoad(pinfo.buffer, flat_index(idx, pinfo.buffer.shape), node.dtype)
 
@@ -289,7 +304,8 @@ class Lowerer:
 
     def make_for(self, info: LoopInfo, lf, body: list[Stmt]) -> For:
         kind = {"none": "serial", "bind": "bind"}.get(lf.annotation, lf.annotation)
-        return For(info.var(lf.name), info.extents[lf.name], kind, body, lf.thread, lf.pragmas)
+        var, extent = info.var(lf.name), info.extents[lf.name]
+        return For(var, extent, kind, body, lf.thread, lf.pragmas, lf.kind == "reduce")
 
     def attached_to(self, name: str) -> dict[str, list[Stage]]:
         out: dict[str, list[Stage]] = {}

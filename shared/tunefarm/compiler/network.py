@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.backends import canonical, registry
+from tunefarm.backends import canonical, check_networks, registry
 from tunefarm.compiler.layouts import Layout, block, physical_shape, same_memory
 from tunefarm.graph.extract import TUNABLE_OPS, anchor_alternatives, choose_alternative
 from tunefarm.graph.ir import Graph, GraphError, Node
@@ -446,6 +446,7 @@ def compile_graph(
     best record per task from `records` (a records file, Record objects or an
     ApplyHistoryBest), falling back to default configs with the reason recorded.
     `overrides` gives some tasks a config chosen elsewhere (see `compiler.select`)."""
+    check_networks(target)
     target = canonical(target)
     if not optimized:
         graph = optimize(graph)

@@ -12,7 +12,7 @@ import socket
 import threading
 import time
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tunefarm.distributed.config import ServiceConfig
@@ -45,6 +45,7 @@ class AgentInfo:
     last_heartbeat: float
     state: str = "free"  # free | busy
     measured: int = 0
+    device: dict[str, Any] = field(default_factory=dict)  # e.g. GPU name, memory, driver
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -62,7 +63,15 @@ class Tracker:
         return self.config.key("agent", key, agent_id)
 
     # -- the agent's side ---------------------------------------------------------------------
-    def register(self, key: str, target: str, agent_id: str | None = None) -> AgentInfo:
+    def register(
+        self,
+        key: str,
+        target: str,
+        agent_id: str | None = None,
+        device: dict[str, Any] | None = None,
+    ) -> AgentInfo:
+        """Register an agent; `device` is what its backend reports about the device it
+        measures on (a GPU's name, memory and driver), shown by `tunefarm devices --agents`."""
         if not valid_device_key(key):
             raise ValueError(
                 f"device key {key!r}: use 1-64 letters, digits, '-', '_' or '.' characters"
@@ -76,6 +85,7 @@ class Tracker:
             os.getpid(),
             now,
             now,
+            device=dict(device or {}),
         )
         self._write(info)
         return info

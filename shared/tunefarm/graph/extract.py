@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from tunefarm.backends import registry
+from tunefarm.backends import check_networks, registry
 from tunefarm.graph.ir import Graph, Node
 from tunefarm.task import Task
 from tunefarm.tune.dispatch import ApplyHistoryBest
@@ -105,6 +105,7 @@ class NetworkTask:
 def extract_tasks(graph: Graph, target: str) -> list[NetworkTask]:
     """Tasks in order of first occurrence, each node's alternatives after its first task.
     `graph` should be optimised (passes.optimize) so tasks carry their fused epilogues."""
+    check_networks(target)
     found: dict[Task, list[str]] = {}
     first: dict[Task, Task] = {}
     for node in graph.nodes:

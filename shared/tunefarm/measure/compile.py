@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tunefarm.measure.errors import MeasureErrorNo
+from tunefarm.measure.errors import DeviceLimitError, MeasureErrorNo
 from tunefarm.measure.types import BuildResult, KernelSource, MeasureInput, Toolchain
 
 MAX_STDERR = 2000
@@ -50,14 +50,21 @@ class BuildJob:
 
 @functools.cache
 def compiler_identity(cc: str) -> str:
-    """First line of `cc --version` (e.g. "gcc (Debian 12.2.0-14) 12.2.0"), "" if unknown.
-    Part of every cache key, so a compiler upgrade misses the old entries. Asked once per
-    process and compiler."""
+    """The line of `cc --version` that names its version: the first (e.g. "gcc (Debian
+    12.2.0-14) 12.2.0"), or where that has no number the first saying "release" or "version"
+    (nvcc: "Cuda compilation tools, release 13.0, V13.0.88"), "" if
+    unknown. Part of every cache key, so a compiler upgrade misses the old entries. Asked
+    once per process and compiler."""
     try:
         rc, output = run_killable([cc, "--version"], 10.0)
     except OSError:
         return ""
-    return output.splitlines()[0] if rc == 0 and output else ""
+    if rc != 0 or not output:
+        return ""
+    lines = output.splitlines()
+    if any(ch.isdigit() for ch in lines[0]):
+        return lines[0]
+    return next((ln for ln in lines if "release" in ln or "version" in ln), lines[0])
 
 
 def build_one(job: BuildJob) -> BuildResult:
@@ -70,6 +77,10 @@ def build_one(job: BuildJob) -> BuildResult:
         src = job.generate(job.inp)
         if not isinstance(src, KernelSource):
             raise TypeError(f"generate returned {type(src).__name__}, expected KernelSource")
+    except DeviceLimitError as exc:
+        return BuildResult.failed(
+            MeasureErrorNo.BUILD_ERROR, describe(exc), time.perf_counter() - start
+        )
     except Exception as exc:
         return BuildResult.failed(
             MeasureErrorNo.INSTANTIATION_ERROR, describe(exc), time.perf_counter() - start
@@ -94,6 +105,7 @@ def build_one(job: BuildJob) -> BuildResult:
         "",
         time.perf_counter() - start,
         digest,
+        identity,
     )
 
 

@@ -21,3 +21,9 @@ class MeasureErrorNo(IntEnum):
     WRONG_ANSWER = 5  # ran fine but an output differs from the reference
     RUN_TIMEOUT = 6  # the measurement ran past the run timeout and was killed
     UNKNOWN_ERROR = 7  # anything else
+
+
+class DeviceLimitError(ValueError):
+    """A candidate that breaks a limit of its device (threads per block, shared memory per
+    block, registers): raised while generating its source, recorded as a BUILD_ERROR whose
+    message names the limit and the value, so tuning goes on with the next candidate."""

@@ -134,7 +134,7 @@ class LocalRunner(Runner):
             settings: MeasureSettings = self.settings,
         ) -> MeasureResult:
             wall = build.build_seconds + time.perf_counter() - start
-            return MeasureResult(costs, error_no, msg, wall, stamp, settings)
+            return MeasureResult(costs, error_no, msg, wall, stamp, settings, build.compiler)
 
         if not build.ok:
             error_no = build.error_no or MeasureErrorNo.UNKNOWN_ERROR

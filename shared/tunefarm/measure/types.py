@@ -291,6 +291,7 @@ class BuildResult:
     error_msg: str = ""
     build_seconds: float = 0.0
     source_hash: str = ""
+    compiler: str = ""  # the build worker's compiler version (`compiler_identity`)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "arg_specs", tuple(self.arg_specs))
@@ -322,6 +323,7 @@ class BuildResult:
             "error_msg": self.error_msg,
             "build_seconds": self.build_seconds,
             "source_hash": self.source_hash,
+            "compiler": self.compiler,
         }
 
     @staticmethod
@@ -335,6 +337,7 @@ class BuildResult:
             obj["error_msg"],
             float(obj["build_seconds"]),
             obj["source_hash"],
+            str(obj.get("compiler", "")),
         )
 
 
@@ -356,6 +359,7 @@ class MeasureResult:
     all_cost: float
     timestamp: float
     settings: MeasureSettings
+    compiler: str = ""  # the compiler version that built the candidate, where known
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "costs", tuple(float(c) for c in self.costs))
@@ -401,6 +405,7 @@ class MeasureResult:
             "all_cost": self.all_cost,
             "timestamp": self.timestamp,
             "settings": self.settings.to_json(),
+            **({"compiler": self.compiler} if self.compiler else {}),
         }
 
     @staticmethod
@@ -412,4 +417,5 @@ class MeasureResult:
             float(obj["all_cost"]),
             float(obj["timestamp"]),
             MeasureSettings.from_json(obj["settings"]),
+            str(obj.get("compiler", "")),
         )

@@ -135,6 +135,7 @@ class Record:
             "all_cost": _json_seconds(res.all_cost),
             "timestamp": _json_seconds(res.timestamp),
             "settings": res.settings.to_json(),
+            **({"compiler": res.compiler} if res.compiler else {}),  # e.g. nvcc's release
         }
 
     @staticmethod
@@ -176,7 +177,12 @@ def _result(obj: Mapping[str, Any]) -> MeasureResult:
     error_msg = _require(obj, "error_msg", str, "a string")
     all_cost = _seconds(_require(obj, "all_cost", (int, float, type(None)), "a number"), "all_cost")
     timestamp = _seconds(_require(obj, "timestamp", (int, float), "a number"), "timestamp")
-    return MeasureResult(costs, MeasureErrorNo(error_no), error_msg, all_cost, timestamp, settings)
+    compiler = obj.get("compiler", "")
+    if not isinstance(compiler, str):
+        raise RecordError(f"field 'compiler' must be a string, got {_show(compiler)}")
+    return MeasureResult(
+        costs, MeasureErrorNo(error_no), error_msg, all_cost, timestamp, settings, compiler
+    )
 
 
 def make_record(inp: MeasureInput, res: MeasureResult, device_key: str = "local") -> Record:

@@ -1,0 +1,49 @@
+"""The `cuda` backend: the GPU templates in the CUDA C dialect, compiled by nvcc to a fat
+binary (SASS + PTX) in the build farm on machines without a GPU (`target.py`), and run
+through the CUDA driver API with ctypes on libcuda (`driver.py`) on a machine with one.
+
+`resource_usage` (ptxas's registers, shared memory and spills, and the nvcc version) backs
+`tunefarm op ... --build-only`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tunefarm.backends.cuda import driver
+from tunefarm.backends.cuda import target as cuda_target
+from tunefarm.backends.cuda.driver import load_cuda_kernel
+from tunefarm.backends.cuda.resources import resource_usage
+from tunefarm.backends.gpu_common.backend import GpuBackend
+from tunefarm.backends.gpu_common.kernel import DeviceLimits
+from tunefarm.backends.gpu_common.render import CUDA
+from tunefarm.measure.types import Toolchain
+from tunefarm.target import Target
+
+
+class CudaBackend(GpuBackend):
+    kind = "cuda"
+    usage = cuda_target.USAGE
+    dialect = CUDA
+    kernel_loader = staticmethod(load_cuda_kernel)
+    min_repeat_ms = 300.0  # the tutorial's setting for GPUs
+
+    def check_options(self, options: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+        return cuda_target.check_options(options)
+
+    def limits(self, target: Target) -> DeviceLimits:
+        return cuda_target.ARCHS[cuda_target.arch(target)]
+
+    def toolchain(self, target: Target) -> Toolchain:
+        return cuda_target.toolchain(target)
+
+    def device_info(self) -> dict[str, object]:
+        """Name, memory and driver of this machine's device, for the agent's registration."""
+        return driver.device_info()
+
+    def artifact_info(self, code: str, target: Target) -> dict[str, object]:
+        """Registers, shared memory, spills and nvcc version of a candidate's source."""
+        return resource_usage(code, target)
+
+
+BACKEND = CudaBackend()

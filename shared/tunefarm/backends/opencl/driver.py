@@ -1,0 +1,207 @@
+"""The OpenCL runner: ctypes on the ICD loader (libOpenCL), no Python binding needed.
+
+The artifact of an OpenCL candidate is its source (`.cl`); the device's driver builds it
+here, when the measurement child loads it, as OpenCL intends. Buffers are created once on
+the device from the reference arrays; a run enqueues the kernel with the launch shape from
+the source's `tunefarm-launch` line; timing reads the device's profiling clock from the
+first kernel's start to the last one's end. pocl runs this on the CPU (real work-groups,
+local memory and barriers); on a machine with a GPU driver the same code runs on the GPU.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+
+import numpy as np
+
+from tunefarm.backends.gpu_common.render import parse_launch
+
+CL_DEVICE_TYPE_ALL = 0xFFFFFFFF
+CL_QUEUE_PROFILING_ENABLE = 1 << 1
+CL_MEM_READ_WRITE = 1 << 0
+CL_MEM_COPY_HOST_PTR = 1 << 5
+CL_PROGRAM_BUILD_LOG = 0x1183
+CL_PROFILING_COMMAND_START = 0x1282
+CL_PROFILING_COMMAND_END = 0x1283
+CL_DEVICE_NAME = 0x102B
+CL_DRIVER_VERSION = 0x102D
+CL_DEVICE_GLOBAL_MEM_SIZE = 0x101F
+
+_ptr = ctypes.c_void_p
+
+
+class OpenCLError(RuntimeError):
+    pass
+
+
+@functools.cache
+def library() -> ctypes.CDLL:
+    """libOpenCL (the ICD loader); OpenCLError saying what to install if it is missing."""
+    for name in ("libOpenCL.so.1", "libOpenCL.so"):
+        try:
+            return ctypes.CDLL(name)
+        except OSError:
+            continue
+    raise OpenCLError(
+        "libOpenCL is not installed: apt-get install ocl-icd-opencl-dev pocl-opencl-icd "
+        "(pocl runs OpenCL on the CPU) or a GPU vendor's OpenCL driver"
+    )
+
+
+def _check(rc: int, what: str) -> None:
+    if rc != 0:
+        raise OpenCLError(f"{what} failed with OpenCL error {rc}")
+
+
+def _call(fn: str, *args) -> None:
+    getattr(library(), fn).restype = ctypes.c_int32
+    _check(getattr(library(), fn)(*args), fn)
+
+
+def _make(fn: str, *args) -> int:
+    """Call a clCreate* function (last argument: the error code) and return the handle."""
+    err = ctypes.c_int32(0)
+    f = getattr(library(), fn)
+    f.restype = _ptr
+    handle = f(*args, ctypes.byref(err))
+    _check(err.value, fn)
+    return handle
+
+
+def first_device() -> tuple[int, int]:
+    """(platform, device): the first device of the first platform that has one."""
+    count = ctypes.c_uint32(0)
+    _call("clGetPlatformIDs", 0, None, ctypes.byref(count))
+    platforms = (_ptr * max(1, count.value))()
+    _call("clGetPlatformIDs", count.value, platforms, None)
+    for platform in platforms[: count.value]:
+        device = _ptr()
+        n = ctypes.c_uint32(0)
+        lib = library()
+        lib.clGetDeviceIDs.restype = ctypes.c_int32
+        rc = lib.clGetDeviceIDs(
+            _ptr(platform), ctypes.c_uint64(CL_DEVICE_TYPE_ALL), 1, ctypes.byref(device),
+            ctypes.byref(n),
+        )  # fmt: skip
+        if rc == 0 and n.value:
+            return platform, device.value  # type: ignore[return-value]
+    raise OpenCLError("no OpenCL device found (clinfo -l lists them; install pocl-opencl-icd)")
+
+
+def device_info() -> dict[str, str | int]:
+    """Name, driver version and global memory of the device kernels run on."""
+    _, device = first_device()
+
+    def text(param: int) -> str:
+        buf = ctypes.create_string_buffer(512)
+        _call("clGetDeviceInfo", _ptr(device), param, ctypes.c_size_t(512), buf, None)
+        return buf.value.decode(errors="replace")
+
+    mem = ctypes.c_uint64(0)
+    size = ctypes.c_size_t(8)
+    _call("clGetDeviceInfo", _ptr(device), CL_DEVICE_GLOBAL_MEM_SIZE, size, ctypes.byref(mem), None)
+    return {"name": text(CL_DEVICE_NAME), "driver": text(CL_DRIVER_VERSION), "memory": mem.value}
+
+
+class OpenCLKernel:
+    """A kernel built from source on the first OpenCL device, with its buffers there."""
+
+    def __init__(self, artifact: str, args: list[np.ndarray]) -> None:
+        with open(artifact) as f:
+            source = f.read()
+        launch = parse_launch(source)
+        block = launch["block"]
+        self.local = (ctypes.c_size_t * 3)(*block)  # type: ignore[misc]
+        self.global_ = (ctypes.c_size_t * 3)(
+            *(g * b for g, b in zip(launch["grid"], block, strict=True))  # type: ignore[arg-type]
+        )
+        _, self.device = first_device()
+        dev = (_ptr * 1)(self.device)
+        self.ctx = _make("clCreateContext", None, 1, dev, None, None)
+        self.queue = _make(
+            "clCreateCommandQueue", _ptr(self.ctx), _ptr(self.device),
+            ctypes.c_uint64(CL_QUEUE_PROFILING_ENABLE),
+        )  # fmt: skip
+        self.kernel = self._build(source, str(launch["entry"]))
+        self.hosts = [np.ascontiguousarray(a) for a in args]
+        self.buffers = [
+            _make(
+                "clCreateBuffer",
+                _ptr(self.ctx),
+                ctypes.c_uint64(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR),
+                ctypes.c_size_t(max(a.nbytes, 4)),
+                _ptr(a.ctypes.data),
+            )  # fmt: skip
+            for a in self.hosts
+        ]
+        for i, buf in enumerate(self.buffers):
+            handle = _ptr(buf)
+            size = ctypes.c_size_t(ctypes.sizeof(handle))
+            _call("clSetKernelArg", _ptr(self.kernel), i, size, ctypes.byref(handle))
+
+    def _build(self, source: str, entry: str) -> int:
+        src = ctypes.c_char_p(source.encode())
+        program = _make("clCreateProgramWithSource", _ptr(self.ctx), 1, ctypes.byref(src), None)
+        dev = (_ptr * 1)(self.device)
+        lib = library()
+        lib.clBuildProgram.restype = ctypes.c_int32
+        rc = lib.clBuildProgram(_ptr(program), 1, dev, b"-cl-std=CL1.2", None, None)
+        if rc != 0:
+            log = ctypes.create_string_buffer(16384)
+            lib.clGetProgramBuildInfo(
+                _ptr(program),
+                _ptr(self.device),
+                CL_PROGRAM_BUILD_LOG,
+                ctypes.c_size_t(16384),
+                log,
+                None,
+            )
+            raise OpenCLError(f"clBuildProgram failed ({rc}):\n{log.value.decode()[:2000]}")
+        return _make("clCreateKernel", _ptr(program), entry.encode())
+
+    def _enqueue(self, event: ctypes.c_void_p | None) -> None:
+        _call(
+            "clEnqueueNDRangeKernel", _ptr(self.queue), _ptr(self.kernel), 3, None,
+            self.global_, self.local, 0, None, ctypes.byref(event) if event is not None else None,
+        )  # fmt: skip
+
+    def run(self) -> int:
+        self._enqueue(None)
+        _call("clFinish", _ptr(self.queue))
+        return 0
+
+    def outputs(self) -> list[np.ndarray]:
+        out = []
+        for host, buf in zip(self.hosts, self.buffers, strict=True):
+            copy = np.empty_like(host)
+            _call(
+                "clEnqueueReadBuffer", _ptr(self.queue), _ptr(buf), 1, ctypes.c_size_t(0),
+                ctypes.c_size_t(copy.nbytes), _ptr(copy.ctypes.data), 0, None, None,
+            )  # fmt: skip
+            out.append(copy)
+        return out
+
+    def time(self, number: int) -> float:
+        first, last = _ptr(), _ptr()
+        for i in range(number):
+            self._enqueue(first if i == 0 else last if i == number - 1 else None)
+        _call("clFinish", _ptr(self.queue))
+        start = self._stamp(first, CL_PROFILING_COMMAND_START)
+        end = self._stamp(last if number > 1 else first, CL_PROFILING_COMMAND_END)
+        for ev in (first, last) if number > 1 else (first,):
+            library().clReleaseEvent(ev)
+        return (end - start) * 1e-9 / max(1, number)
+
+    @staticmethod
+    def _stamp(event: ctypes.c_void_p, param: int) -> int:
+        value = ctypes.c_uint64(0)
+        _call(
+            "clGetEventProfilingInfo", event, param, ctypes.c_size_t(8), ctypes.byref(value), None
+        )
+        return value.value
+
+
+def load_opencl_kernel(artifact: str, args: list[np.ndarray]) -> OpenCLKernel:
+    """The `KernelLoader` of the opencl backend (runs in the measurement child)."""
+    return OpenCLKernel(artifact, args)
