@@ -5,6 +5,8 @@ How annotations become C:
 - unroll    -> the body repeated with the loop variable replaced by constants (so local
                accumulator arrays are indexed by constants and GCC keeps them in registers);
                long loops get `#pragma GCC unroll` instead;
+- pragma auto_unroll_max_step=N -> every serial loop inside (the loop itself included) whose
+               nest runs at most N steps is unrolled as above, as TVM's auto-unroll does;
 - vectorize -> GCC vector types (`vector_size`): contiguous loads/stores become vector
                loads/stores, loop-invariant scalars broadcast; anything else (gathers,
                math calls, lane-dependent conditions) falls back to an `omp simd` loop.
@@ -15,7 +17,17 @@ from __future__ import annotations
 import math
 
 from tunefarm.codegen.arith import coefficient, simplify
-from tunefarm.codegen.loops import Buffer, BufferLoad, Decl, For, If, LoweredFunc, Stmt, Store
+from tunefarm.codegen.loops import (
+    Buffer,
+    BufferLoad,
+    Decl,
+    For,
+    If,
+    LoweredFunc,
+    Stmt,
+    Store,
+    walk_stmts,
+)
 from tunefarm.ir.expr import (
     Binary,
     Call,
@@ -88,6 +100,16 @@ def subst_stmts(stmts: list[Stmt], var: str, value: Expr, ranges) -> list[Stmt]:
     return out
 
 
+def nest_steps(s: For) -> int:
+    """Iterations of a loop nest counted as auto-unroll counts them: a vectorised loop is one
+    step (it becomes one vector statement)."""
+    inner = max((nest_steps(b) for b in s.body if isinstance(b, For)), default=1)
+    for b in s.body:
+        if isinstance(b, If):
+            inner = max([inner, *(nest_steps(x) for x in b.body if isinstance(x, For))])
+    return (1 if s.kind == "vectorize" else s.extent) * inner
+
+
 def c_float(v: float, dtype: str = "float32") -> str:
     if math.isinf(v):
         return "INFINITY" if v > 0 else "-INFINITY"
@@ -102,6 +124,7 @@ class CEmitter:
         self.lines: list[str] = []
         self.widths: set[int] = set()
         self.in_parallel = False
+        self.max_step = 0  # the auto_unroll_max_step in force (0: none)
 
     # -- expressions ---------------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -208,6 +231,24 @@ class CEmitter:
             raise CodegenError(f"cannot emit statement {type(s).__name__}")
 
     def loop(self, s: For, depth: int) -> None:
+        step = next((v for k, v in s.pragmas if k == "auto_unroll_max_step"), None)
+        if step is None:
+            self._loop(s, depth)
+            return
+        saved, self.max_step = self.max_step, int(step)
+        try:
+            self._loop(s, depth)
+        finally:
+            self.max_step = saved
+
+    def _auto_unrolled(self, s: For) -> bool:
+        return (
+            s.kind == "serial"
+            and 0 < s.extent <= UNROLL_EXPLICIT_MAX
+            and nest_steps(s) <= self.max_step
+        )
+
+    def _loop(self, s: For, depth: int) -> None:
         ranges = self.func.ranges
         if s.kind == "bind":
             raise CodegenError(
@@ -217,9 +258,14 @@ class CEmitter:
         if s.extent == 1:
             self.stmts(subst_stmts(s.body, s.var, Const(0), ranges), depth)
             return
-        if s.kind == "unroll" and s.extent <= UNROLL_EXPLICIT_MAX:
+        if (s.kind == "unroll" and s.extent <= UNROLL_EXPLICIT_MAX) or self._auto_unrolled(s):
+            scoped = any(isinstance(x, Decl) for x in walk_stmts(s.body))
             for k in range(s.extent):
-                self.stmts(subst_stmts(s.body, s.var, Const(k), ranges), depth)
+                if scoped:  # each copy declares its own local buffers
+                    self.emit("{", depth)
+                self.stmts(subst_stmts(s.body, s.var, Const(k), ranges), depth + scoped)
+                if scoped:
+                    self.emit("}", depth)
             return
         if s.kind == "vectorize" and self.try_vector(s, depth):
             return
@@ -245,10 +291,8 @@ class CEmitter:
             self.emit(f"#pragma GCC unroll {min(s.extent, 64)}", depth)
         elif s.kind == "vectorize":
             self.emit("#pragma omp simd", depth)
-        for key, value in s.pragmas:
-            if key == "auto_unroll_max_step" and value > 0:
-                self.emit(f"#pragma GCC unroll {value}", depth)
-            elif key == "ivdep":
+        for key, _ in s.pragmas:
+            if key == "ivdep":
                 self.emit("#pragma GCC ivdep", depth)
             elif key == "simd" and s.kind != "vectorize":
                 self.emit("#pragma omp simd", depth)
