@@ -87,12 +87,25 @@ def measure_settings(args: argparse.Namespace):
         raise CommandError(str(exc)) from None
 
 
-TUNERS = ("random", "gridsearch", "ga", "xgb", "xgb-rank", "xgb-reg")  # = factory.TUNER_NAMES
+TUNERS = ("random", "gridsearch", "ga", "xgb", "xgb-rank", "xgb-reg")  # template tuners
+POLICIES = ("template", "sketch", "auto")  # = tune.policy.POLICIES
+
+
+def add_policy_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--policy",
+        choices=POLICIES,
+        default="template",
+        help="template: tune the knobs of each op's template; sketch: search schedules derived "
+        "from the compute definition; auto: sketches for ops without a template of their own "
+        "(default: template)",
+    )
 
 
 def add_scheduler_arguments(p: argparse.ArgumentParser) -> None:
     """--tuner, --log, --early-stopping, --resume, --strategy: options of tune and tune-tasks."""
     p.add_argument("--tuner", choices=TUNERS, default="xgb", help="search per task (default: xgb)")
+    add_policy_argument(p)
     p.add_argument("--log", required=True, metavar="LOG.jsonl", help="records file to append to")
     p.add_argument(
         "--early-stopping",

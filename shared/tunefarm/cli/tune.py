@@ -101,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         trials=args.trials,
         target=tgt,
         tuner=args.tuner,
+        policy=args.policy,
         strategy=args.strategy,
         early_stopping=args.early_stopping,
         settings=measure_settings(args),

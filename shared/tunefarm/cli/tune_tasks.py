@@ -154,7 +154,7 @@ def _report(summary: Any, names: list[str], args: argparse.Namespace, loaded: in
         doc = summary.to_json()
         for entry, name in zip(doc["tasks"], names, strict=True):
             entry["name"] = name
-        doc.update(tuner=args.tuner, log=args.log, loaded_trials=loaded)
+        doc.update(tuner=args.tuner, policy=args.policy, log=args.log, loaded_trials=loaded)
         print(json.dumps(doc, indent=2))
         return
     for t in summary.tasks:
@@ -168,6 +168,7 @@ def _report(summary: Any, names: list[str], args: argparse.Namespace, loaded: in
 def run(args: argparse.Namespace) -> int:
     """Run `tunefarm tune-tasks`; 0 if some task has a valid result, 1 if none has."""
     from tunefarm.recipe import LOCAL_DEVICE_KEY
+    from tunefarm.tune.policy import tuner_factory
     from tunefarm.tune.task_scheduler import TaskScheduler
     from tunefarm.tune.tuner import MeasureOption
 
@@ -176,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     scheduler = TaskScheduler(
         tasks,
         weights,
-        tuner_factory=args.tuner,
+        tuner_factory=tuner_factory(args.policy, args.tuner),
         strategy=args.strategy,
         seed=args.seed,
         early_stopping_per_task=args.early_stopping,

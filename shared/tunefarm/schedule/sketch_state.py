@@ -35,6 +35,8 @@ class SketchParams:
     unroll_steps: tuple[int, ...] = (0, 16, 64, 512)
     max_innermost: int = 64  # largest innermost split factor sampled
     max_local: int = 8192  # elements of a fused tile's local accumulator
+    max_register: int = 16  # innermost tile of the other spatial axes
+    min_parallel: int = 16  # the fused parallel loop is made at least this long when it can
 
 
 def divisors(n: int) -> list[int]:
@@ -74,19 +76,7 @@ def sample(sketch: Sketch, params: SketchParams, rng: np.random.Generator) -> De
     d: Decisions = {}
     for p in sketch.plans:
         if isinstance(p, TilePlan):
-            last = p.spatial[-1][0]
-            for ax, ext in p.spatial:
-                pref = params.lanes if ax == last else 0
-                d[f"tile:{p.stage}:{ax}"] = sample_split(ext, 3, rng, params.max_innermost, pref)
-            for ax, ext in p.reduce:
-                d[f"tile:{p.stage}:{ax}"] = sample_split(ext, 1, rng, params.max_innermost)
-            n = len(p.spatial)
-            if p.consumer is not None:
-                d[f"loc:{p.stage}"] = int(rng.integers(0, 2))
-                d[f"par:{p.stage}"] = int(rng.integers(1, n * (d[f"loc:{p.stage}"] + 1) + 1))
-            else:
-                d[f"par:{p.stage}"] = int(rng.integers(1, 2 * n + 1))
-            d[f"unroll:{p.stage}"] = int(rng.choice(params.unroll_steps))
+            _sample_tile(p, params, rng, d)
         elif isinstance(p, SimplePlan):
             ext = p.spatial[-1][1]
             vecs = [v for v in divisors(ext) if v <= params.lanes]
@@ -96,6 +86,41 @@ def sample(sketch: Sketch, params: SketchParams, rng: np.random.Generator) -> De
             if p.reader is not None:
                 d[f"loc:{p.stage}"] = int(rng.integers(-1, 3))
     return d
+
+
+def _sample_tile(p: TilePlan, params: SketchParams, rng: np.random.Generator, d: Decisions):
+    """Tile sizes, compute location, parallel loops and unroll of a tiled stage. Half of the
+    time a level is chosen the way fast kernels are usually built: the register tile right
+    under the fused loop (level 2 of 1), the vector width innermost on the last axis, and
+    just enough outer loops fused to give every core work."""
+    last = p.spatial[-1][0]
+    for ax, ext in p.spatial:
+        pref = params.lanes if ax == last else 0
+        cap = params.max_innermost if ax == last else params.max_register
+        tiles = sample_split(ext, 3, rng, cap, pref)
+        if rng.random() < 0.5 and tiles[1] > 1:
+            tiles = (tiles[0] * tiles[1], 1, tiles[2])
+        d[f"tile:{p.stage}:{ax}"] = tiles
+    for ax, ext in p.reduce:
+        d[f"tile:{p.stage}:{ax}"] = sample_split(ext, 1, rng, params.max_innermost)
+    n = len(p.spatial)
+    fused = p.consumer is not None
+    if fused:
+        d[f"loc:{p.stage}"] = int(rng.integers(0, 2))
+    most = n * (d[f"loc:{p.stage}"] + 1) if fused else 2 * n
+    extents = _outer_extents(p, d)[:most]
+    enough = next(
+        (k for k in range(1, most + 1) if math.prod(extents[:k]) >= params.min_parallel), most
+    )
+    d[f"par:{p.stage}"] = enough if rng.random() < 0.7 else int(rng.integers(1, most + 1))
+    d[f"unroll:{p.stage}"] = int(rng.choice(params.unroll_steps))
+
+
+def _outer_extents(p: TilePlan, d: Decisions) -> list[int]:
+    """Extents of the tile's outer loops in order: every axis's level 0, then level 1."""
+    tiles = [(ext, d[f"tile:{p.stage}:{ax}"]) for ax, ext in p.spatial]
+    level0 = [-(-ext // math.prod(t)) for ext, t in tiles]
+    return level0 + [t[0] for _, t in tiles]
 
 
 # -------------------------------------------------------------------------------- mutation
@@ -241,7 +266,8 @@ def _simple_steps(p: SimplePlan, d: Decisions, outer: dict[str, list[str]]) -> l
     else:
         cand = list(sp)
     loc = int(d.get(f"loc:{s}", -1))
-    target = outer.get(p.reader or "", [])
+    own = {ax for ax, ext in p.spatial if ext > 1}
+    target = [lf for lf in outer.get(p.reader or "", []) if _only_axes(lf, own)]
     k = int(d.get(f"par:{s}", 0))
     if loc >= 0 and target:
         steps.append(S.ComputeAt(s, p.reader, target[min(loc, len(target) - 1)]))  # type: ignore[arg-type]
@@ -254,6 +280,12 @@ def _simple_steps(p: SimplePlan, d: Decisions, outer: dict[str, list[str]]) -> l
         steps.append(S.Pragma(s, first[0], "auto_unroll_max_step", unroll))
     outer[s] = rest
     return steps
+
+
+def _only_axes(leaf: str, axes: set[str]) -> bool:
+    """Whether a loop (maybe fused, maybe split) runs over the given axes only: computing a
+    producer at any other loop of its reader would compute each of its elements again."""
+    return all(part.split(".")[0] in axes for part in leaf.split("+"))
 
 
 def local_elements(sketch: Sketch, d: Decisions) -> int:

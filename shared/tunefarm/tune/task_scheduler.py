@@ -203,7 +203,7 @@ class TaskScheduler:
         used = 0
         for s in self.states:
             by_index: dict[int, MeasureResult] = {}
-            for index, result in history_for(s.tuner.task, records, device_key):
+            for index, result in history_for(s.tuner.task, records, device_key, s.tuner.space):
                 old = by_index.get(index)
                 if old is None or (result.ok and (not old.ok or result.median < old.median)):
                     by_index[index] = result

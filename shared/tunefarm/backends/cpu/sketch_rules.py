@@ -11,7 +11,7 @@ axis prefers one vector register's lanes.
 
 from __future__ import annotations
 
-from tunefarm.backends.cpu.target import vector_lanes
+from tunefarm.backends.cpu.target import num_cores, vector_lanes
 from tunefarm.schedule.sketch import InlineRule, MultiLevelTilingRule, SimpleRule, SketchRule
 from tunefarm.schedule.sketch_state import SketchParams
 from tunefarm.target import Target
@@ -20,4 +20,8 @@ RULES: tuple[SketchRule, ...] = (InlineRule(), MultiLevelTilingRule(), SimpleRul
 
 
 def sketch_params(target: Target) -> SketchParams:
-    return SketchParams(lanes=vector_lanes(target), unroll_steps=(0, 16, 64, 512))
+    return SketchParams(
+        lanes=vector_lanes(target),
+        unroll_steps=(0, 16, 64, 512),
+        min_parallel=8 * num_cores(target),
+    )

@@ -1,0 +1,43 @@
+"""The search policy: templates (knobs of a hand-written schedule), sketches (schedules
+derived from the compute definition), or auto (sketches where an op has no specialised
+template, that is where the backend falls back to its generic template)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tunefarm.backends import registry
+from tunefarm.task import Task
+from tunefarm.tune.factory import make_tuner
+from tunefarm.tune.tuner import Tuner
+
+POLICIES = ("template", "sketch", "auto")
+SKETCH_TUNER = "sketch"
+
+
+class PolicyError(ValueError):
+    """An unknown policy name (the message names the allowed ones)."""
+
+
+def check_policy(policy: str) -> str:
+    if policy not in POLICIES:
+        raise PolicyError(f"policy must be one of {', '.join(POLICIES)}; got {policy!r}")
+    return policy
+
+
+def uses_sketch(policy: str, task: Task) -> bool:
+    """Whether a task is searched with sketches under `policy`."""
+    check_policy(policy)
+    if policy == "auto":
+        return bool(getattr(registry.template(task), "generic", False))
+    return policy == "sketch"
+
+
+def tuner_name(policy: str, tuner: str, task: Task) -> str:
+    return SKETCH_TUNER if uses_sketch(policy, task) else tuner
+
+
+def tuner_factory(policy: str, tuner: str) -> Callable[[Task, int], Tuner]:
+    """`f(task, seed)` for the task scheduler: the sketch search or the named template tuner."""
+    check_policy(policy)
+    return lambda task, seed: make_tuner(tuner_name(policy, tuner, task), task, seed)
