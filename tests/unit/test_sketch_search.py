@@ -1,0 +1,121 @@
+"""The sketch policy end to end on real tiny tasks: evolutionary search, records, resume,
+history best, the cost model's ranking, and the policy option."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import kendalltau
+
+from tunefarm.backends import registry
+from tunefarm.cli.main import main
+from tunefarm.measure import MeasureSettings
+from tunefarm.task import Task
+from tunefarm.tune.cost_model import XGBoostCostModel
+from tunefarm.tune.dispatch import ApplyHistoryBest
+from tunefarm.tune.policy import PolicyError, check_policy, tuner_factory, uses_sketch
+from tunefarm.tune.records import load_records, log_to_file
+from tunefarm.tune.sketch_search import SketchTuner
+from tunefarm.tune.task_scheduler import TaskScheduler
+from tunefarm.tune.tuner import MeasureOption
+from tunefarm.tune.xgb_tuner import normalised_throughput
+
+DENSE = Task.make("dense", data=(4, 64), weight=(48, 64), epilogue=["bias", "relu"])
+SOFTMAX = Task.make("softmax", shape=(8, 40), axis=-1)
+
+
+@pytest.fixture(autouse=True)
+def build_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TUNEFARM_CACHE", str(tmp_path_factory.getbasetemp() / "build-cache"))
+
+
+@pytest.fixture(scope="module")
+def measure() -> Iterator[MeasureOption]:
+    option = MeasureOption.local(MeasureSettings(repeat=1, min_repeat_ms=1))
+    yield option
+    option.close()
+
+
+def test_search_measures_distinct_valid_states_and_logs_steps(tmp_path: Path, measure):
+    log = tmp_path / "log.jsonl"
+    tuner = SketchTuner(DENSE, seed=1, population=16, generations=2)
+    summary = tuner.tune(24, measure, callbacks=[log_to_file(log)], batch_size=8)
+    assert summary.trials == 24 and not summary.errors, summary.errors
+    assert summary.best_gflops > 0
+    records = load_records(log)
+    keys = [json.dumps(r.config.to_json()["values"], sort_keys=True) for r in records]
+    assert len(set(keys)) == len(keys) == 24  # never the same state twice
+    assert all(list(r.config.as_dict()) == ["sketch_steps"] for r in records)  # steps only
+    assert tuner.model.trained  # batches after the first were ranked by the model
+
+
+def test_invalid_states_are_dropped_before_measuring_with_reasons():
+    tuner = SketchTuner(DENSE, seed=0)
+    tuner.params = type(tuner.params)(max_local=1, lanes=16)
+    fused = [s for s in tuner._random(16) if s.sketch == 0]  # the tile fused into the epilogue
+    assert fused and all(tuner._make(s) is None for s in fused)
+    assert tuner.invalid["local tile over 1 elements"] == len(fused)
+    assert f"local tile over 1 elements x {len(fused)}" in tuner.why()
+    assert all(tuner._make(s) is not None for s in tuner._random(16) if s.sketch == 1)
+
+
+def test_resume_measures_nothing_twice_and_history_best_applies(tmp_path: Path, measure):
+    log = tmp_path / "log.jsonl"
+    first = TaskScheduler([DENSE, SOFTMAX], tuner_factory="sketch", stream=None)
+    first.tune(12, measure, trials_per_round=6, batch_size=6, log_file=str(log))
+    again = TaskScheduler([DENSE, SOFTMAX], tuner_factory="sketch")
+    assert again.load_log(str(log)) == 12
+    again.tune(24, measure, trials_per_round=6, batch_size=6, log_file=str(log))
+    records = load_records(log)
+    keys = [(r.workload_key, repr(r.config.values)) for r in records]
+    assert len(records) == 24 and len(set(keys)) == 24
+    with ApplyHistoryBest(log) as best:
+        config, why = best.query(DENSE)
+    assert why == "record" and registry.is_sketch(config)
+    assert registry.instantiate(DENSE, config).steps  # the steps compile again
+
+
+def test_cost_model_ranks_held_out_states(measure):
+    task = Task.make("dense", data=(16, 128), weight=(64, 128))
+    tuner = SketchTuner(task, seed=3, evolve=False)
+    tuner.tune(48, measure, batch_size=16)
+    rows = [(tuner.rows[i], c) for i, c in tuner.history if np.isfinite(c)]
+    rng = np.random.default_rng(0)
+    order = rng.permutation(len(rows))
+    train, test = order[:32], order[32:]
+    model = XGBoostCostModel("reg", "statement", nthread=1)
+    xs = np.stack([r for r, _ in rows])
+    ys = normalised_throughput([c for _, c in rows])
+    model.fit(xs[train], ys[train])
+    tau = kendalltau(model.predict(xs[test]), ys[test]).statistic
+    assert tau > 0.5, tau
+
+
+def test_policy_values_are_checked_and_auto_picks_by_template():
+    with pytest.raises(PolicyError, match="template, sketch, auto"):
+        check_policy("ansor")
+    assert uses_sketch("auto", SOFTMAX) and not uses_sketch("auto", DENSE)
+    assert uses_sketch("sketch", DENSE) and not uses_sketch("template", SOFTMAX)
+    assert tuner_factory("auto", "random")(DENSE, 0).name == "random"
+    assert tuner_factory("auto", "random")(SOFTMAX, 0).name == "sketch"
+
+
+def test_cli_refuses_a_bad_policy(capsys: pytest.CaptureFixture[str]):
+    with pytest.raises(SystemExit):
+        main(["op", "softmax", "-p", "shape=4,8", "--policy", "magic"])
+    err = capsys.readouterr().err
+    assert "--policy" in err and "'template', 'sketch', 'auto'" in err
+
+
+def test_cli_op_runs_random_sketch_states(capsys: pytest.CaptureFixture[str]):
+    code = main(
+        ["op", "softmax", "-p", "shape=4,40", "--policy", "sketch", "--sweep", "2"]
+        + ["--repeat", "1", "--min-repeat-ms", "1", "--json"]
+    )
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and len(doc["runs"]) == 2
+    assert all(r["ok"] for r in doc["runs"])
