@@ -9,12 +9,14 @@ statements, so kernels of any op and any sketch share one layout and one model r
 Per statement:
 - arithmetic counts by kind, times the iterations (log2): float add/sub, mul, div, min/max,
   math calls, comparisons and selects, integer index arithmetic;
-- loop annotations: parallel extent, vector width, unrolled extent product, loop depth;
+- loop annotations: parallel extent, vector width, unrolled extent product, the largest
+  auto-unroll max step around it, loop depth;
 - outer-loop products: iterations of the whole nest, of the parallel loops' bodies;
 - allocation sizes: local buffers declared in the nest, static scratch;
-- per buffer access (`TOP_BUFFERS` biggest): bytes accessed, unique bytes, cache lines,
-  reuse distance (iterations between two touches of one element), stride of the innermost
-  loop, whether it is a read, a write or both.
+- per buffer access (`TOP_BUFFERS` biggest): bytes accessed, unique bytes (in the whole
+  nest and in its innermost 2, 4 and 6 loops: the footprints of the register and cache
+  tiles), cache lines, reuse distance (iterations between two touches of one element),
+  stride of the innermost loop, whether it is a read, a write or both.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ STATEMENT_NAMES = (
     "log2_parallel",
     "log2_vector",
     "log2_unrolled",
+    "log2_auto_unroll",
     "depth",
     "log2_iterations_per_thread",
     "log2_innermost_extent",
@@ -47,6 +50,9 @@ STATEMENT_NAMES = (
 BUFFER_NAMES = (
     "log2_bytes",
     "log2_unique_bytes",
+    "log2_unique_bytes_inner2",
+    "log2_unique_bytes_inner4",
+    "log2_unique_bytes_inner6",
     "log2_lines",
     "log2_reuse_distance",
     "log2_stride",
@@ -113,6 +119,12 @@ def _statement(site: _Site) -> np.ndarray:
         _log2(parallel),
         _log2(vector),
         _log2(unrolled),
+        _log2(
+            1
+            + max(
+                (v for f in loops for k, v in f.pragmas if k == "auto_unroll_max_step"), default=0
+            )
+        ),
         float(len(loops)),
         _log2(iters / parallel),
         _log2(loops[-1].extent) if loops else 0.0,
@@ -159,6 +171,7 @@ def _buffer_row(site: _Site, buf: Buffer, index, read: bool, write: bool) -> lis
     return [
         _log2(_nbytes(buf, site.iterations)),
         _log2(_nbytes(buf, unique)),
+        *(_log2(_nbytes(buf, _distinct(strides, loops[-n:]))) for n in (2, 4, 6)),
         _log2(max(1.0, lines)),
         _log2(distance),
         -1.0 if innermost is None else _log2(1 + abs(innermost)),
