@@ -22,7 +22,7 @@ import math
 import statistics
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,7 @@ class Op:
 def _conv(size: int, cin: int, cout: int, k: int, stride: int) -> Op:
     task = Task.make(
         "conv2d",
+        target="cpu",
         data=(1, cin, size, size),
         weight=(cout, cin, k, k),
         strides=stride,
@@ -144,11 +145,14 @@ def final_rounds(op: Op, configs: dict[str, Config], ort, rounds: int) -> dict[s
 
 
 def bench_op(op: Op, budgets: list[int], args: argparse.Namespace) -> list[dict[str, Any]]:
+    op = Op(op.name, replace(op.task, target=args.target), op.onnx, op.weight)
     flops = registry.flops(op.task)
     ort = ort_fn(op, num_cores(parse_target(op.task.target)))
     option = MeasureOption.local(SEARCH)
     tuners = {"sketch": make_tuner("sketch", op.task, args.seed)}
     tuners["template"] = make_tuner("xgb", op.task, args.seed)
+    if args.vs_random:
+        tuners["sketch-random"] = make_tuner("sketch-random", op.task, args.seed)
     seconds = {k: 0.0 for k in tuners}
     rows = []
     try:
@@ -171,7 +175,7 @@ def bench_op(op: Op, budgets: list[int], args: argparse.Namespace) -> list[dict[
                 "trials_per_s": {k: tuners[k].trials / max(seconds[k], 1e-9) for k in tuners},
                 "invalid_dropped": dict(tuners["sketch"].invalid),  # type: ignore[attr-defined]
             }
-            for ref in ("template", "ort", "default"):
+            for ref in ("template", "ort", "default", "sketch-random"):
                 row[f"sketch/{ref}"] = g["sketch"] / g[ref] if g.get(ref) else math.nan
             log(f"[{op.name}] {budget} trials: " + ", ".join(f"{k} {v:.1f}" for k, v in g.items()))
             rows.append(row)
@@ -190,6 +194,8 @@ def table(rows: list[dict[str, Any]]) -> str:
         cells += [f"{g.get(k, 0.0):.1f}" for k in ("sketch", "template", "default", "ort")]
         cells += [f"{r[f'sketch/{k}']:.2f}" for k in ("template", "ort", "default")]
         cells.append(f"{r['trials_per_s']['sketch']:.2f}")
+        if "sketch-random" in g:
+            cells.append(f"random {g['sketch-random']:.1f}")
         lines.append("| " + " | ".join(cells) + " |")
     ratios = [r["sketch/ort"] for r in rows if r["sketch/ort"] > 0]
     if ratios:
@@ -205,6 +211,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", help="write the rows here")
+    p.add_argument(
+        "--target",
+        default="cpu",
+        help="e.g. 'cpu -cores=1' (ONNX Runtime gets as many threads; default: cpu)",
+    )
+    p.add_argument(
+        "--vs-random",
+        action="store_true",
+        help="also random sketch states at the same budgets (does evolution help?)",
+    )
     args = p.parse_args(argv)
     unknown = [o for o in args.ops.split(",") if o not in OPS]
     if unknown:

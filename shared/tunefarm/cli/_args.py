@@ -87,7 +87,8 @@ def measure_settings(args: argparse.Namespace):
         raise CommandError(str(exc)) from None
 
 
-TUNERS = ("random", "gridsearch", "ga", "xgb", "xgb-rank", "xgb-reg")  # template tuners
+# = factory.TUNER_NAMES ("sketch": the template-free search, what --policy sketch picks)
+TUNERS = ("random", "gridsearch", "ga", "xgb", "xgb-rank", "xgb-reg", "sketch", "sketch-random")
 POLICIES = ("template", "sketch", "auto")  # = tune.policy.POLICIES
 
 
