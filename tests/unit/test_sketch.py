@@ -19,6 +19,8 @@ from tunefarm.schedule.sketch import (
     InlinePlan,
     InlineRule,
     MultiLevelTilingRule,
+    RFactorPlan,
+    RFactorRule,
     SimplePlan,
     SimpleRule,
     TilePlan,
@@ -27,7 +29,7 @@ from tunefarm.schedule.sketch import (
 from tunefarm.schedule.sketch_state import SketchParams, local_elements, mutate, realise, sample
 from tunefarm.task import Task
 
-RULES = (InlineRule(), MultiLevelTilingRule(), SimpleRule())
+RULES = (InlineRule(), MultiLevelTilingRule(), RFactorRule(), SimpleRule())
 CHECK = MeasureSettings(min_repeat_ms=1, repeat=1, number=1, timeout_s=20.0)
 
 
@@ -63,7 +65,7 @@ def test_output_reduction_gets_a_cache_write_stage():
 def test_reduction_without_reuse_is_simple_and_elementwise_helpers_inline():
     x = te.placeholder((3, 37), name="x")
     out = softmax(x, -1, name="out")
-    (sketch,) = derive_sketches([out], [x], RULES)
+    *_, sketch = derive_sketches([out], [x], RULES)  # the last: no reduction factored
     kinds = {p.stage: type(p).__name__ for p in sketch.plans}
     assert kinds == {
         "out_max": "SimplePlan",
@@ -73,6 +75,32 @@ def test_reduction_without_reuse_is_simple_and_elementwise_helpers_inline():
     }
     assert sketch.plan_of("out_sum").reader == "out"  # type: ignore[union-attr]
     assert sketch.plan_of("out_max").reader is None  # read by two stages
+
+
+def test_long_reduction_with_few_outputs_is_factored_or_simple():
+    x = te.placeholder((4, 256), name="x")
+    k = te.reduce_axis(256, "k")
+    out = te.compute((4,), lambda i: te.sum(x[i, k], k), name="out")
+    sketches = derive_sketches([out], [x], RULES)
+    assert [type(s.plans[0]) for s in sketches] == [RFactorPlan, SimplePlan]
+    d = {"rf:out": 16, "par:out": 1, "unroll:out": 0}
+    assert realise(sketches[0], d) == [
+        S.RFactor("out", "k", 16),
+        S.Reorder("out.rf", ("i", "k_o", "k_i")),
+        S.Vectorize("out.rf", "k_i"),
+        S.Parallel("out.rf", "i"),
+        S.Parallel("out", "i"),
+    ]
+
+
+def test_rfactor_step_is_checked():
+    x = te.placeholder((4, 30), name="x")
+    k = te.reduce_axis(30, "k")
+    out = te.compute((4,), lambda i: te.sum(x[i, k], k), name="out")
+    with pytest.raises(ValueError, match="factor must be an int >= 2 dividing 30"):
+        Schedule([out], [x]).apply(S.RFactor("out", "k", 7))
+    with pytest.raises(ValueError, match="must be a reduce axis"):
+        Schedule([out], [x]).apply(S.RFactor("out", "i", 2))
 
 
 def test_fused_tile_state_gives_the_ssrsrs_steps():
@@ -164,6 +192,8 @@ CASES = {
     "softmax_last": Task.make("softmax", shape=(3, 37), axis=-1),
     "softmax_axis1": Task.make("softmax", shape=(2, 5, 7), axis=1),
     "reduce_mean": Task.make("reduce_mean", shape=(2, 6, 5), axes=[2], keepdims=True),
+    "reduce_mean_long_axis": Task.make("reduce_mean", shape=(2, 3, 96), axes=[2], keepdims=False),
+    "reduce_mean_prime_axis": Task.make("reduce_mean", shape=(3, 67), axes=[1], keepdims=True),
     "max_pool": Task.make("pool2d", data=(2, 5, 10, 11), kind="max", kernel=3, strides=2),
     "avg_pool": Task.make("pool2d", data=(1, 24, 8, 7), kind="avg", kernel=3, padding=1),
     "elementwise_add": Task.make("elementwise", fn="add", shapes=[(2, 3, 17), (2, 3, 17)]),
@@ -210,5 +240,5 @@ def test_random_states_of_every_sketch_match_numpy(measure):
 
 def test_sketch_rules_come_from_the_backend():
     rules, params = get_backend("cpu").sketch_rules(parse_target("cpu -isa=avx2"))
-    assert [r.name for r in rules] == ["inline", "multi_level_tiling", "simple"]
+    assert [r.name for r in rules] == ["inline", "multi_level_tiling", "rfactor", "simple"]
     assert params.lanes == 8

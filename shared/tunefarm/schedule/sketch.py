@@ -72,13 +72,24 @@ class SimplePlan:
 
 
 @dataclass(frozen=True)
+class RFactorPlan:
+    """A reduction factored on its innermost reduce axis (`axis`): `{stage}.rf` computes
+    vectorised partial results in parallel, the stage adds them up."""
+
+    stage: str
+    spatial: tuple[tuple[str, int], ...]
+    reduce: tuple[tuple[str, int], ...]
+    axis: str
+
+
+@dataclass(frozen=True)
 class SkipPlan:
     """Leave the stage as defined (a rule chose not to touch it)."""
 
     stage: str
 
 
-Plan = InlinePlan | TilePlan | SimplePlan | SkipPlan
+Plan = InlinePlan | TilePlan | SimplePlan | RFactorPlan | SkipPlan
 
 
 @dataclass(frozen=True)
@@ -212,6 +223,33 @@ class MultiLevelTilingRule:
             out.append([TilePlan(t.name, spatial, reduce, consumer=t.name, cache_write=True)])
         out.append([TilePlan(t.name, spatial, reduce)])
         return out
+
+
+class RFactorRule:
+    """Reductions without data reuse whose outputs are too few to keep every core and vector
+    lane busy: factor the innermost reduce axis (alternative: the simple plan)."""
+
+    name = "rfactor"
+
+    def __init__(self, max_spatial: int = 4096, min_reduce: int = 16):
+        self.max_spatial, self.min_reduce = max_spatial, min_reduce
+
+    def derive(self, info: DagInfo, t: Tensor) -> list[list[Plan]] | None:
+        spatial, reduce = axes_of(t)
+        if not reduce or has_data_reuse(t):
+            return None
+        points = 1
+        for _, ext in spatial:
+            points *= ext
+        axis, extent = reduce[-1]
+        if points > self.max_spatial or extent < self.min_reduce:
+            return None
+        readers = info.readers(t)
+        reader = readers[0].name if len(readers) == 1 and not info.is_output(t) else None
+        return [
+            [RFactorPlan(t.name, spatial, reduce, axis)],
+            [SimplePlan(t.name, spatial, reduce, reader)],
+        ]
 
 
 class SimpleRule:

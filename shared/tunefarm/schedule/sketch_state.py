@@ -8,7 +8,8 @@ Decisions are a flat dict of JSON values keyed by what they decide:
   computed at; for a simple stage -1 (root) or the index of a loop of its reader;
 - `par:{stage}`: how many outer loops are fused into the parallel loop (0: none);
 - `unroll:{stage}`: the `auto_unroll_max_step` pragma (0: none);
-- `vec:{stage}`: the factor that splits off a simple stage's vectorised inner loop.
+- `vec:{stage}`: the factor that splits off a simple stage's vectorised inner loop;
+- `rf:{stage}`: the factor of a factored reduction (its partial results per output).
 
 `realise` turns (sketch, decisions) into steps; records keep only those steps.
 """
@@ -22,7 +23,14 @@ from typing import Any
 import numpy as np
 
 from tunefarm.schedule import steps as S
-from tunefarm.schedule.sketch import InlinePlan, SimplePlan, Sketch, SkipPlan, TilePlan
+from tunefarm.schedule.sketch import (
+    InlinePlan,
+    RFactorPlan,
+    SimplePlan,
+    Sketch,
+    SkipPlan,
+    TilePlan,
+)
 
 Decisions = dict[str, Any]
 
@@ -85,6 +93,13 @@ def sample(sketch: Sketch, params: SketchParams, rng: np.random.Generator) -> De
             d[f"unroll:{p.stage}"] = int(rng.choice(params.unroll_steps))
             if p.reader is not None:
                 d[f"loc:{p.stage}"] = int(rng.integers(-1, 3))
+        elif isinstance(p, RFactorPlan):
+            ext = dict(p.reduce)[p.axis]
+            factors = _rfactors(ext, params)
+            prefer = [params.lanes] if params.lanes in factors else factors
+            d[f"rf:{p.stage}"] = int(rng.choice(prefer if rng.random() < 0.5 else factors))
+            d[f"par:{p.stage}"] = int(rng.integers(0, len(p.spatial) + 1))
+            d[f"unroll:{p.stage}"] = int(rng.choice(params.unroll_steps))
     return d
 
 
@@ -124,7 +139,7 @@ def _outer_extents(p: TilePlan, d: Decisions) -> list[int]:
 
 
 # -------------------------------------------------------------------------------- mutation
-MUTATIONS = ("tile", "parallel", "unroll", "location")
+MUTATIONS = ("tile", "parallel", "unroll", "location", "rfactor")
 
 
 def mutate(
@@ -133,7 +148,13 @@ def mutate(
     """One random change of one kind (tile sizes, parallel granularity, auto-unroll, compute
     location); None when the kind picked has nothing to change in this sketch."""
     kind = MUTATIONS[int(rng.integers(len(MUTATIONS)))]
-    prefix = {"tile": "tile:", "parallel": "par:", "unroll": "unroll:", "location": "loc:"}[kind]
+    prefix = {
+        "tile": "tile:",
+        "parallel": "par:",
+        "unroll": "unroll:",
+        "location": "loc:",
+        "rfactor": "rf:",
+    }[kind]
     keys = [k for k in d if k.startswith(prefix)]
     if not keys:
         return None
@@ -148,6 +169,9 @@ def mutate(
         out[key] = moved
     elif kind == "unroll":
         out[key] = int(rng.choice(params.unroll_steps))
+    elif kind == "rfactor":
+        ext = dict(plan.reduce)[plan.axis]  # type: ignore[union-attr]
+        out[key] = int(rng.choice(_rfactors(ext, params)))
     elif kind == "parallel":
         out[key] = max(0 if isinstance(plan, SimplePlan) else 1, d[key] + int(rng.choice([-1, 1])))
     else:
@@ -155,6 +179,12 @@ def mutate(
         high = 1 if isinstance(plan, TilePlan) else 3
         out[key] = int(rng.integers(low, high + 1))
     return out if out != d else None
+
+
+def _rfactors(extent: int, params: SketchParams) -> list[int]:
+    """Factors of a factored reduction: divisors up to the innermost cap (the whole axis
+    when it is a large prime)."""
+    return [f for f in divisors(extent) if 2 <= f <= params.max_innermost] or [extent]
 
 
 def _extent(plan: Any, axis: str) -> int:
@@ -194,6 +224,8 @@ def realise(sketch: Sketch, d: Decisions) -> list[S.Step]:
             steps += _tile_steps(p, d, outer)
         elif isinstance(p, SimplePlan):
             steps += _simple_steps(p, d, outer)
+        elif isinstance(p, RFactorPlan):
+            steps += _rfactor_steps(p, d, outer)
         elif not isinstance(p, SkipPlan):
             raise TypeError(f"unknown plan {p!r}")
     return steps
@@ -280,6 +312,27 @@ def _simple_steps(p: SimplePlan, d: Decisions, outer: dict[str, list[str]]) -> l
         steps.append(S.Pragma(s, first[0], "auto_unroll_max_step", unroll))
     outer[s] = rest
     return steps
+
+
+def _rfactor_steps(p: RFactorPlan, d: Decisions, outer: dict[str, list[str]]) -> list[S.Step]:
+    """rfactor, then the partials stage: spatial loops (fused, parallel), the other reduce
+    loops, the outer part of the factored axis, its vectorised lanes innermost; the stage
+    itself: the same parallel loops and the sum over the lanes."""
+    s, rf = p.stage, f"{p.stage}.rf"
+    sp = [ax for ax, _ in p.spatial]
+    others = [ax for ax, _ in p.reduce if ax != p.axis]
+    lane, rest = f"{p.axis}_i", f"{p.axis}_o"
+    steps: list[S.Step] = [S.RFactor(s, p.axis, int(d[f"rf:{s}"]))]
+    steps += [S.Reorder(rf, (*sp, *others, rest, lane)), S.Vectorize(rf, lane)]
+    k = int(d.get(f"par:{s}", 0))
+    par, rf_rest = _fuse_parallel(rf, sp, k)
+    steps += par
+    unroll = int(d.get(f"unroll:{s}", 0))
+    if unroll:
+        steps.append(S.Pragma(rf, (rf_rest + others + [rest])[0], "auto_unroll_max_step", unroll))
+    par, left = _fuse_parallel(s, sp, k)
+    outer[s] = left
+    return steps + par
 
 
 def _only_axes(leaf: str, axes: set[str]) -> bool:

@@ -10,6 +10,8 @@ the compute definition alone). Axis names created by steps are deterministic:
 - `Fuse(stage, ("n", "c"))` makes `n+c`.
 - `CacheWrite(stage)` adds a stage `{stage}.local` that computes into a local buffer;
   `CacheRead(tensor, scope, readers)` adds a stage `{tensor}.{scope}` that copies the tensor.
+- `RFactor(stage, "k", 16)` adds a stage `{stage}.rf` with spatial axes (the stage's, `k_i`)
+  and reduce axes (the others, `k_o`); the stage then reduces over `k_i`.
 """
 
 from __future__ import annotations
@@ -112,6 +114,17 @@ class CacheWrite(Step):
 
 
 @dataclass(frozen=True)
+class RFactor(Step):
+    """Factor a reduction: a stage `{stage}.rf` computes `factor` partial results per output
+    (over `{axis}_o`, with the lane `{axis}_i` a spatial axis it can vectorise or run in
+    parallel), and the stage itself reduces the partials over `{axis}_i`."""
+
+    kind: ClassVar[str] = "rfactor"
+    axis: str = ""
+    factor: int = 1
+
+
+@dataclass(frozen=True)
 class CacheRead(Step):
     kind: ClassVar[str] = "cache_read"
     scope: str = "local"
@@ -134,6 +147,7 @@ STEP_TYPES: dict[str, type[Step]] = {
         ComputeRoot,
         CacheWrite,
         CacheRead,
+        RFactor,
     )
 }
 
