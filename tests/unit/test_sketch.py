@@ -242,3 +242,10 @@ def test_sketch_rules_come_from_the_backend():
     rules, params = get_backend("cpu").sketch_rules(parse_target("cpu -isa=avx2"))
     assert [r.name for r in rules] == ["inline", "multi_level_tiling", "rfactor", "simple"]
     assert params.lanes == 8
+
+
+def test_padding_of_a_tiled_conv_is_inlined_or_a_root_copy():
+    task = CASES["conv2d_nchwc_pad_bias_relu"]
+    sketches, _ = registry.sketches(task)
+    pads = {type(s.plan_of("conv_pad")).__name__ for s in sketches}
+    assert pads == {"InlinePlan", "SimplePlan"} and len(sketches) == 4

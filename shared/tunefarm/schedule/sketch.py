@@ -202,7 +202,24 @@ class InlineRule:
         op = t.op
         if op.reduce_axes or info.is_output(t) or not info.dag.readers(t):  # type: ignore[union-attr]
             return None
+        if _is_padding(t) and any(has_data_reuse(r) for r in info.dag.readers(t)):
+            # inlined, every load of the tile's inner loop tests the border; at root, the
+            # padded copy costs one pass over the data (alternatives: both)
+            spatial, _ = axes_of(t)
+            return [[InlinePlan(t.name)], [SimplePlan(t.name, spatial, (), None)]]
         return [[InlinePlan(t.name)]]
+
+
+def _is_padding(t: Tensor) -> bool:
+    from tunefarm.ir.expr import Select
+
+    return any(isinstance(n, Select) for n in _walk(t.op.body))  # type: ignore[union-attr]
+
+
+def _walk(e):
+    from tunefarm.ir.tensor import walk
+
+    return walk(e)
 
 
 class MultiLevelTilingRule:
