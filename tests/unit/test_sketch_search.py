@@ -141,3 +141,21 @@ def test_rest_submission_checks_the_policy_field():
     assert "policy" not in errors and spec["policy"] == "auto"
     _, errors = check("ansor")
     assert errors["policy"] == "unknown policy 'ansor'; one of template, sketch, auto"
+
+
+def test_network_tuned_with_sketches_compiles_from_its_records(tmp_path: Path, capsys):
+    """`tunefarm tune --policy sketch`: sketch records drive ApplyHistoryBest in the network
+    compile, and the tuned network still matches ONNX Runtime."""
+    from tunefarm.frontend import zoo
+
+    model = tmp_path / "squeeze.onnx"
+    zoo.save("squeezenet-1.1", str(model), image_size=64)
+    log, net = tmp_path / "t.jsonl", tmp_path / "t.tfa"
+    argv = ["tune", str(model), "--policy", "sketch", "--trials", "12", "--log", str(log)]
+    argv += ["-o", str(net), "--min-repeat-ms", "5", "--repeat", "1", "--json"]
+    assert main([*argv, "--bench-repeat", "2"]) == 0, capsys.readouterr().err
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["relative_error"] < 1e-3
+    assert all(registry.is_sketch(r.config) for r in load_records(log))
+    tuned = [t for t in doc["tasks"] if t["tuned"]]
+    assert tuned and all(t["reason"] == "record" for t in tuned)
