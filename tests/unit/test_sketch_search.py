@@ -65,8 +65,10 @@ def test_invalid_states_are_dropped_before_measuring_with_reasons():
 
 def test_resume_measures_nothing_twice_and_history_best_applies(tmp_path: Path, measure):
     log = tmp_path / "log.jsonl"
-    first = TaskScheduler([DENSE, SOFTMAX], tuner_factory="sketch", stream=None)
+    first = TaskScheduler([DENSE, SOFTMAX], tuner_factory=tuner_factory("sketch", "xgb"))
     first.tune(12, measure, trials_per_round=6, batch_size=6, log_file=str(log))
+    a, b = (s.tuner for s in first.states)
+    assert a.shared is b.shared and len(a.shared.groups) == 2  # one model for the job
     again = TaskScheduler([DENSE, SOFTMAX], tuner_factory="sketch")
     assert again.load_log(str(log)) == 12
     again.tune(24, measure, trials_per_round=6, batch_size=6, log_file=str(log))

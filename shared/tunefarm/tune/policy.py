@@ -38,6 +38,19 @@ def tuner_name(policy: str, tuner: str, task: Task) -> str:
 
 
 def tuner_factory(policy: str, tuner: str) -> Callable[[Task, int], Tuner]:
-    """`f(task, seed)` for the task scheduler: the sketch search or the named template tuner."""
+    """`f(task, seed)` for the task scheduler: the sketch search or the named template tuner.
+    The sketch tuners of one factory (one job) share one cost model."""
     check_policy(policy)
-    return lambda task, seed: make_tuner(tuner_name(policy, tuner, task), task, seed)
+    shared: list = []
+
+    def make(task: Task, seed: int) -> Tuner:
+        name = tuner_name(policy, tuner, task)
+        if name != SKETCH_TUNER:
+            return make_tuner(name, task, seed)
+        from tunefarm.tune.sketch_search import SharedModel, SketchTuner
+
+        if not shared:
+            shared.append(SharedModel(seed))
+        return SketchTuner(task, seed=seed, shared=shared[0])
+
+    return make

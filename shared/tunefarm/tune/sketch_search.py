@@ -72,6 +72,24 @@ class SketchSpace:
         return self.values[index]
 
 
+class SharedModel:
+    """One cost model for every task of a job: each task's measured states are its own rank
+    group (throughput normalised per task), and every fit uses all groups, so what one task
+    taught ranks the states of the next (the features are task-independent)."""
+
+    def __init__(self, seed: int = 0, nthread: int | None = 1):
+        self.model = XGBoostCostModel("rank", "statement", seed=seed, nthread=nthread)
+        self.groups: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def update(self, key: str, rows: list[np.ndarray], costs: list[float]) -> None:
+        if len(rows) >= 2:
+            self.groups[key] = (np.stack(rows), normalised_throughput(costs))
+        if self.groups:
+            xs = np.concatenate([x for x, _ in self.groups.values()])
+            ys = np.concatenate([y for _, y in self.groups.values()])
+            self.model.fit(xs, ys, [len(y) for _, y in self.groups.values()])
+
+
 @dataclass(frozen=True)
 class State:
     sketch: int
@@ -86,7 +104,8 @@ class SketchTuner(Tuner):
     """Evolutionary search (or, with `evolve=False`, random sampling) of sketch states.
 
     population: states per generation; generations: rounds of mutation; epsilon: share of
-    random picks in a batch; nthread: xgboost threads.
+    random picks in a batch; nthread: xgboost threads; shared: the job's cost model (one
+    per tuner when None).
     """
 
     name = "sketch"
@@ -101,6 +120,7 @@ class SketchTuner(Tuner):
         generations: int = 3,
         epsilon: float = 0.1,
         nthread: int | None = 1,
+        shared: SharedModel | None = None,
     ):
         super().__init__(task, SketchSpace(), seed)
         self.sketches, self.params = registry.sketches(task)
@@ -110,7 +130,8 @@ class SketchTuner(Tuner):
         # rank loss on throughput normalised per task: the search needs an order, and one
         # model's scale then never mixes tasks (measured Kendall tau 0.53 against 0.46 for
         # squared error on held-out dense states)
-        self.model = XGBoostCostModel("rank", "statement", seed=seed, nthread=nthread)
+        self.shared = shared if shared is not None else SharedModel(seed, nthread)
+        self.model = self.shared.model
         self.states: dict[int, State] = {}  # index -> the state that made it (this run's)
         self.rows: dict[int, np.ndarray | None] = {}  # index -> features (None: invalid)
         self.reasons: dict[int, str] = {}
@@ -229,8 +250,7 @@ class SketchTuner(Tuner):
             if row is not None:
                 rows.append(row)
                 costs.append(c)
-        if len(rows) >= 2:
-            self.model.fit(np.stack(rows), normalised_throughput(costs))
+        self.shared.update(f"{self.task.workload_key}|{self.task.target}", rows, costs)
         self.overhead_s += time.perf_counter() - start
 
     def _row(self, index: int) -> np.ndarray | None:
