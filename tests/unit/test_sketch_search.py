@@ -161,3 +161,16 @@ def test_network_tuned_with_sketches_compiles_from_its_records(tmp_path: Path, c
     assert all(registry.is_sketch(r.config) for r in load_records(log))
     tuned = [t for t in doc["tasks"] if t["tuned"]]
     assert tuned and all(t["reason"] == "record" for t in tuned)
+
+
+def test_a_small_budget_measures_every_task_in_warm_up(measure):
+    """5 tasks, 10 trials, rounds of 64: the warm-up shares the budget (2 each) instead of
+    giving it all to task 0."""
+    tasks = [Task.make("elementwise", fn="relu", shapes=[(4, 8 * (i + 1))]) for i in range(5)]
+    sched = TaskScheduler(tasks, tuner_factory="random")
+    summary = sched.tune(10, measure, trials_per_round=64, batch_size=4)
+    assert [t.trials for t in summary.tasks] == [2, 2, 2, 2, 2]
+    assert np.isfinite(summary.estimated_total_latency_s)
+    few = TaskScheduler(tasks, tuner_factory="random").tune(3, measure, trials_per_round=64)
+    assert [t.trials for t in few.tasks] == [1, 1, 1, 0, 0]
+    assert few.tasks[4].stop_reason == "no trial: the budget ran out before its turn"

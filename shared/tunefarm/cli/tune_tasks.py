@@ -158,7 +158,9 @@ def _report(summary: Any, names: list[str], args: argparse.Namespace, loaded: in
         print(json.dumps(doc, indent=2))
         return
     for t in summary.tasks:
-        if not math.isfinite(t.best_latency_s):
+        if t.trials == 0:
+            print(f"task {t.index}: not measured ({t.stop_reason})")
+        elif not math.isfinite(t.best_latency_s):
             print(f"task {t.index}: no valid result ({t.stop_reason})")
             if t.diagnosis:
                 print("  " + t.diagnosis.replace("\n", "\n  "))

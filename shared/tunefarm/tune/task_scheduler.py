@@ -302,7 +302,7 @@ class TaskScheduler:
         if current is None:  # nothing to do (a resumed log already used the budget): show why
             self.print_table(None, 0.0)
         while current is not None:
-            n = min(trials_per_round, total_trials - self.trials)
+            n = self._round_size(current, trials_per_round, total_trials)
             self._run_round(current, n, measure_option, batch_size, callbacks)
             done = self.trials >= total_trials
             current = None if done else self._choose(trials_per_round)
@@ -310,6 +310,20 @@ class TaskScheduler:
             if on_round is not None:
                 on_round(self.summary(time.perf_counter() - start))
         return self.summary(time.perf_counter() - start)
+
+    def _round_size(self, i: int, trials_per_round: int, total_trials: int) -> int:
+        """Trials of the next round on task i. While tasks wait for their warm-up round, the
+        budget left is shared among them, so a small budget still measures every task."""
+        left = total_trials - self.trials
+        warm = self.warmup_rounds * trials_per_round
+        cold = [
+            j
+            for j in self._alive()
+            if self.states[j].rounds < self.warmup_rounds and self.states[j].trials < warm
+        ]
+        if i in cold:
+            return max(1, min(trials_per_round, left // len(cold)))
+        return min(trials_per_round, left)
 
     def _run_round(
         self,
@@ -394,6 +408,10 @@ class TaskScheduler:
         out = self._out()
         print(self.table(next_id, seconds), file=out, flush=True)
 
+    @staticmethod
+    def _why_idle(s: _TaskState) -> str:
+        return BUDGET_USED if s.trials else "no trial: the budget ran out before its turn"
+
     def summary(self, seconds: float) -> SchedulerSummary:
         reports = []
         for i, s in enumerate(self.states):
@@ -404,7 +422,7 @@ class TaskScheduler:
             reports.append(
                 TaskReport(
                     *(i, t.task, s.weight, s.best, t.best_gflops, s.trials),
-                    *(s.stop_reason or BUDGET_USED, s.diagnosis, best_config),
+                    *(s.stop_reason or self._why_idle(s), s.diagnosis, best_config),
                 )
             )
         total = self.estimated_total_latency()
