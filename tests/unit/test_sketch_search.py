@@ -174,3 +174,22 @@ def test_a_small_budget_measures_every_task_in_warm_up(measure):
     few = TaskScheduler(tasks, tuner_factory="random").tune(3, measure, trials_per_round=64)
     assert [t.trials for t in few.tasks] == [1, 1, 1, 0, 0]
     assert few.tasks[4].stop_reason == "no trial: the budget ran out before its turn"
+
+
+def test_score_counts_a_group_of_alternatives_once():
+    """Two alternatives of one node: the slower one's improvement cannot lower the objective
+    until it passes the faster one, so its score is 0 while the gap is wide."""
+    from tunefarm.measure import MeasureErrorNo, MeasureResult
+
+    def result(seconds: float) -> MeasureResult:
+        return MeasureResult(
+            (seconds,), MeasureErrorNo.NO_ERROR, "", seconds, 0.0, MeasureSettings()
+        )
+
+    tasks = [DENSE, Task.make("dense", data=(4, 64), weight=(48, 64))]
+    sched = TaskScheduler(tasks, tuner_factory="random", groups=[0, 0])
+    for state, cost in zip(sched.states, (1e-3, 1e-4), strict=True):
+        index = state.tuner.space.sample(state.tuner.rng, 1)[0]
+        state.tuner.load_history([(index, result(cost))])
+        state.trials = 100
+    assert sched.score(0) == 0.0 and sched.score(1) > 0.0

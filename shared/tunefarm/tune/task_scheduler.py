@@ -251,7 +251,17 @@ class TaskScheduler:
         if bound < s.best:
             forward = max(forward, (s.best - bound) / trials_per_round)
         backward = self._backward(s)
-        return s.weight * (self.alpha * backward + (1.0 - self.alpha) * forward)
+        gain = self.alpha * backward + (1.0 - self.alpha) * forward
+        # Alternatives of one node count once in the objective (their fastest member): a
+        # slower member's gains lower it only past the gap to the group's best.
+        gap = s.best - self._group_best(i)
+        if gap > 0:
+            gain = max(0.0, gain - gap / trials_per_round)
+        return s.weight * gain
+
+    def _group_best(self, i: int) -> float:
+        g = self.groups[i]
+        return min(s.best for j, s in enumerate(self.states) if self.groups[j] == g)
 
     def _backward(self, s: _TaskState) -> float:
         """How fast the best latency fell per trial over the last `backward_window` rounds."""
