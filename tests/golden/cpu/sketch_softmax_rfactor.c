@@ -13,6 +13,18 @@ static inline tf_v8f tf_v8_sel(tf_v8i m, tf_v8f a, tf_v8f b) {
   return (tf_v8f)(((tf_v8i)a & m) | ((tf_v8i)b & ~m)); }
 static inline tf_v8f tf_v8_max(tf_v8f a, tf_v8f b) { return tf_v8_sel(a > b, a, b); }
 static inline tf_v8f tf_v8_min(tf_v8f a, tf_v8f b) { return tf_v8_sel(a < b, a, b); }
+static inline tf_v8f tf_v8_exp(tf_v8f x) {
+  x = tf_v8_min(tf_v8_max(x, tf_v8_bc(-87.3f)), tf_v8_bc(88.3f));
+  tf_v8f t = x * 1.44269504f;
+  tf_v8f half = tf_v8_sel(t < 0.0f, tf_v8_bc(-0.5f), tf_v8_bc(0.5f));
+  tf_v8i n = __builtin_convertvector(t + half, tf_v8i);
+  tf_v8f nf = __builtin_convertvector(n, tf_v8f);
+  tf_v8f r = x - nf * 0.693359375f + nf * 2.12194440e-4f;
+  tf_v8f p = r * 1.9875691500e-4f + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f; p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f; p = p * r + 5.0000001201e-1f;
+  tf_v8i bits = (n + 127) << 23;
+  return (p * r * r + r + 1.0f) * (tf_v8f)bits; }
 static float out_sum[8] __attribute__((aligned(64)));
 static float out_sum_rf[64] __attribute__((aligned(64)));
 static float out_max[8] __attribute__((aligned(64)));
@@ -38,10 +50,7 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict x_raw, void* r
   for (int32_t out_sum_rf_i0 = 0; out_sum_rf_i0 < 8; ++out_sum_rf_i0) {
     *(tf_v8fu*)(&out_sum_rf[(out_sum_rf_i0 * 8)]) = tf_v8_bc(0.0f);
     for (int32_t out_sum_rf_k_o = 0; out_sum_rf_k_o < 125; ++out_sum_rf_k_o) {
-      #pragma omp simd
-      for (int32_t out_sum_rf_k_i = 0; out_sum_rf_k_i < 8; ++out_sum_rf_k_i) {
-        out_sum_rf[((out_sum_rf_i0 * 8) + out_sum_rf_k_i)] = (out_sum_rf[((out_sum_rf_i0 * 8) + out_sum_rf_k_i)] + expf((x[(((out_sum_rf_i0 * 1000) + (out_sum_rf_k_o * 8)) + out_sum_rf_k_i)] - out_max[out_sum_rf_i0])));
-      }
+      *(tf_v8fu*)(&out_sum_rf[(out_sum_rf_i0 * 8)]) = ((*(const tf_v8fu*)(&out_sum_rf[(out_sum_rf_i0 * 8)])) + tf_v8_exp(((*(const tf_v8fu*)(&x[((out_sum_rf_i0 * 1000) + (out_sum_rf_k_o * 8))])) - out_max[out_sum_rf_i0])));
     }
   }
   #pragma omp parallel for schedule(static)
@@ -54,10 +63,7 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict x_raw, void* r
   #pragma omp parallel for schedule(static)
   for (int32_t out_i0 = 0; out_i0 < 8; ++out_i0) {
     for (int32_t out_i1_0 = 0; out_i1_0 < 125; ++out_i1_0) {
-      #pragma omp simd
-      for (int32_t out_i1_1 = 0; out_i1_1 < 8; ++out_i1_1) {
-        out[(((out_i0 * 1000) + (out_i1_0 * 8)) + out_i1_1)] = (expf((x[(((out_i0 * 1000) + (out_i1_0 * 8)) + out_i1_1)] - out_max[out_i0])) / out_sum[out_i0]);
-      }
+      *(tf_v8fu*)(&out[((out_i0 * 1000) + (out_i1_0 * 8))]) = (tf_v8_exp(((*(const tf_v8fu*)(&x[((out_i0 * 1000) + (out_i1_0 * 8))])) - out_max[out_i0])) / out_sum[out_i0]);
     }
   }
   return 0;

@@ -8,7 +8,8 @@ How annotations become C:
 - pragma auto_unroll_max_step=N -> every serial loop inside (the loop itself included) whose
                nest runs at most N steps is unrolled as above, as TVM's auto-unroll does;
 - vectorize -> GCC vector types (`vector_size`): contiguous loads/stores become vector
-               loads/stores, loop-invariant scalars broadcast; anything else (gathers,
+               loads/stores, loop-invariant scalars broadcast, `exp` a polynomial
+               (Cephes' expf, 2 ulp); anything else (gathers,
                math calls, lane-dependent conditions) falls back to an `omp simd` loop.
 """
 
@@ -125,6 +126,7 @@ class CEmitter:
         self.widths: set[int] = set()
         self.in_parallel = False
         self.max_step = 0  # the auto_unroll_max_step in force (0: none)
+        self.exp_widths: set[int] = set()
 
     # -- expressions ---------------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -180,6 +182,10 @@ class CEmitter:
                     f"tf_v{width}_{e.op}({self.vec(a, av, width)}, {self.vec(b, bv, width)})",
                     True,
                 )
+        if isinstance(e, Call) and e.func == "exp" and e.dtype == "float32":
+            arg, is_vec = self.vexpr(e.args[0], v, width)
+            self.exp_widths.add(width)
+            return f"tf_v{width}_exp({self.vec(arg, is_vec, width)})", True
         if isinstance(e, Select) and e.dtype == "float32":
             (t, tv), (f, fv) = (
                 self.vexpr(e.true_value, v, width),
@@ -338,6 +344,7 @@ class CEmitter:
         body = self.lines
         params = ", ".join(f"void* restrict {b.name}_raw" for b in f.args)
         out = [HEADER, *(vector_helpers(w) for w in sorted(self.widths))]
+        out += [vector_exp(w) for w in sorted(self.exp_widths & self.widths)]
         for b in f.statics:
             out.append(
                 f"static {C_TYPES[b.dtype]} {b.name}[{b.size}] __attribute__((aligned(64)));"
@@ -385,6 +392,24 @@ static inline tf_v{w}f tf_v{w}_sel(tf_v{w}i m, tf_v{w}f a, tf_v{w}f b) {{
   return (tf_v{w}f)(((tf_v{w}i)a & m) | ((tf_v{w}i)b & ~m)); }}
 static inline tf_v{w}f tf_v{w}_max(tf_v{w}f a, tf_v{w}f b) {{ return tf_v{w}_sel(a > b, a, b); }}
 static inline tf_v{w}f tf_v{w}_min(tf_v{w}f a, tf_v{w}f b) {{ return tf_v{w}_sel(a < b, a, b); }}"""
+
+
+def vector_exp(w: int) -> str:
+    """exp on a vector, emitted only into modules that use it (Cephes' expf: range reduction
+    by ln 2, a degree-6 polynomial, the exponent put back in the float's bits; 2 ulp)."""
+    return f"""\
+static inline tf_v{w}f tf_v{w}_exp(tf_v{w}f x) {{
+  x = tf_v{w}_min(tf_v{w}_max(x, tf_v{w}_bc(-87.3f)), tf_v{w}_bc(88.3f));
+  tf_v{w}f t = x * 1.44269504f;
+  tf_v{w}f half = tf_v{w}_sel(t < 0.0f, tf_v{w}_bc(-0.5f), tf_v{w}_bc(0.5f));
+  tf_v{w}i n = __builtin_convertvector(t + half, tf_v{w}i);
+  tf_v{w}f nf = __builtin_convertvector(n, tf_v{w}f);
+  tf_v{w}f r = x - nf * 0.693359375f + nf * 2.12194440e-4f;
+  tf_v{w}f p = r * 1.9875691500e-4f + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f; p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f; p = p * r + 5.0000001201e-1f;
+  tf_v{w}i bits = (n + 127) << 23;
+  return (p * r * r + r + 1.0f) * (tf_v{w}f)bits; }}"""
 
 
 def emit_c(func: LoweredFunc, target: Target) -> str:
