@@ -193,3 +193,12 @@ def test_score_counts_a_group_of_alternatives_once():
         state.tuner.load_history([(index, result(cost))])
         state.trials = 100
     assert sched.score(0) == 0.0 and sched.score(1) > 0.0
+
+
+def test_transfer_from_earlier_records_trains_the_shared_model(tmp_path: Path, measure):
+    log = tmp_path / "old.jsonl"
+    SketchTuner(SOFTMAX, seed=2).tune(8, measure, callbacks=[log_to_file(log)], batch_size=8)
+    sched = TaskScheduler([DENSE], tuner_factory=tuner_factory("sketch", "xgb"))
+    assert sched.transfer_from(str(log)) == 8
+    tuner = sched.states[0].tuner
+    assert tuner.model.trained and not tuner.visited  # training data, not measured states

@@ -115,4 +115,9 @@ def add_scheduler_arguments(p: argparse.ArgumentParser) -> None:
         help="stop a task after K trials without improvement",
     )
     p.add_argument("--resume", action="store_true", help="continue from the records in --log")
+    p.add_argument(
+        "--transfer-from",
+        metavar="LOG",
+        help="also train the cost models on these earlier records (other tasks and networks)",
+    )
     p.add_argument("--strategy", choices=("gradient", "round-robin"), default="gradient")

@@ -194,6 +194,9 @@ def run(args: argparse.Namespace) -> int:
                 f"skipped {len(errors)} bad line(s) of the log, e.g. {errors[0]}", file=sys.stderr
             )
         print(f"resumed: {loaded} trial(s) loaded from {args.log}", file=stream)
+    if args.transfer_from:
+        used = scheduler.transfer_from(args.transfer_from)
+        print(f"transfer: the cost models learn from {used} record(s) of {args.transfer_from}")
     measure_option = MeasureOption.local(settings)
     try:
         summary = scheduler.tune(

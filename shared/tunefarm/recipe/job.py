@@ -65,6 +65,7 @@ class JobOptions:
     early_stopping: int | None = None
     settings: MeasureSettings = field(default_factory=network_settings)
     policy: str = "template"  # template | sketch | auto (tune.policy)
+    transfer_from: str | None = None  # earlier records the cost models also learn from
     trials_per_round: int | None = None
     select_top: int = DEFAULT_TOP_K
     seed: int = 0
@@ -122,6 +123,7 @@ def tune_network(
     callbacks: Sequence[Callable] = (),
     on_round: Callable | None = None,
     policy: str = "template",
+    transfer_from: str | os.PathLike | None = None,
 ) -> SchedulerSummary:
     """Tune the tasks with the task scheduler under one budget, appending to `log`; with
     `resume`, trials already in the log are loaded, not measured again. `measure_option`
@@ -137,6 +139,11 @@ def tune_network(
         stream=stream,
         groups=[t.group for t in tasks],
     )
+    if transfer_from is not None:
+        used = scheduler.transfer_from(str(transfer_from))
+        print(
+            f"transfer: the cost models learn from {used} record(s) of {transfer_from}", file=stream
+        )
     if resume and Path(log).exists():
         loaded = scheduler.load_log(log, device_key=device_key)
         print(f"resumed: {loaded} trial(s) loaded from {log}", file=stream)
@@ -368,6 +375,7 @@ def run_job(
             device_key=options.device_key,
             stream=stream,
             policy=options.policy,
+            transfer_from=options.transfer_from,
         )
     Path(log).touch()
     with tempfile.TemporaryDirectory(prefix="tunefarm-job-") as tmp:

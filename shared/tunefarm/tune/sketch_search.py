@@ -253,6 +253,37 @@ class SketchTuner(Tuner):
         self.shared.update(f"{self.task.workload_key}|{self.task.target}", rows, costs)
         self.overhead_s += time.perf_counter() - start
 
+    def transfer_from(self, records: Sequence[Any]) -> int:
+        """Train the (shared) model on earlier sketch records of any task as well: each
+        workload is its own rank group. Returns how many records were used; they are not
+        marked measured (`load_history` resumes a run of this very task)."""
+        groups: dict[str, tuple[list[np.ndarray], list[float]]] = {}
+        kernels: dict[Task, Any] = {}
+        for rec in records:
+            if not registry.is_sketch(rec.config):
+                continue
+            key = f"{rec.task.workload_key}|{rec.task.target}|{rec.device_key}"
+            try:
+                kdef = kernels.setdefault(rec.task, registry.base_kernel(rec.task))
+                steps = [S.step_from_list(x) for x in rec.config.get(S.SKETCH_KNOB)]
+                func = lower(Schedule(kdef.outputs, kdef.inputs).apply_all(steps))
+            except _INVALID:
+                continue
+            rows, costs = groups.setdefault(key, ([], []))
+            rows.append(statement_features(func, registry.flops(rec.task)))
+            costs.append(rec.cost if rec.ok else math.inf)
+        used = 0
+        for key, (rows, costs) in groups.items():
+            if len(rows) >= 2 and any(math.isfinite(c) for c in costs):
+                self.shared.groups[f"history:{key}"] = (
+                    np.stack(rows),
+                    normalised_throughput(costs),
+                )
+                used += len(rows)
+        if used:
+            self.shared.update("", [], [])
+        return used
+
     def _row(self, index: int) -> np.ndarray | None:
         """Features of a measured state (one read back from records is featurised here)."""
         if index not in self.rows:

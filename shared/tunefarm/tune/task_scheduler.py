@@ -216,6 +216,20 @@ class TaskScheduler:
                 s.curve.append((s.trials, s.best))
         return used
 
+    def transfer_from(self, path: str, errors: list[str] | None = None) -> int:
+        """Train the tuners' cost models on earlier records (other tasks, other jobs and
+        networks) as well; tuners without a model ignore them. Returns the records used."""
+        records = load_records(path, errors)
+        used = 0
+        seen: set[int] = set()
+        for s in self.states:
+            transfer = getattr(s.tuner, "transfer_from", None)
+            shared = id(getattr(s.tuner, "shared", s.tuner))
+            if transfer is not None and shared not in seen:
+                seen.add(shared)
+                used = max(used, transfer(records))
+        return used
+
     # -- choosing the next task ---------------------------------------------------------------
     def _alive(self) -> list[int]:
         return [i for i, s in enumerate(self.states) if not s.stop_reason]
