@@ -116,8 +116,11 @@ def _sample_tile(p: TilePlan, params: SketchParams, rng: np.random.Generator, d:
         if rng.random() < 0.5 and tiles[1] > 1:
             tiles = (tiles[0] * tiles[1], 1, tiles[2])
         d[f"tile:{p.stage}:{ax}"] = tiles
+    _register_budget(p, d, params.max_register)
+    whole = rng.random() < 0.5  # the whole reduction inside the tile, as in a micro-kernel
     for ax, ext in p.reduce:
-        d[f"tile:{p.stage}:{ax}"] = sample_split(ext, 1, rng, params.max_innermost)
+        inner = sample_split(ext, 1, rng, params.max_innermost)
+        d[f"tile:{p.stage}:{ax}"] = (ext,) if whole and ext <= params.max_innermost else inner
     n = len(p.spatial)
     fused = p.consumer is not None
     if fused:
@@ -129,6 +132,17 @@ def _sample_tile(p: TilePlan, params: SketchParams, rng: np.random.Generator, d:
     )
     d[f"par:{p.stage}"] = enough if rng.random() < 0.7 else int(rng.integers(1, most + 1))
     d[f"unroll:{p.stage}"] = int(rng.choice(params.unroll_steps))
+
+
+def _register_budget(p: TilePlan, d: Decisions, budget: int) -> None:
+    """Shrink the innermost tiles of the other spatial axes until they hold at most `budget`
+    vectors (more accumulators than registers spill), moving the excess one level out."""
+    others = [f"tile:{p.stage}:{ax}" for ax, _ in p.spatial[:-1]]
+    while others and math.prod(d[k][2] for k in others) > budget:
+        k = max(others, key=lambda key: d[key][2])
+        l1, l2, l3 = d[k]
+        q = _prime_factors(l3)[0]
+        d[k] = (l1 * q, l2, l3 // q)
 
 
 def _outer_extents(p: TilePlan, d: Decisions) -> list[int]:
