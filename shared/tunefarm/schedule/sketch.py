@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from tunefarm.ir.expr import Load, Var
-from tunefarm.ir.tensor import ComputeDAG, ComputeOp, Tensor, loads_of
+from tunefarm.ir.expr import Load, Select, Var
+from tunefarm.ir.tensor import ComputeDAG, ComputeOp, Tensor, loads_of, walk
 
 
 class SketchError(ValueError):
@@ -153,8 +153,6 @@ def has_data_reuse(t: Tensor) -> bool:
 
 
 def _vars(e) -> list[Var]:
-    from tunefarm.ir.tensor import walk
-
     return [n for n in walk(e) if isinstance(n, Var)]
 
 
@@ -211,15 +209,7 @@ class InlineRule:
 
 
 def _is_padding(t: Tensor) -> bool:
-    from tunefarm.ir.expr import Select
-
-    return any(isinstance(n, Select) for n in _walk(t.op.body))  # type: ignore[union-attr]
-
-
-def _walk(e):
-    from tunefarm.ir.tensor import walk
-
-    return walk(e)
+    return any(isinstance(n, Select) for n in walk(t.op.body))  # type: ignore[union-attr]
 
 
 class MultiLevelTilingRule:
