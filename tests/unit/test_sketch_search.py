@@ -202,3 +202,14 @@ def test_transfer_from_earlier_records_trains_the_shared_model(tmp_path: Path, m
     assert sched.transfer_from(str(log)) == 8
     tuner = sched.states[0].tuner
     assert tuner.model.trained and not tuner.visited  # training data, not measured states
+
+
+def test_a_sketch_candidate_crosses_a_queue_as_json():
+    """What the build farm and the agents receive: the same step list, the same source."""
+    from tunefarm.measure import MeasureInput
+    from tunefarm.tune.sketch_search import random_states
+
+    inp = MeasureInput(SOFTMAX, random_states(SOFTMAX, 1, 0)[0])
+    back = MeasureInput.from_json(json.loads(json.dumps(inp.to_json())))
+    assert back == inp
+    assert registry.generate_source(back).code == registry.generate_source(inp).code
