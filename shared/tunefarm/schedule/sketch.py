@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from tunefarm.ir.expr import Load, Select, Var
+from tunefarm.ir.expr import Call, Load, Select, Var
 from tunefarm.ir.tensor import ComputeDAG, ComputeOp, Tensor, loads_of, walk
 
 
@@ -205,7 +205,16 @@ class InlineRule:
             # padded copy costs one pass over the data (alternatives: both)
             spatial, _ = axes_of(t)
             return [[InlinePlan(t.name)], [SimplePlan(t.name, spatial, (), None)]]
+        if len(info.dag.readers(t)) > 1 and _calls_math(t):
+            # inlined into every reader, a math call (exp) is computed once per reader;
+            # at root it is computed once and read back (alternatives: both)
+            spatial, _ = axes_of(t)
+            return [[InlinePlan(t.name)], [SimplePlan(t.name, spatial, (), None)]]
         return [[InlinePlan(t.name)]]
+
+
+def _calls_math(t: Tensor) -> bool:
+    return any(isinstance(n, Call) for n in walk(t.op.body))  # type: ignore[union-attr]
 
 
 def _is_padding(t: Tensor) -> bool:
@@ -274,37 +283,52 @@ class SimpleRule:
 def derive_sketches(
     outputs: Sequence[Tensor], inputs: Sequence[Tensor], rules: Sequence[SketchRule]
 ) -> list[Sketch]:
-    """Every sketch the rules derive for the DAG, in a stable order."""
+    """Every sketch the rules derive for the DAG, in a stable order. Two passes over the
+    stages: the inline rule first (its choices decide which stages read which), then the
+    others; each sketch's plans are in producer-first order."""
     dag = ComputeDAG(list(outputs), list(inputs))
-    first = DagInfo(dag)
-    for t in dag.compute_stages:  # inlining first: fusion looks through inlined readers
-        alts = _first_answer(rules, first, t)
-        if len(alts) == 1 and all(isinstance(p, InlinePlan) for p in alts[0]):
-            first.inlined.add(t.name)
-    partial: list[tuple[DagInfo, list[Plan], list[str]]] = [(first, [], [])]
-    for t in dag.compute_stages:
-        grown = []
-        for info, plans, names in partial:
-            if t.name in info.claimed:
-                grown.append((info, plans, names))
-                continue
-            alts = _first_answer(rules, info, t)
-            for k, alt in enumerate(alts):
-                nxt = DagInfo(dag, set(info.inlined), set(info.claimed))
-                for p in alt:
-                    if isinstance(p, InlinePlan):
-                        nxt.inlined.add(p.stage)
-                    if isinstance(p, TilePlan) and p.consumer and not p.cache_write:
-                        nxt.claimed.add(p.consumer)
-                tag = [f"{t.name}:{type(alt[0]).__name__}{k}"] if len(alts) > 1 else []
-                grown.append((nxt, plans + alt, names + tag))
-        partial = grown
-    return [Sketch("|".join(names) or "default", tuple(plans)) for _, plans, names in partial]
+    inline = [r for r in rules if isinstance(r, InlineRule)]
+    others = [r for r in rules if not isinstance(r, InlineRule)]
+    partial: list[tuple[DagInfo, list[Plan], list[str]]] = [(DagInfo(dag), [], [])]
+    for phase in (inline, others):
+        for t in dag.compute_stages:
+            partial = [grown for item in partial for grown in _grow(item, phase, t, dag)]
+    order = {t.name: i for i, t in enumerate(dag.compute_stages)}
+    return [
+        Sketch("|".join(names) or "default", tuple(sorted(plans, key=lambda p: order[p.stage])))
+        for _, plans, names in partial
+    ]
 
 
-def _first_answer(rules: Sequence[SketchRule], info: DagInfo, t: Tensor) -> list[list[Plan]]:
+def _grow(item, rules: Sequence[SketchRule], t: Tensor, dag: ComputeDAG):
+    """The partial sketch `item` extended by the first answer of `rules` for stage t (itself
+    when t is planned already, or when these rules pass it on to the next phase)."""
+    info, plans, names = item
+    if t.name in info.claimed or any(p.stage == t.name for p in plans):
+        return [item]
+    alts = _first_answer(rules, info, t, required=not any(isinstance(r, InlineRule) for r in rules))
+    if not alts:
+        return [item]
+    out = []
+    for k, alt in enumerate(alts):
+        nxt = DagInfo(dag, set(info.inlined), set(info.claimed))
+        for p in alt:
+            if isinstance(p, InlinePlan):
+                nxt.inlined.add(p.stage)
+            if isinstance(p, TilePlan) and p.consumer and not p.cache_write:
+                nxt.claimed.add(p.consumer)
+        tag = [f"{t.name}:{type(alt[0]).__name__}{k}"] if len(alts) > 1 else []
+        out.append((nxt, plans + alt, names + tag))
+    return out
+
+
+def _first_answer(
+    rules: Sequence[SketchRule], info: DagInfo, t: Tensor, required: bool = True
+) -> list[list[Plan]]:
     for rule in rules:
         alts = rule.derive(info, t)
         if alts:
             return alts
-    raise SketchError(f"stage {t.name!r}: no sketch rule applies")
+    if required:
+        raise SketchError(f"stage {t.name!r}: no sketch rule applies")
+    return []

@@ -63,7 +63,7 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict x_raw, void* r
   #pragma omp parallel for schedule(static)
   for (int32_t out_i0 = 0; out_i0 < 8; ++out_i0) {
     for (int32_t out_i1_0 = 0; out_i1_0 < 125; ++out_i1_0) {
-      *(tf_v8fu*)(&out[((out_i0 * 1000) + (out_i1_0 * 8))]) = (tf_v8_exp(((*(const tf_v8fu*)(&x[((out_i0 * 1000) + (out_i1_0 * 8))])) - out_max[out_i0])) / out_sum[out_i0]);
+      *(tf_v8fu*)(&out[((out_i0 * 1000) + (out_i1_0 * 8))]) = (tf_v8_exp(((*(const tf_v8fu*)(&x[((out_i0 * 1000) + (out_i1_0 * 8))])) - out_max[out_i0])) * (1.0f / out_sum[out_i0]));
     }
   }
   return 0;

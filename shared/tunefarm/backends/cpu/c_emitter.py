@@ -175,6 +175,9 @@ class CEmitter:
             return f"(*(const tf_v{width}fu*)(&{e.buffer.name}[{base}]))", True
         if isinstance(e, Binary) and is_float(e.dtype) and e.dtype == "float32":
             (a, av), (b, bv) = self.vexpr(e.a, v, width), self.vexpr(e.b, v, width)
+            if e.op == "/" and not bv and not isinstance(e.b, Const):
+                # by a lane-invariant variable (a softmax's sum): one division, not 16
+                return f"({a} * (1.0f / {b}))", True
             if e.op in ("+", "-", "*", "/"):
                 return f"({a} {e.op} {b})", True
             if e.op in ("min", "max"):
