@@ -3,7 +3,7 @@
 PY ?= .venv/bin/python
 VENV_STAMP := .venv/.stamp
 
-.PHONY: venv test lint lint-imports golden bench bench-kernels bench-tuners bench-networks bench-gpu run docker-build k8s-render bench-pipeline serve
+.PHONY: venv test lint lint-imports golden bench bench-kernels bench-tuners bench-networks bench-gpu bench-autoscheduler run docker-build k8s-render bench-pipeline serve
 
 venv: $(VENV_STAMP)
 
@@ -53,6 +53,11 @@ bench-networks: venv
 BENCH_GPU_ARGS ?=
 bench-gpu: venv
 	$(PY) benchmarks/gpu.py $(BENCH_GPU_ARGS)
+
+# The sketch policy against the template policy, the default schedule and ONNX Runtime per op.
+BENCH_AUTOSCHEDULER_ARGS ?= --trials 64,256 --vs-random
+bench-autoscheduler: venv
+	$(PY) benchmarks/autoscheduler.py $(BENCH_AUTOSCHEDULER_ARGS)
 
 # The main job: tune a zoo network on this CPU in embedded mode (no broker), compile it,
 # check it against ONNX Runtime and print its latency next to untuned and ONNX Runtime.

@@ -7,12 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from tunefarm_services.gateway.validation import (
+    DEFAULT_POLICY,
     DEFAULT_TOP_K,
     DEFAULT_TUNER,
     MAX_BATCH,
     MAX_NAME,
     MAX_SELECT_TOP,
     MAX_TRIALS,
+    POLICIES,
     TUNERS,
 )
 
@@ -317,6 +319,13 @@ def _submission_fields() -> dict[str, Any]:
         "device_key": {"type": "string", "description": "A key with a live device agent."},
         "trials": {"type": "integer", "minimum": 0, "maximum": MAX_TRIALS},
         "tuner": {"type": "string", "enum": list(TUNERS), "default": DEFAULT_TUNER},
+        "policy": {
+            "type": "string",
+            "enum": list(POLICIES),
+            "default": DEFAULT_POLICY,
+            "description": "template: tune each op's template; sketch: schedules derived from "
+            "the compute definition; auto: sketches for ops without a template",
+        },
         "early_stopping": {"type": "integer", "minimum": 1, "nullable": True},
         "select_top": {
             "type": "integer",
@@ -380,6 +389,7 @@ def _job_common() -> dict[str, Any]:
         "device_key": {"type": "string"},
         "trials": {"type": "integer"},
         "tuner": {"type": "string"},
+        "policy": {"type": "string"},
         "early_stopping": {"type": "integer", "nullable": True},
         "select_top": {"type": "integer"},
         "selection": _selection(),

@@ -16,8 +16,10 @@ from typing import Any
 from tunefarm.compiler.select import DEFAULT_TOP_K
 from tunefarm.frontend.models import ZOO_PREFIX
 from tunefarm.tune.factory import TUNER_NAMES as TUNERS
+from tunefarm.tune.policy import POLICIES
 
 DEFAULT_TUNER = "xgb"
+DEFAULT_POLICY = "template"
 MAX_TRIALS = 20_000
 MAX_BATCH = 64
 MAX_SELECT_TOP = 8  # candidates per task timed inside the network (each: one more compile)
@@ -34,6 +36,7 @@ FIELDS = (
     "device_key",
     "trials",
     "tuner",
+    "policy",
     "early_stopping",
     "select_top",
     "batch",
@@ -81,6 +84,7 @@ def validate_submission(
         ("device_key", lambda: _device_key(fields.get("device_key"), sorted(device_targets))),
         ("trials", lambda: _int(fields.get("trials"), 0, MAX_TRIALS, required=True)),
         ("tuner", lambda: _tuner(fields.get("tuner"))),
+        ("policy", lambda: _policy(fields.get("policy"))),
         ("early_stopping", lambda: _int(fields.get("early_stopping"), 1, None)),
         (
             "select_top",
@@ -261,6 +265,14 @@ def _tuner(value: Any) -> str:
         return DEFAULT_TUNER
     if not isinstance(value, str) or value.strip() not in TUNERS:
         raise _Invalid(f"unknown tuner {_show(value)}; one of {', '.join(TUNERS)}")
+    return value.strip()
+
+
+def _policy(value: Any) -> str:
+    if not _present(value):
+        return DEFAULT_POLICY
+    if not isinstance(value, str) or value.strip() not in POLICIES:
+        raise _Invalid(f"unknown policy {_show(value)}; one of {', '.join(POLICIES)}")
     return value.strip()
 
 

@@ -299,7 +299,10 @@ def run_op(
     anything is built; a config that fails to build or run is an OpRun with its error.
     """
     flops, space = check_task(task)
-    plan = plan_configs(task, space, configs, sweep, seed)
+    if configs and all(registry.is_sketch(c) for c in configs):  # step lists: run as given
+        plan = [Config.make(dict(c)) for c in configs]
+    else:
+        plan = plan_configs(task, space, configs, sweep, seed)
     kind = parse_target(task.target).kind
     if builder is None:
         kind = check_local_target(task)

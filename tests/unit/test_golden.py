@@ -17,6 +17,7 @@ import pytest
 
 from tunefarm.backends import registry
 from tunefarm.measure import Config, MeasureInput
+from tunefarm.schedule.sketch_state import realise
 from tunefarm.task import Task
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -103,6 +104,34 @@ CPU_CASES: dict[str, tuple[Task, dict]] = {
         {},
     ),
 }
+
+
+def sketch_case(task: Task, index: int, decisions: dict) -> tuple[Task, dict]:
+    """A sketch state (sketch `index` of the task with these decisions) as its step list."""
+    sketch = registry.sketches(task)[0][index]
+    return task, registry.sketch_config(realise(sketch, decisions)).as_dict()
+
+
+SOFTMAX_RF = {f"{k}:{s}": v for s in ("out_max", "out_sum") for k, v in (("rf", 8), ("par", 1))}
+CPU_CASES.update(
+    {
+        "sketch_dense_fused": sketch_case(
+            CPU_CASES["dense_bias_relu"][0],
+            0,
+            {
+                "tile:dense:i": (1, 1, 1),
+                "tile:dense:j": (5, 1, 8),
+                "tile:dense:k": (16,),
+                "loc:dense": 1,
+                "par:dense": 1,
+                "unroll:dense": 16,
+            },
+        ),
+        "sketch_softmax_rfactor": sketch_case(
+            CPU_CASES["softmax"][0], 0, {**SOFTMAX_RF, "vec:out": 8, "par:out": 1}
+        ),
+    }
+)
 CASES = {("cpu", name): case for name, case in CPU_CASES.items()}
 
 PACKED = dict(data=(1, 32, 14, 14), weight=(32, 32, 3, 3), padding=1)
@@ -154,6 +183,8 @@ SUFFIX = {"cpu": ".c", "cuda": ".cu", "opencl": ".cl", "vta": ".s"}
 
 
 def source(task: Task, knobs: dict) -> str:
+    if registry.is_sketch(knobs):
+        return registry.generate_source(MeasureInput(task, Config.make(knobs))).code
     default = registry.default_config(task)
     space = registry.config_space(task)
     values = space.validate({**default.as_dict(), **knobs})

@@ -361,6 +361,7 @@ EVERY_KIND = [
     S.ComputeRoot("X"),
     S.CacheWrite("P", "local"),
     S.CacheRead("A", "shared", ("P", "Q")),
+    S.RFactor("P", "k", 4),
 ]
 
 
@@ -370,6 +371,7 @@ def test_every_step_kind_round_trips() -> None:
     back = S.steps_from_json(json.loads(text))
     assert back == EVERY_KIND
     assert [type(s) for s in back] == [type(s) for s in EVERY_KIND]
+    assert [S.step_from_list(S.step_to_list(s)) for s in EVERY_KIND] == EVERY_KIND
 
 
 def test_template_steps_round_trip_to_the_same_code() -> None:

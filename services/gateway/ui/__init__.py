@@ -195,10 +195,12 @@ def jobs():
 def submit():
     """The submission form; it posts to /api/v1/jobs and shows the API's field messages."""
     from tunefarm_services.gateway.validation import (
+        DEFAULT_POLICY,
         DEFAULT_TOP_K,
         DEFAULT_TUNER,
         MAX_SELECT_TOP,
         MAX_TRIALS,
+        POLICIES,
         TUNERS,
     )
 
@@ -210,6 +212,8 @@ def submit():
         zoo_models=zoo.names(),
         tuners=TUNERS,
         default_tuner=DEFAULT_TUNER,
+        policies=POLICIES,
+        default_policy=DEFAULT_POLICY,
         max_trials=MAX_TRIALS,
         default_select_top=DEFAULT_TOP_K,
         max_select_top=MAX_SELECT_TOP,

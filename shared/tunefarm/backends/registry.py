@@ -10,6 +10,7 @@ build worker.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping
 from typing import Any
@@ -27,11 +28,14 @@ from tunefarm.measure.types import (
     MeasureInput,
     MeasureSettings,
 )
+from tunefarm.schedule import steps as S
 from tunefarm.schedule.schedule import Schedule
+from tunefarm.schedule.sketch import Sketch, derive_sketches
+from tunefarm.schedule.sketch_state import SketchParams
 from tunefarm.schedule.space import ConfigSpace
 from tunefarm.schedule.template import KernelDef, Template
 from tunefarm.target import Target
-from tunefarm.task import Task
+from tunefarm.task import Task, TaskError
 
 
 @functools.lru_cache(maxsize=256)
@@ -71,16 +75,52 @@ def flops(task: Task) -> float:
 
 
 def instantiate(task: Task, config: Config | Mapping[str, Any]) -> KernelDef:
+    """The kernel of a template config, or of a sketch config (a step list applied to the
+    template's compute definition at its default layout)."""
     _, tpl, target = _lookup(task)
     values = config.as_dict() if isinstance(config, Config) else dict(config)
+    if is_sketch(values):
+        steps = [S.step_from_list(s) for s in values[S.SKETCH_KNOB]]
+        return dataclasses.replace(base_kernel(task), steps=steps)
     return tpl.instantiate(task, values, target)
+
+
+# -- template-free schedules ------------------------------------------------------------------
+def is_sketch(config: Config | Mapping[str, Any]) -> bool:
+    """Whether a config is a sketch state (a step list) rather than template knob values."""
+    values = config.as_dict() if isinstance(config, Config) else config
+    return S.SKETCH_KNOB in values
+
+
+def sketch_config(steps: list[S.Step]) -> Config:
+    """The config a sketch state is measured and recorded as: its steps and nothing else."""
+    return Config.make({S.SKETCH_KNOB: [S.step_to_list(s) for s in steps]})
+
+
+def base_kernel(task: Task) -> KernelDef:
+    """The template's default kernel: the compute definition (and argument layouts) that
+    sketches schedule. Its steps are the template's default schedule."""
+    _, tpl, target = _lookup(task)
+    return tpl.instantiate(task, tpl.default_config(task, target), target)
+
+
+def sketches(task: Task) -> tuple[list[Sketch], SketchParams]:
+    """The sketches the task's backend derives for its compute definition, and the backend's
+    sampling numbers; TaskError when the backend has no sketch rules."""
+    backend, _, target = _lookup(task)
+    rules_of = getattr(backend, "sketch_rules", None)
+    if rules_of is None:
+        raise TaskError(f"target {task.target!r} has no sketch rules; use --policy template")
+    rules, params = rules_of(target)
+    kdef = base_kernel(task)
+    return derive_sketches(kdef.outputs, kdef.inputs, rules), params
 
 
 def generate_source(inp: MeasureInput) -> KernelSource:
     """Source of one candidate: instantiate, schedule, lower, emit with the task's backend
     (or the code the template made itself, `KernelDef.code`)."""
     backend, tpl, target = _lookup(inp.task)
-    kdef = tpl.instantiate(inp.task, inp.config.as_dict(), target)
+    kdef = instantiate(inp.task, inp.config)
     specs = [ArgSpec(t.name, t.shape, t.dtype, False) for t in kdef.inputs]
     specs += [ArgSpec(t.name, t.shape, t.dtype, True) for t in kdef.outputs]
     code = kdef.code

@@ -107,12 +107,26 @@ def measure_settings(args: argparse.Namespace):
         raise CommandError(str(exc)) from None
 
 
-TUNERS = ("random", "gridsearch", "ga", "xgb", "xgb-rank", "xgb-reg")  # = factory.TUNER_NAMES
+# = factory.TUNER_NAMES ("sketch": the template-free search, what --policy sketch picks)
+TUNERS = ("random", "gridsearch", "ga", "xgb", "xgb-rank", "xgb-reg", "sketch", "sketch-random")
+POLICIES = ("template", "sketch", "auto")  # = tune.policy.POLICIES
+
+
+def add_policy_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--policy",
+        choices=POLICIES,
+        default="template",
+        help="template: tune the knobs of each op's template; sketch: search schedules derived "
+        "from the compute definition; auto: sketches for ops without a template of their own "
+        "(default: template)",
+    )
 
 
 def add_scheduler_arguments(p: argparse.ArgumentParser) -> None:
     """--tuner, --log, --early-stopping, --resume, --strategy: options of tune and tune-tasks."""
     p.add_argument("--tuner", choices=TUNERS, default="xgb", help="search per task (default: xgb)")
+    add_policy_argument(p)
     p.add_argument("--log", required=True, metavar="LOG.jsonl", help="records file to append to")
     p.add_argument(
         "--early-stopping",
@@ -121,4 +135,9 @@ def add_scheduler_arguments(p: argparse.ArgumentParser) -> None:
         help="stop a task after K trials without improvement",
     )
     p.add_argument("--resume", action="store_true", help="continue from the records in --log")
+    p.add_argument(
+        "--transfer-from",
+        metavar="LOG",
+        help="also train the cost models on these earlier records (other tasks and networks)",
+    )
     p.add_argument("--strategy", choices=("gradient", "round-robin"), default="gradient")

@@ -18,6 +18,7 @@ from typing import Any
 from tunefarm.cli import CommandError
 from tunefarm.cli._args import (
     add_measure_arguments,
+    add_policy_argument,
     add_target_argument,
     checked_target,
     measure_settings,
@@ -131,6 +132,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="also run N distinct random configs (after the default or --config)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of --sweep and the input data")
+    add_policy_argument(p)
     add_measure_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument(
@@ -270,6 +272,8 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, float, Any, list[Any], Any]
     from tunefarm.backends import registry
     from tunefarm.oprun import check_local_target, check_task, parse_config, plan_configs
     from tunefarm.task import Task
+    from tunefarm.tune.policy import uses_sketch
+    from tunefarm.tune.sketch_search import random_states
 
     target = checked_target(args.target)
     ops = registry.ops(target.kind)
@@ -282,7 +286,15 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, float, Any, list[Any], Any]
         if not (args.show_space or args.show_code or args.build_only):
             check_local_target(task)
         configs = [parse_config(text) for text in args.config]
-        plan = plan_configs(task, space, configs, args.sweep, args.seed)
+        if uses_sketch(args.policy, task):
+            if configs:
+                raise CommandError(
+                    "--config takes template knob values; with --policy sketch the configs are "
+                    "random sketch states (--sweep N)"
+                )
+            plan = random_states(task, max(1, args.sweep), args.seed)
+        else:
+            plan = plan_configs(task, space, configs, args.sweep, args.seed)
         settings = measure_settings(args)
     except ValueError as exc:
         raise CommandError(str(exc)) from None

@@ -101,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
         trials=args.trials,
         target=tgt,
         tuner=args.tuner,
+        policy=args.policy,
+        transfer_from=args.transfer_from,
         strategy=args.strategy,
         early_stopping=args.early_stopping,
         settings=measure_settings(args),

@@ -154,11 +154,13 @@ def _report(summary: Any, names: list[str], args: argparse.Namespace, loaded: in
         doc = summary.to_json()
         for entry, name in zip(doc["tasks"], names, strict=True):
             entry["name"] = name
-        doc.update(tuner=args.tuner, log=args.log, loaded_trials=loaded)
+        doc.update(tuner=args.tuner, policy=args.policy, log=args.log, loaded_trials=loaded)
         print(json.dumps(doc, indent=2))
         return
     for t in summary.tasks:
-        if not math.isfinite(t.best_latency_s):
+        if t.trials == 0:
+            print(f"task {t.index}: not measured ({t.stop_reason})")
+        elif not math.isfinite(t.best_latency_s):
             print(f"task {t.index}: no valid result ({t.stop_reason})")
             if t.diagnosis:
                 print("  " + t.diagnosis.replace("\n", "\n  "))
@@ -168,6 +170,7 @@ def _report(summary: Any, names: list[str], args: argparse.Namespace, loaded: in
 def run(args: argparse.Namespace) -> int:
     """Run `tunefarm tune-tasks`; 0 if some task has a valid result, 1 if none has."""
     from tunefarm.recipe import LOCAL_DEVICE_KEY
+    from tunefarm.tune.policy import tuner_factory
     from tunefarm.tune.task_scheduler import TaskScheduler
     from tunefarm.tune.tuner import MeasureOption
 
@@ -176,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     scheduler = TaskScheduler(
         tasks,
         weights,
-        tuner_factory=args.tuner,
+        tuner_factory=tuner_factory(args.policy, args.tuner),
         strategy=args.strategy,
         seed=args.seed,
         early_stopping_per_task=args.early_stopping,
@@ -191,6 +194,9 @@ def run(args: argparse.Namespace) -> int:
                 f"skipped {len(errors)} bad line(s) of the log, e.g. {errors[0]}", file=sys.stderr
             )
         print(f"resumed: {loaded} trial(s) loaded from {args.log}", file=stream)
+    if args.transfer_from:
+        used = scheduler.transfer_from(args.transfer_from)
+        print(f"transfer: the cost models learn from {used} record(s) of {args.transfer_from}")
     measure_option = MeasureOption.local(settings, kind=args.kind)
     try:
         summary = scheduler.tune(

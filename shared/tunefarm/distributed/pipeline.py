@@ -297,6 +297,7 @@ def _tune(config: ServiceConfig, app: Any, jobs: JobStore, job_id: str) -> Progr
         doc["trials"],
         log,
         tuner=doc.get("tuner", "xgb"),
+        policy=doc.get("policy", "template"),
         early_stopping=doc.get("early_stopping"),
         resume=True,
         measure_option=option,

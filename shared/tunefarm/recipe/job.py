@@ -32,6 +32,7 @@ from tunefarm.measure.types import MeasureSettings
 from tunefarm.recipe.reference import EndToEnd, end_to_end
 from tunefarm.runtime.artifact import ArtifactInfo
 from tunefarm.tune.dispatch import ApplyHistoryBest
+from tunefarm.tune.policy import tuner_factory
 from tunefarm.tune.task_scheduler import SchedulerSummary, TaskScheduler
 from tunefarm.tune.tuner import MeasureOption
 
@@ -63,6 +64,8 @@ class JobOptions:
     strategy: str = "gradient"
     early_stopping: int | None = None
     settings: MeasureSettings = field(default_factory=network_settings)
+    policy: str = "template"  # template | sketch | auto (tune.policy)
+    transfer_from: str | None = None  # earlier records the cost models also learn from
     trials_per_round: int | None = None
     select_top: int = DEFAULT_TOP_K
     seed: int = 0
@@ -119,6 +122,8 @@ def tune_network(
     stream: TextIO | None = None,
     callbacks: Sequence[Callable] = (),
     on_round: Callable | None = None,
+    policy: str = "template",
+    transfer_from: str | os.PathLike | None = None,
 ) -> SchedulerSummary:
     """Tune the tasks with the task scheduler under one budget, appending to `log`; with
     `resume`, trials already in the log are loaded, not measured again. `measure_option`
@@ -127,13 +132,18 @@ def tune_network(
     scheduler = TaskScheduler(
         [t.task for t in tasks],
         [float(t.weight) for t in tasks],
-        tuner_factory=tuner,
+        tuner_factory=tuner_factory(policy, tuner),
         strategy=strategy,
         seed=seed,
         early_stopping_per_task=early_stopping,
         stream=stream,
         groups=[t.group for t in tasks],
     )
+    if transfer_from is not None:
+        used = scheduler.transfer_from(str(transfer_from))
+        print(
+            f"transfer: the cost models learn from {used} record(s) of {transfer_from}", file=stream
+        )
     if resume and Path(log).exists():
         loaded = scheduler.load_log(log, device_key=device_key)
         print(f"resumed: {loaded} trial(s) loaded from {log}", file=stream)
@@ -364,6 +374,8 @@ def run_job(
             seed=options.seed,
             device_key=options.device_key,
             stream=stream,
+            policy=options.policy,
+            transfer_from=options.transfer_from,
         )
     Path(log).touch()
     with tempfile.TemporaryDirectory(prefix="tunefarm-job-") as tmp:

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from tunefarm.ir.expr import Expr, Load, Reduce
+from tunefarm.ir.expr import Expr, Load, Reduce, Var
 from tunefarm.ir.tensor import ComputeDAG, ComputeOp, IterVar, Tensor, compute
-from tunefarm.ir.transform import rewrite
+from tunefarm.ir.transform import rewrite, substitute
 from tunefarm.schedule import steps as S
 
 
@@ -242,6 +242,31 @@ class Schedule:
         st.body = Load(local, tuple(a.var for a in st.axes), local.dtype)
         st.leaves = [Leaf(a.name, "spatial") for a in st.axes]
         self._insert_before(st.name, cache)
+
+    def _apply_rfactor(self, step: S.RFactor) -> None:
+        st = self.stage(step)
+        if any(s.stage == st.name for s in self.steps):
+            raise self._err(step, "rfactor must come before any other step on the stage")
+        body = st.body
+        axes = {a.name: a for a in st.reduce_axes}
+        if not isinstance(body, Reduce) or step.axis not in axes:
+            raise self._err(step, f"axis must be a reduce axis of the stage, one of {list(axes)}")
+        extent = axes[step.axis].extent
+        if not isinstance(step.factor, int) or step.factor < 2 or extent % step.factor:
+            raise self._err(step, f"factor must be an int >= 2 dividing {extent}")
+        ko = IterVar(Var(f"{step.axis}_o"), extent // step.factor, "reduce")
+        ki = IterVar(Var(f"{step.axis}_i"), step.factor, "spatial")
+        source = substitute(body.source, {step.axis: ko.var * step.factor + ki.var})
+        others = tuple(a for a in body.axes if a.name != step.axis)
+        rf = Tensor(f"{st.name}.rf", (*st.tensor.shape, step.factor), st.tensor.dtype, None)  # type: ignore[arg-type]
+        rf.op = ComputeOp(
+            rf.name, (*st.axes, ki), Reduce(body.combiner, source, (*others, ko), body.dtype)
+        )
+        lane = IterVar(Var(f"{step.axis}_i"), step.factor, "reduce")
+        load = Load(rf, (*(a.var for a in st.axes), lane.var), rf.dtype)
+        st.body = Reduce(body.combiner, load, (lane,), body.dtype)
+        st.leaves = [Leaf(a.name, "spatial") for a in st.axes] + [Leaf(lane.name, "reduce")]
+        self._insert_before(st.name, _new_stage(rf, False))
 
     def _apply_cache_read(self, step: S.CacheRead) -> None:
         src = self.dag.by_name.get(step.stage)

@@ -10,6 +10,8 @@ the compute definition alone). Axis names created by steps are deterministic:
 - `Fuse(stage, ("n", "c"))` makes `n+c`.
 - `CacheWrite(stage)` adds a stage `{stage}.local` that computes into a local buffer;
   `CacheRead(tensor, scope, readers)` adds a stage `{tensor}.{scope}` that copies the tensor.
+- `RFactor(stage, "k", 16)` adds a stage `{stage}.rf` with spatial axes (the stage's, `k_i`)
+  and reduce axes (the others, `k_o`); the stage then reduces over `k_i`.
 """
 
 from __future__ import annotations
@@ -112,6 +114,17 @@ class CacheWrite(Step):
 
 
 @dataclass(frozen=True)
+class RFactor(Step):
+    """Factor a reduction: a stage `{stage}.rf` computes `factor` partial results per output
+    (over `{axis}_o`, with the lane `{axis}_i` a spatial axis it can vectorise or run in
+    parallel), and the stage itself reduces the partials over `{axis}_i`."""
+
+    kind: ClassVar[str] = "rfactor"
+    axis: str = ""
+    factor: int = 1
+
+
+@dataclass(frozen=True)
 class CacheRead(Step):
     kind: ClassVar[str] = "cache_read"
     scope: str = "local"
@@ -134,6 +147,7 @@ STEP_TYPES: dict[str, type[Step]] = {
         ComputeRoot,
         CacheWrite,
         CacheRead,
+        RFactor,
     )
 }
 
@@ -175,3 +189,32 @@ def describe(step: Step, index: int | None = None) -> str:
     body = ", ".join(f"{k}={v}" for k, v in asdict(step).items() if k != "stage")
     where = f"step {index} " if index is not None else ""
     return f"{where}({step.kind} on stage {step.stage!r}: {body})"
+
+
+# -- the compact form a sketch config stores: one list per step, [kind, field values...] ----
+SKETCH_KNOB = "sketch_steps"
+
+
+def step_to_list(step: Step) -> list[Any]:
+    out: list[Any] = [step.kind]
+    for f in fields(step):
+        value = getattr(step, f.name)
+        out.append(list(value) if isinstance(value, tuple) else value)
+    return out
+
+
+def step_from_list(obj: list[Any] | tuple[Any, ...]) -> Step:
+    if not obj or obj[0] not in STEP_TYPES:
+        raise ValueError(f"bad step {obj!r}: the first item must be a kind of {sorted(STEP_TYPES)}")
+    cls = STEP_TYPES[obj[0]]
+    names = [f.name for f in fields(cls)]
+    if len(obj) - 1 > len(names):
+        raise ValueError(f"bad {obj[0]} step {obj!r}: at most {len(names)} fields ({names})")
+    kwargs = {
+        n: tuple(v) if isinstance(v, (list, tuple)) else v
+        for n, v in zip(names, obj[1:], strict=False)
+    }
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise ValueError(f"bad {obj[0]} step {obj!r}: {exc}") from None

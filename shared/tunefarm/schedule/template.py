@@ -56,6 +56,7 @@ class Template:
     """Base class; subclasses set `op` and implement the methods below."""
 
     op = ""
+    generic = False  # a backend's fallback for ops without a schedule of their own
 
     def validate(self, task: Task) -> dict[str, Any]:
         """Check the task's params; return them normalised. Raise TaskError naming the param."""

@@ -109,8 +109,11 @@ class ApplyHistoryBest:
     @staticmethod
     def _rank(task: Task, records: list[Record]) -> list[tuple[Config, float]]:
         space = registry.config_space(task)
-        out: dict[int, tuple[Config, float]] = {}
+        out: dict[int | str, tuple[Config, float]] = {}
         for r in sorted((r for r in records if r.ok), key=lambda r: r.cost):
+            if registry.is_sketch(r.config):  # a step list: valid for any template space
+                out.setdefault(repr(r.config.values), (Config.make(r.config.as_dict()), r.cost))
+                continue
             try:
                 values = space.validate(r.config.as_dict())
             except ValueError:

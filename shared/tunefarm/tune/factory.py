@@ -10,11 +10,21 @@ from __future__ import annotations
 from tunefarm.task import Task
 from tunefarm.tune.tuner import Tuner
 
-TUNER_NAMES = ("random", "gridsearch", "ga", "xgb", "xgb-rank", "xgb-reg")
+TUNER_NAMES = (
+    "random",
+    "gridsearch",
+    "ga",
+    "xgb",
+    "xgb-rank",
+    "xgb-reg",
+    "sketch",
+    "sketch-random",
+)
 
 
 def make_tuner(name: str, task: Task, seed: int = 0) -> Tuner:
-    """A fresh tuner for `task`; "xgb" is the rank-loss XGBoost tuner (AutoTVM's default).
+    """A fresh tuner for `task`; "xgb" is the rank-loss XGBoost tuner (AutoTVM's default),
+    "sketch" the template-free evolutionary search ("sketch-random": random sketch states).
 
     Raises ValueError naming the unknown name and the known ones. Each tuner's module is
     imported when first asked for: the XGBoost one pulls in xgboost, about a second, which
@@ -37,4 +47,8 @@ def make_tuner(name: str, task: Task, seed: int = 0) -> Tuner:
 
         loss = "reg" if name == "xgb-reg" else "rank"
         return XGBTuner(task, seed=seed, loss=loss)
+    if name in ("sketch", "sketch-random"):
+        from tunefarm.tune.sketch_search import SketchTuner
+
+        return SketchTuner(task, seed=seed, evolve=name == "sketch")
     raise ValueError(f"unknown tuner {name!r}; known tuners: {', '.join(TUNER_NAMES)}")

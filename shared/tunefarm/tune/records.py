@@ -321,16 +321,20 @@ def as_records(records: Iterable[Record] | PathLike, errors: list[str] | None) -
 
 
 def history_for(
-    task: Task, records: Iterable[Record] | PathLike, device_key: str | None = None
+    task: Task,
+    records: Iterable[Record] | PathLike,
+    device_key: str | None = None,
+    space: Any = None,
 ) -> list[tuple[int, MeasureResult]]:
     """(config index, result) of every record of this task's workload and target, failed ones
     included (a tuner should not propose them again), to pass to `Tuner.load_history`.
 
     The index is recomputed from the knob values when `config.index` does not match them
     (the space changed since); records whose values are not in today's space are skipped.
-    With `device_key`, only records measured on that device count.
+    With `device_key`, only records measured on that device count. `space`: the tuner's own
+    space when it is not the template's (a sketch tuner's table of step lists).
     """
-    space = registry.config_space(task)
+    space = space if space is not None else registry.config_space(task)
     out: list[tuple[int, MeasureResult]] = []
     skipped = 0
     for r in as_records(records, None):

@@ -203,7 +203,7 @@ class TaskScheduler:
         used = 0
         for s in self.states:
             by_index: dict[int, MeasureResult] = {}
-            for index, result in history_for(s.tuner.task, records, device_key):
+            for index, result in history_for(s.tuner.task, records, device_key, s.tuner.space):
                 old = by_index.get(index)
                 if old is None or (result.ok and (not old.ok or result.median < old.median)):
                     by_index[index] = result
@@ -214,6 +214,20 @@ class TaskScheduler:
             used += len(fresh)
             if fresh and math.isfinite(s.best):
                 s.curve.append((s.trials, s.best))
+        return used
+
+    def transfer_from(self, path: str, errors: list[str] | None = None) -> int:
+        """Train the tuners' cost models on earlier records (other tasks, other jobs and
+        networks) as well; tuners without a model ignore them. Returns the records used."""
+        records = load_records(path, errors)
+        used = 0
+        seen: set[int] = set()
+        for s in self.states:
+            transfer = getattr(s.tuner, "transfer_from", None)
+            shared = id(getattr(s.tuner, "shared", s.tuner))
+            if transfer is not None and shared not in seen:
+                seen.add(shared)
+                used = max(used, transfer(records))
         return used
 
     # -- choosing the next task ---------------------------------------------------------------
@@ -251,7 +265,17 @@ class TaskScheduler:
         if bound < s.best:
             forward = max(forward, (s.best - bound) / trials_per_round)
         backward = self._backward(s)
-        return s.weight * (self.alpha * backward + (1.0 - self.alpha) * forward)
+        gain = self.alpha * backward + (1.0 - self.alpha) * forward
+        # Alternatives of one node count once in the objective (their fastest member): a
+        # slower member's gains lower it only past the gap to the group's best.
+        gap = s.best - self._group_best(i)
+        if gap > 0:
+            gain = max(0.0, gain - gap / trials_per_round)
+        return s.weight * gain
+
+    def _group_best(self, i: int) -> float:
+        g = self.groups[i]
+        return min(s.best for j, s in enumerate(self.states) if self.groups[j] == g)
 
     def _backward(self, s: _TaskState) -> float:
         """How fast the best latency fell per trial over the last `backward_window` rounds."""
@@ -302,7 +326,7 @@ class TaskScheduler:
         if current is None:  # nothing to do (a resumed log already used the budget): show why
             self.print_table(None, 0.0)
         while current is not None:
-            n = min(trials_per_round, total_trials - self.trials)
+            n = self._round_size(current, trials_per_round, total_trials)
             self._run_round(current, n, measure_option, batch_size, callbacks)
             done = self.trials >= total_trials
             current = None if done else self._choose(trials_per_round)
@@ -310,6 +334,20 @@ class TaskScheduler:
             if on_round is not None:
                 on_round(self.summary(time.perf_counter() - start))
         return self.summary(time.perf_counter() - start)
+
+    def _round_size(self, i: int, trials_per_round: int, total_trials: int) -> int:
+        """Trials of the next round on task i. While tasks wait for their warm-up round, the
+        budget left is shared among them, so a small budget still measures every task."""
+        left = total_trials - self.trials
+        warm = self.warmup_rounds * trials_per_round
+        cold = [
+            j
+            for j in self._alive()
+            if self.states[j].rounds < self.warmup_rounds and self.states[j].trials < warm
+        ]
+        if i in cold:
+            return max(1, min(trials_per_round, left // len(cold)))
+        return min(trials_per_round, left)
 
     def _run_round(
         self,
@@ -394,6 +432,10 @@ class TaskScheduler:
         out = self._out()
         print(self.table(next_id, seconds), file=out, flush=True)
 
+    @staticmethod
+    def _why_idle(s: _TaskState) -> str:
+        return BUDGET_USED if s.trials else "no trial: the budget ran out before its turn"
+
     def summary(self, seconds: float) -> SchedulerSummary:
         reports = []
         for i, s in enumerate(self.states):
@@ -404,7 +446,7 @@ class TaskScheduler:
             reports.append(
                 TaskReport(
                     *(i, t.task, s.weight, s.best, t.best_gflops, s.trials),
-                    *(s.stop_reason or BUDGET_USED, s.diagnosis, best_config),
+                    *(s.stop_reason or self._why_idle(s), s.diagnosis, best_config),
                 )
             )
         total = self.estimated_total_latency()

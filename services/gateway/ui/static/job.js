@@ -235,7 +235,8 @@ function drawStats(doc) {
   const ratio = doc.trials > 0 ? Math.min(1, (doc.trials_done || 0) / doc.trials) : 0;
   $("stat-progress").style.width = `${(ratio * 100).toFixed(1)}%`;
   const stopping = doc.early_stopping ? `, early stopping ${doc.early_stopping}` : "";
-  $("stat-tuner").textContent = `${doc.tuner} tuner${stopping}`;
+  const policy = doc.policy && doc.policy !== "template" ? `, ${doc.policy} policy` : "";
+  $("stat-tuner").textContent = `${doc.tuner} tuner${policy}${stopping}`;
   $("stat-estimate").textContent = fmtMs(doc.estimated_latency_ms);
   fill($("stat-age"), timeAgo(doc.created));
   $("stat-updated").textContent = `updated ${localTime(doc.updated)}`;

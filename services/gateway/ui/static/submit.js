@@ -10,10 +10,10 @@ const status = document.getElementById("submit-status");
 const summary = document.getElementById("form-summary");
 const deviceSelect = document.getElementById("device_key");
 const targetInput = document.getElementById("target");
-const PLAIN_FIELDS = ["name", "target", "device_key", "trials", "tuner", "early_stopping", "select_top", "batch", "input_shapes"];
+const PLAIN_FIELDS = ["name", "target", "device_key", "trials", "tuner", "policy", "early_stopping", "select_top", "batch", "input_shapes"];
 const FIELD_LABELS = {
   model: "Model", name: "Job name", target: "Target", device_key: "Device key", trials: "Trial budget",
-  tuner: "Tuner", early_stopping: "Early stopping", select_top: "In-network selection", batch: "Batch size",
+  tuner: "Tuner", policy: "Search policy", early_stopping: "Early stopping", select_top: "In-network selection", batch: "Batch size",
   input_shapes: "Input shapes",
 };
 

@@ -6,6 +6,7 @@ What it owns (see `tunefarm.backends.base.Backend`):
   (`depthwise.py`), packed dense (`dense.py`), pooling (`pool.py`), and a generic template
   for every other op (`generic.py`);
 - the layout policy for network tasks (`layout.py`: channel blocks, Winograd alternatives);
+- sketch rules for template-free schedules (`sketch_rules.py`);
 - the C emitter (`c_emitter.py`) and gcc's command line (`target.toolchain`);
 - measurement through the host kernel ABI (`tunefarm.measure.host`: 64-byte aligned host
   buffers, timed inside the library by `tf_time`).
@@ -16,12 +17,23 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-from tunefarm.backends.cpu import conv2d, dense, depthwise, generic, layout, pool, winograd
+from tunefarm.backends.cpu import (
+    conv2d,
+    dense,
+    depthwise,
+    generic,
+    layout,
+    pool,
+    sketch_rules,
+    winograd,
+)
 from tunefarm.backends.cpu import target as cpu_target
 from tunefarm.backends.cpu.c_emitter import emit_c
 from tunefarm.codegen.loops import LoweredFunc
 from tunefarm.measure.host import load_host_kernel
 from tunefarm.measure.types import Toolchain
+from tunefarm.schedule.sketch import SketchRule
+from tunefarm.schedule.sketch_state import SketchParams
 from tunefarm.schedule.template import Template
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
@@ -73,6 +85,10 @@ class CpuBackend:
 
     def toolchain(self, target: Target) -> Toolchain:
         return cpu_target.toolchain(target)
+
+    def sketch_rules(self, target: Target) -> tuple[tuple[SketchRule, ...], SketchParams]:
+        """The derivation rules and sampling numbers of template-free schedules."""
+        return sketch_rules.RULES, sketch_rules.sketch_params(target)
 
 
 BACKEND = CpuBackend()

@@ -5,8 +5,11 @@ How annotations become C:
 - unroll    -> the body repeated with the loop variable replaced by constants (so local
                accumulator arrays are indexed by constants and GCC keeps them in registers);
                long loops get `#pragma GCC unroll` instead;
+- pragma auto_unroll_max_step=N -> every serial loop inside (the loop itself included) whose
+               nest runs at most N steps is unrolled as above, as TVM's auto-unroll does;
 - vectorize -> GCC vector types (`vector_size`): contiguous loads/stores become vector
-               loads/stores, loop-invariant scalars broadcast; anything else (gathers,
+               loads/stores, loop-invariant scalars broadcast, `exp` a polynomial
+               (Cephes' expf, 2 ulp); anything else (gathers,
                math calls, lane-dependent conditions) falls back to an `omp simd` loop.
 """
 
@@ -15,7 +18,17 @@ from __future__ import annotations
 import math
 
 from tunefarm.codegen.arith import coefficient, simplify
-from tunefarm.codegen.loops import Buffer, BufferLoad, Decl, For, If, LoweredFunc, Stmt, Store
+from tunefarm.codegen.loops import (
+    Buffer,
+    BufferLoad,
+    Decl,
+    For,
+    If,
+    LoweredFunc,
+    Stmt,
+    Store,
+    walk_stmts,
+)
 from tunefarm.ir.expr import (
     Binary,
     Call,
@@ -88,6 +101,16 @@ def subst_stmts(stmts: list[Stmt], var: str, value: Expr, ranges) -> list[Stmt]:
     return out
 
 
+def nest_steps(s: For) -> int:
+    """Iterations of a loop nest counted as auto-unroll counts them: a vectorised loop is one
+    step (it becomes one vector statement)."""
+    inner = max((nest_steps(b) for b in s.body if isinstance(b, For)), default=1)
+    for b in s.body:
+        if isinstance(b, If):
+            inner = max([inner, *(nest_steps(x) for x in b.body if isinstance(x, For))])
+    return (1 if s.kind == "vectorize" else s.extent) * inner
+
+
 def c_float(v: float, dtype: str = "float32") -> str:
     if math.isinf(v):
         return "INFINITY" if v > 0 else "-INFINITY"
@@ -102,6 +125,8 @@ class CEmitter:
         self.lines: list[str] = []
         self.widths: set[int] = set()
         self.in_parallel = False
+        self.max_step = 0  # the auto_unroll_max_step in force (0: none)
+        self.exp_widths: set[int] = set()
 
     # -- expressions ---------------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -150,6 +175,9 @@ class CEmitter:
             return f"(*(const tf_v{width}fu*)(&{e.buffer.name}[{base}]))", True
         if isinstance(e, Binary) and is_float(e.dtype) and e.dtype == "float32":
             (a, av), (b, bv) = self.vexpr(e.a, v, width), self.vexpr(e.b, v, width)
+            if e.op == "/" and not bv and not isinstance(e.b, Const):
+                # by a lane-invariant variable (a softmax's sum): one division, not 16
+                return f"({a} * (1.0f / {b}))", True
             if e.op in ("+", "-", "*", "/"):
                 return f"({a} {e.op} {b})", True
             if e.op in ("min", "max"):
@@ -157,6 +185,10 @@ class CEmitter:
                     f"tf_v{width}_{e.op}({self.vec(a, av, width)}, {self.vec(b, bv, width)})",
                     True,
                 )
+        if isinstance(e, Call) and e.func == "exp" and e.dtype == "float32":
+            arg, is_vec = self.vexpr(e.args[0], v, width)
+            self.exp_widths.add(width)
+            return f"tf_v{width}_exp({self.vec(arg, is_vec, width)})", True
         if isinstance(e, Select) and e.dtype == "float32":
             (t, tv), (f, fv) = (
                 self.vexpr(e.true_value, v, width),
@@ -208,6 +240,24 @@ class CEmitter:
             raise CodegenError(f"cannot emit statement {type(s).__name__}")
 
     def loop(self, s: For, depth: int) -> None:
+        step = next((v for k, v in s.pragmas if k == "auto_unroll_max_step"), None)
+        if step is None:
+            self._loop(s, depth)
+            return
+        saved, self.max_step = self.max_step, int(step)
+        try:
+            self._loop(s, depth)
+        finally:
+            self.max_step = saved
+
+    def _auto_unrolled(self, s: For) -> bool:
+        return (
+            s.kind == "serial"
+            and 0 < s.extent <= UNROLL_EXPLICIT_MAX
+            and nest_steps(s) <= self.max_step
+        )
+
+    def _loop(self, s: For, depth: int) -> None:
         ranges = self.func.ranges
         if s.kind == "bind":
             raise CodegenError(
@@ -217,9 +267,14 @@ class CEmitter:
         if s.extent == 1:
             self.stmts(subst_stmts(s.body, s.var, Const(0), ranges), depth)
             return
-        if s.kind == "unroll" and s.extent <= UNROLL_EXPLICIT_MAX:
+        if (s.kind == "unroll" and s.extent <= UNROLL_EXPLICIT_MAX) or self._auto_unrolled(s):
+            scoped = any(isinstance(x, Decl) for x in walk_stmts(s.body))
             for k in range(s.extent):
-                self.stmts(subst_stmts(s.body, s.var, Const(k), ranges), depth)
+                if scoped:  # each copy declares its own local buffers
+                    self.emit("{", depth)
+                self.stmts(subst_stmts(s.body, s.var, Const(k), ranges), depth + scoped)
+                if scoped:
+                    self.emit("}", depth)
             return
         if s.kind == "vectorize" and self.try_vector(s, depth):
             return
@@ -245,10 +300,8 @@ class CEmitter:
             self.emit(f"#pragma GCC unroll {min(s.extent, 64)}", depth)
         elif s.kind == "vectorize":
             self.emit("#pragma omp simd", depth)
-        for key, value in s.pragmas:
-            if key == "auto_unroll_max_step" and value > 0:
-                self.emit(f"#pragma GCC unroll {value}", depth)
-            elif key == "ivdep":
+        for key, _ in s.pragmas:
+            if key == "ivdep":
                 self.emit("#pragma GCC ivdep", depth)
             elif key == "simd" and s.kind != "vectorize":
                 self.emit("#pragma omp simd", depth)
@@ -294,6 +347,7 @@ class CEmitter:
         body = self.lines
         params = ", ".join(f"void* restrict {b.name}_raw" for b in f.args)
         out = [HEADER, *(vector_helpers(w) for w in sorted(self.widths))]
+        out += [vector_exp(w) for w in sorted(self.exp_widths & self.widths)]
         for b in f.statics:
             out.append(
                 f"static {C_TYPES[b.dtype]} {b.name}[{b.size}] __attribute__((aligned(64)));"
@@ -341,6 +395,24 @@ static inline tf_v{w}f tf_v{w}_sel(tf_v{w}i m, tf_v{w}f a, tf_v{w}f b) {{
   return (tf_v{w}f)(((tf_v{w}i)a & m) | ((tf_v{w}i)b & ~m)); }}
 static inline tf_v{w}f tf_v{w}_max(tf_v{w}f a, tf_v{w}f b) {{ return tf_v{w}_sel(a > b, a, b); }}
 static inline tf_v{w}f tf_v{w}_min(tf_v{w}f a, tf_v{w}f b) {{ return tf_v{w}_sel(a < b, a, b); }}"""
+
+
+def vector_exp(w: int) -> str:
+    """exp on a vector, emitted only into modules that use it (Cephes' expf: range reduction
+    by ln 2, a degree-6 polynomial, the exponent put back in the float's bits; 2 ulp)."""
+    return f"""\
+static inline tf_v{w}f tf_v{w}_exp(tf_v{w}f x) {{
+  x = tf_v{w}_min(tf_v{w}_max(x, tf_v{w}_bc(-87.3f)), tf_v{w}_bc(88.3f));
+  tf_v{w}f t = x * 1.44269504f;
+  tf_v{w}f half = tf_v{w}_sel(t < 0.0f, tf_v{w}_bc(-0.5f), tf_v{w}_bc(0.5f));
+  tf_v{w}i n = __builtin_convertvector(t + half, tf_v{w}i);
+  tf_v{w}f nf = __builtin_convertvector(n, tf_v{w}f);
+  tf_v{w}f r = x - nf * 0.693359375f + nf * 2.12194440e-4f;
+  tf_v{w}f p = r * 1.9875691500e-4f + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f; p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f; p = p * r + 5.0000001201e-1f;
+  tf_v{w}i bits = (n + 127) << 23;
+  return (p * r * r + r + 1.0f) * (tf_v{w}f)bits; }}"""
 
 
 def emit_c(func: LoweredFunc, target: Target) -> str:

@@ -387,6 +387,8 @@ def generic_steps(out: Tensor, inputs: list[Tensor], cfg: dict[str, Any]) -> lis
 
 
 class GenericTemplate(Template):
+    generic = True
+
     def __init__(self, spec: OpSpec):
         self.spec = spec
         self.op = spec.op

@@ -1,0 +1,40 @@
+"""The CPU's sketch rules: which derivation rules run, in which order, with which numbers.
+
+On x86 the structure of a stage with data reuse is "SSRSRS" (`MultiLevelTilingRule` with four
+spatial and two reduce levels): the outer S S levels are the parallel tiles, R S R S the cache
+and register tile, whose innermost spatial level is vectorised. Its elementwise consumer (an
+epilogue) is fused into the tile, or a cache-write stage is added for an output. Everything
+else is inlined (elementwise), factored (`RFactorRule`: a reduction over a long axis with
+few outputs gets vectorised partial results) or runs at root with parallel outer loops
+(`SimpleRule`).
+The sampling numbers follow the vector width of the target: the innermost tile of the last
+axis prefers one vector register's lanes.
+"""
+
+from __future__ import annotations
+
+from tunefarm.backends.cpu.target import num_cores, vector_lanes
+from tunefarm.schedule.sketch import (
+    InlineRule,
+    MultiLevelTilingRule,
+    RFactorRule,
+    SimpleRule,
+    SketchRule,
+)
+from tunefarm.schedule.sketch_state import SketchParams
+from tunefarm.target import Target
+
+RULES: tuple[SketchRule, ...] = (
+    InlineRule(),
+    MultiLevelTilingRule(),
+    RFactorRule(max_spatial=4096, min_reduce=32),
+    SimpleRule(),
+)
+
+
+def sketch_params(target: Target) -> SketchParams:
+    return SketchParams(
+        lanes=vector_lanes(target),
+        unroll_steps=(0, 16, 64, 512),
+        min_parallel=8 * num_cores(target),
+    )

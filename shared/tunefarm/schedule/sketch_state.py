@@ -1,0 +1,368 @@
+"""Sketch states: a sketch plus the numbers it leaves open, and the step list they make.
+
+Decisions are a flat dict of JSON values keyed by what they decide:
+
+- `tile:{stage}:{axis}`: inner split factors, outermost first (three for a spatial axis of a
+  tiled stage, one for a reduce axis; the outermost level is what remains);
+- `loc:{stage}`: compute location: for a fused tile the consumer's tile level (0 or 1) it is
+  computed at; for a simple stage -1 (root) or the index of a loop of its reader;
+- `par:{stage}`: how many outer loops are fused into the parallel loop (0: none);
+- `unroll:{stage}`: the `auto_unroll_max_step` pragma (0: none);
+- `vec:{stage}`: the factor that splits off a simple stage's vectorised inner loop;
+- `rf:{stage}`: the factor of a factored reduction (its partial results per output).
+
+`realise` turns (sketch, decisions) into steps; records keep only those steps.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tunefarm.schedule import steps as S
+from tunefarm.schedule.sketch import (
+    InlinePlan,
+    RFactorPlan,
+    SimplePlan,
+    Sketch,
+    SkipPlan,
+    TilePlan,
+)
+
+Decisions = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SketchParams:
+    """What a backend tunes the generic sampling with (see backends/<kind>/sketch_rules)."""
+
+    lanes: int = 16  # vector width in elements: preferred innermost tile of the last axis
+    unroll_steps: tuple[int, ...] = (0, 16, 64, 512)
+    max_innermost: int = 64  # largest innermost split factor sampled
+    max_local: int = 8192  # elements of a fused tile's local accumulator
+    max_register: int = 16  # innermost tile of the other spatial axes
+    min_parallel: int = 16  # the fused parallel loop is made at least this long when it can
+
+
+def divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def _prime_factors(n: int) -> list[int]:
+    out, p = [], 2
+    while p * p <= n:
+        while n % p == 0:
+            out.append(p)
+            n //= p
+        p += 1
+    return out + ([n] if n > 1 else [])
+
+
+# -------------------------------------------------------------------------------- sampling
+def sample_split(
+    extent: int, inner: int, rng: np.random.Generator, cap: int, prefer: int = 0
+) -> tuple[int, ...]:
+    """`inner` factors of `extent` (outermost first) that divide it; the innermost is at most
+    `cap`, and `prefer` (a vector width) is picked for it half of the time when it divides."""
+    rem, out = extent, []
+    for level in range(inner):
+        cands = divisors(rem)
+        if level == 0:
+            cands = [d for d in cands if d <= cap] or [1]
+            if prefer and rem % prefer == 0 and rng.random() < 0.5:
+                cands = [prefer]
+        d = int(rng.choice(cands))
+        out.insert(0, d)
+        rem //= d
+    return tuple(out)
+
+
+def sample(sketch: Sketch, params: SketchParams, rng: np.random.Generator) -> Decisions:
+    d: Decisions = {}
+    for p in sketch.plans:
+        if isinstance(p, TilePlan):
+            _sample_tile(p, params, rng, d)
+        elif isinstance(p, SimplePlan):
+            ext = p.spatial[-1][1]
+            vecs = [v for v in divisors(ext) if v <= params.lanes]
+            d[f"vec:{p.stage}"] = int(rng.choice(vecs))
+            d[f"par:{p.stage}"] = int(rng.integers(0, len(p.spatial) + 1))
+            d[f"unroll:{p.stage}"] = int(rng.choice(params.unroll_steps))
+            if p.reader is not None:
+                d[f"loc:{p.stage}"] = int(rng.integers(-1, 3))
+        elif isinstance(p, RFactorPlan):
+            ext = dict(p.reduce)[p.axis]
+            factors = _rfactors(ext, params)
+            prefer = [params.lanes] if params.lanes in factors else factors
+            d[f"rf:{p.stage}"] = int(rng.choice(prefer if rng.random() < 0.5 else factors))
+            d[f"par:{p.stage}"] = int(rng.integers(0, len(p.spatial) + 1))
+            d[f"unroll:{p.stage}"] = int(rng.choice(params.unroll_steps))
+    return d
+
+
+def _sample_tile(p: TilePlan, params: SketchParams, rng: np.random.Generator, d: Decisions):
+    """Tile sizes, compute location, parallel loops and unroll of a tiled stage. Half of the
+    time a level is chosen the way fast kernels are usually built: the register tile right
+    under the fused loop (level 2 of 1), the vector width innermost on the last axis, and
+    just enough outer loops fused to give every core work."""
+    last = p.spatial[-1][0]
+    for ax, ext in p.spatial:
+        pref = params.lanes if ax == last else 0
+        cap = params.max_innermost if ax == last else params.max_register
+        tiles = sample_split(ext, 3, rng, cap, pref)
+        if rng.random() < 0.5 and tiles[1] > 1:
+            tiles = (tiles[0] * tiles[1], 1, tiles[2])
+        d[f"tile:{p.stage}:{ax}"] = tiles
+    _register_budget(p, d, params.max_register)
+    whole = rng.random() < 0.5  # the whole reduction inside the tile, as in a micro-kernel
+    for ax, ext in p.reduce:
+        inner = sample_split(ext, 1, rng, params.max_innermost)
+        d[f"tile:{p.stage}:{ax}"] = (ext,) if whole and ext <= params.max_innermost else inner
+    n = len(p.spatial)
+    fused = p.consumer is not None
+    if fused:
+        d[f"loc:{p.stage}"] = int(rng.integers(0, 2))
+    most = n * (d[f"loc:{p.stage}"] + 1) if fused else 2 * n
+    extents = _outer_extents(p, d)[:most]
+    enough = next(
+        (k for k in range(1, most + 1) if math.prod(extents[:k]) >= params.min_parallel), most
+    )
+    d[f"par:{p.stage}"] = enough if rng.random() < 0.7 else int(rng.integers(1, most + 1))
+    d[f"unroll:{p.stage}"] = int(rng.choice(params.unroll_steps))
+
+
+def _register_budget(p: TilePlan, d: Decisions, budget: int) -> None:
+    """Shrink the innermost tiles of the other spatial axes until they hold at most `budget`
+    vectors (more accumulators than registers spill), moving the excess one level out."""
+    others = [f"tile:{p.stage}:{ax}" for ax, _ in p.spatial[:-1]]
+    while others and math.prod(d[k][2] for k in others) > budget:
+        k = max(others, key=lambda key: d[key][2])
+        l1, l2, l3 = d[k]
+        q = _prime_factors(l3)[0]
+        d[k] = (l1 * q, l2, l3 // q)
+
+
+def _outer_extents(p: TilePlan, d: Decisions) -> list[int]:
+    """Extents of the tile's outer loops in order: every axis's level 0, then level 1."""
+    tiles = [(ext, d[f"tile:{p.stage}:{ax}"]) for ax, ext in p.spatial]
+    level0 = [-(-ext // math.prod(t)) for ext, t in tiles]
+    return level0 + [t[0] for _, t in tiles]
+
+
+# -------------------------------------------------------------------------------- mutation
+MUTATIONS = ("tile", "parallel", "unroll", "location", "rfactor")
+
+
+def mutate(
+    sketch: Sketch, d: Decisions, params: SketchParams, rng: np.random.Generator
+) -> Decisions | None:
+    """One random change of one kind (tile sizes, parallel granularity, auto-unroll, compute
+    location); None when the kind picked has nothing to change in this sketch."""
+    kind = MUTATIONS[int(rng.integers(len(MUTATIONS)))]
+    prefix = {
+        "tile": "tile:",
+        "parallel": "par:",
+        "unroll": "unroll:",
+        "location": "loc:",
+        "rfactor": "rf:",
+    }[kind]
+    keys = [k for k in d if k.startswith(prefix)]
+    if not keys:
+        return None
+    key = keys[int(rng.integers(len(keys)))]
+    out = dict(d)
+    stage = key.split(":")[1]
+    plan = sketch.plan_of(stage)
+    if kind == "tile":
+        moved = _move_factor(_extent(plan, key.split(":", 2)[2]), d[key], rng, params)
+        if moved is None:
+            return None
+        out[key] = moved
+    elif kind == "unroll":
+        out[key] = int(rng.choice(params.unroll_steps))
+    elif kind == "rfactor":
+        ext = dict(plan.reduce)[plan.axis]  # type: ignore[union-attr]
+        out[key] = int(rng.choice(_rfactors(ext, params)))
+    elif kind == "parallel":
+        out[key] = max(0 if isinstance(plan, SimplePlan) else 1, d[key] + int(rng.choice([-1, 1])))
+    else:
+        low = 0 if isinstance(plan, TilePlan) else -1
+        high = 1 if isinstance(plan, TilePlan) else 3
+        out[key] = int(rng.integers(low, high + 1))
+    return out if out != d else None
+
+
+def _rfactors(extent: int, params: SketchParams) -> list[int]:
+    """Factors of a factored reduction: divisors up to the innermost cap (the whole axis
+    when it is a large prime)."""
+    return [f for f in divisors(extent) if 2 <= f <= params.max_innermost] or [extent]
+
+
+def _extent(plan: Any, axis: str) -> int:
+    return dict(plan.spatial + plan.reduce)[axis]
+
+
+def _move_factor(
+    extent: int, inner: tuple[int, ...], rng: np.random.Generator, params: SketchParams
+) -> tuple[int, ...] | None:
+    """Move one prime factor between two levels of a split (the outermost level included)."""
+    levels = [extent // math.prod(inner), *inner] if extent % math.prod(inner) == 0 else None
+    if levels is None:
+        return None
+    src = [i for i, v in enumerate(levels) if v > 1]
+    if not src:
+        return None
+    i = src[int(rng.integers(len(src)))]
+    p = int(rng.choice(_prime_factors(levels[i])))
+    j = int(rng.choice([k for k in range(len(levels)) if k != i]))
+    levels[i] //= p
+    levels[j] *= p
+    if levels[-1] > params.max_innermost:
+        return None
+    return tuple(levels[1:])
+
+
+# -------------------------------------------------------------------------------- realise
+def realise(sketch: Sketch, d: Decisions) -> list[S.Step]:
+    """The step list of a state; consumers are scheduled before producers, so a producer's
+    compute location can name a loop its reader already has."""
+    steps: list[S.Step] = []
+    outer: dict[str, list[str]] = {}  # stage -> loops a producer may be computed at
+    for p in reversed(sketch.plans):
+        if isinstance(p, InlinePlan):
+            steps.append(S.ComputeInline(p.stage))
+        elif isinstance(p, TilePlan):
+            steps += _tile_steps(p, d, outer)
+        elif isinstance(p, SimplePlan):
+            steps += _simple_steps(p, d, outer)
+        elif isinstance(p, RFactorPlan):
+            steps += _rfactor_steps(p, d, outer)
+        elif not isinstance(p, SkipPlan):
+            raise TypeError(f"unknown plan {p!r}")
+    return steps
+
+
+def _fuse_parallel(stage: str, leaves: list[str], k: int) -> tuple[list[S.Step], list[str]]:
+    """Fuse the first k loops and parallelise them; the loops that remain, fused one first."""
+    if k <= 0 or not leaves:
+        return [], leaves
+    k = min(k, len(leaves))
+    name = "+".join(leaves[:k])
+    steps: list[S.Step] = [S.Fuse(stage, tuple(leaves[:k]))] if k > 1 else []
+    steps.append(S.Parallel(stage, name))
+    return steps, [name, *leaves[k:]]
+
+
+def _tile_steps(p: TilePlan, d: Decisions, outer: dict[str, list[str]]) -> list[S.Step]:
+    tiles = {ax: tuple(d[f"tile:{p.stage}:{ax}"]) for ax, _ in p.spatial + p.reduce}
+    sp = [ax for ax, _ in p.spatial]
+    rd = [ax for ax, _ in p.reduce]
+    t = p.tiled
+    steps: list[S.Step] = [S.CacheWrite(p.stage)] if p.cache_write else []
+    unroll = int(d.get(f"unroll:{p.stage}", 0))
+    if p.consumer is None:  # S S R S R S at root
+        steps += [S.Split(t, ax, tiles[ax]) for ax in sp + rd]
+        levels = [[f"{ax}.{i}" for ax in sp] for i in range(4)]
+        r0, r1 = [f"{ax}.0" for ax in rd], [f"{ax}.1" for ax in rd]
+        order = levels[0] + levels[1] + r0 + levels[2] + r1 + levels[3]
+        steps.append(S.Reorder(t, tuple(order)))
+        par, rest = _fuse_parallel(t, levels[0] + levels[1], int(d[f"par:{p.stage}"]))
+        steps += par + [S.Vectorize(t, f"{sp[-1]}.3")]
+        if unroll:
+            steps.append(S.Pragma(t, (rest + r0)[0], "auto_unroll_max_step", unroll))
+        outer[t] = rest
+        return steps
+    c, loc = p.outer, int(d[f"loc:{p.stage}"])
+    steps += [S.Split(c, ax, (tiles[ax][0], tiles[ax][1] * tiles[ax][2])) for ax in sp]
+    clevels = [[f"{ax}.{i}" for ax in sp] for i in range(3)]
+    steps.append(S.Reorder(c, tuple(clevels[0] + clevels[1] + clevels[2])))
+    at = len(sp) * (loc + 1)
+    head = (clevels[0] + clevels[1])[:at]
+    par, rest = _fuse_parallel(c, head, max(1, int(d[f"par:{p.stage}"])))
+    steps += par + [S.Vectorize(c, f"{sp[-1]}.2")]
+    outer[c] = rest
+    steps += [S.Split(t, ax, tiles[ax][loc + 1 :]) for ax in sp]
+    steps += [S.Split(t, ax, tiles[ax]) for ax in rd]
+    tl = [[f"{ax}.{i}" for ax in sp] for i in range(3 - loc)]
+    r0, r1 = [f"{ax}.0" for ax in rd], [f"{ax}.1" for ax in rd]
+    order = r0 + tl[0] + r1 + tl[1] if loc == 1 else tl[0] + r0 + tl[1] + r1 + tl[2]
+    steps += [S.Reorder(t, tuple(order)), S.Vectorize(t, order[-1])]
+    if unroll:
+        steps.append(S.Pragma(t, order[0], "auto_unroll_max_step", unroll))
+    steps.append(S.ComputeAt(t, c, rest[-1]))
+    return steps
+
+
+def _simple_steps(p: SimplePlan, d: Decisions, outer: dict[str, list[str]]) -> list[S.Step]:
+    s = p.stage
+    sp = [ax for ax, _ in p.spatial]
+    rd = [ax for ax, _ in p.reduce]
+    v = int(d.get(f"vec:{s}", 1))
+    steps: list[S.Step] = []
+    if v > 1:
+        last = sp[-1]
+        steps.append(S.Split(s, last, (v,)))
+        cand = sp[:-1] + [f"{last}.0"]
+        if rd:
+            steps.append(S.Reorder(s, tuple(cand + rd + [f"{last}.1"])))
+        steps.append(S.Vectorize(s, f"{last}.1"))
+    else:
+        cand = list(sp)
+    loc = int(d.get(f"loc:{s}", -1))
+    own = {ax for ax, ext in p.spatial if ext > 1}
+    target = [lf for lf in outer.get(p.reader or "", []) if _only_axes(lf, own)]
+    k = int(d.get(f"par:{s}", 0))
+    if loc >= 0 and target:
+        steps.append(S.ComputeAt(s, p.reader, target[min(loc, len(target) - 1)]))  # type: ignore[arg-type]
+        k = 0  # inside the reader's parallel loop: no nested parallel region
+    par, rest = _fuse_parallel(s, cand, k)
+    steps += par
+    unroll = int(d.get(f"unroll:{s}", 0))
+    first = (rest + rd)[:1]
+    if unroll and first:
+        steps.append(S.Pragma(s, first[0], "auto_unroll_max_step", unroll))
+    outer[s] = rest
+    return steps
+
+
+def _rfactor_steps(p: RFactorPlan, d: Decisions, outer: dict[str, list[str]]) -> list[S.Step]:
+    """rfactor, then the partials stage: spatial loops (fused, parallel), the other reduce
+    loops, the outer part of the factored axis, its vectorised lanes innermost; the stage
+    itself: the same parallel loops and the sum over the lanes."""
+    s, rf = p.stage, f"{p.stage}.rf"
+    sp = [ax for ax, _ in p.spatial]
+    others = [ax for ax, _ in p.reduce if ax != p.axis]
+    lane, rest = f"{p.axis}_i", f"{p.axis}_o"
+    steps: list[S.Step] = [S.RFactor(s, p.axis, int(d[f"rf:{s}"]))]
+    steps += [S.Reorder(rf, (*sp, *others, rest, lane)), S.Vectorize(rf, lane)]
+    k = int(d.get(f"par:{s}", 0))
+    par, rf_rest = _fuse_parallel(rf, sp, k)
+    steps += par
+    unroll = int(d.get(f"unroll:{s}", 0))
+    if unroll:
+        steps.append(S.Pragma(rf, (rf_rest + others + [rest])[0], "auto_unroll_max_step", unroll))
+    par, left = _fuse_parallel(s, sp, k)
+    outer[s] = left
+    return steps + par
+
+
+def _only_axes(leaf: str, axes: set[str]) -> bool:
+    """Whether a loop (maybe fused, maybe split) runs over the given axes only: computing a
+    producer at any other loop of its reader would compute each of its elements again."""
+    return all(part.split(".")[0] in axes for part in leaf.split("+"))
+
+
+def local_elements(sketch: Sketch, d: Decisions) -> int:
+    """Largest local accumulator a state's fused tiles declare (checked before measuring)."""
+    most = 0
+    for p in sketch.plans:
+        if isinstance(p, TilePlan) and p.consumer is not None:
+            loc = int(d[f"loc:{p.stage}"])
+            most = max(
+                most,
+                math.prod(math.prod(d[f"tile:{p.stage}:{ax}"][loc:]) for ax, _ in p.spatial),
+            )
+    return most
