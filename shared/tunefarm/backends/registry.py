@@ -81,8 +81,9 @@ def generate_source(inp: MeasureInput) -> KernelSource:
     backend, tpl, target = _lookup(inp.task)
     kdef = tpl.instantiate(inp.task, inp.config.as_dict(), target)
     func = lower(Schedule(kdef.outputs, kdef.inputs).apply_all(kdef.steps))
+    exact = tpl.exact_output(inp.task)
     specs = [ArgSpec(t.name, t.shape, t.dtype, False) for t in kdef.inputs]
-    specs += [ArgSpec(t.name, t.shape, t.dtype, True) for t in kdef.outputs]
+    specs += [ArgSpec(t.name, t.shape, t.dtype, True, exact) for t in kdef.outputs]
     code = backend.emit(func, target)
     flop = float(tpl.flops(inp.task))
     return KernelSource(
@@ -91,10 +92,20 @@ def generate_source(inp: MeasureInput) -> KernelSource:
 
 
 def random_inputs(task: Task, seed: int) -> dict[str, np.ndarray]:
-    """Seeded uniform [-1, 1) logical inputs of a task."""
+    """Seeded logical inputs of a task: uniform [-1, 1) float32, except those the template
+    draws otherwise (integers over their dtype's range, positive scales: `input_specs`)."""
     rng = np.random.default_rng(seed)
-    shapes = template(task).logical_inputs(task)
-    return {name: rng.uniform(-1.0, 1.0, size=shape).astype(np.float32) for name, shape in shapes}
+    tpl = template(task)
+    shapes, specs = tpl.logical_inputs(task), tpl.input_specs(task)
+    out = {}
+    for name, shape in shapes:
+        spec = specs.get(name)
+        out[name] = (
+            spec.draw(rng, shape)
+            if spec is not None
+            else rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+        )
+    return out
 
 
 def reference_io(inp: MeasureInput, seed: int) -> KernelIO:

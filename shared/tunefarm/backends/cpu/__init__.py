@@ -16,7 +16,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-from tunefarm.backends.cpu import conv2d, dense, depthwise, generic, layout, pool, winograd
+from tunefarm.backends.cpu import (
+    conv2d,
+    dense,
+    depthwise,
+    generic,
+    layout,
+    pool,
+    quant,
+    winograd,
+)
 from tunefarm.backends.cpu import target as cpu_target
 from tunefarm.backends.cpu.c_emitter import emit_c
 from tunefarm.codegen.loops import LoweredFunc
@@ -45,6 +54,7 @@ class CpuBackend:
             pool.Pool2dNCHWc(),
             pool.GlobalPool2dNCHWc(),
             *generic.TEMPLATES,
+            *quant.TEMPLATES,
         ]
         return {t.op: t for t in found}
 

@@ -101,6 +101,7 @@ class CEmitter:
         self.target = target
         self.lines: list[str] = []
         self.widths: set[int] = set()
+        self.helpers: set[str] = set()  # C helpers beyond HEADER, emitted only when used
         self.in_parallel = False
 
     # -- expressions ---------------------------------------------------------------------
@@ -133,6 +134,9 @@ class CEmitter:
             return f"({self.expr(e.cond)} ? {self.expr(e.true_value)} : {self.expr(e.false_value)})"
         if isinstance(e, Cast):
             return f"(({C_TYPES[e.dtype]})({self.expr(e.value)}))"
+        if isinstance(e, Call) and e.func == "dot4":
+            self.helpers.add(DOT4_SCALAR)
+            return f"tf_dot4({self.expr(e.args[0])}, {self.expr(e.args[1])})"
         if isinstance(e, Call):
             suffix = "f" if e.dtype == "float32" else ""
             return f"{e.func}{suffix}({', '.join(self.expr(a) for a in e.args)})"
@@ -293,7 +297,7 @@ class CEmitter:
         self.stmts(f.body, 1)
         body = self.lines
         params = ", ".join(f"void* restrict {b.name}_raw" for b in f.args)
-        out = [HEADER, *(vector_helpers(w) for w in sorted(self.widths))]
+        out = [HEADER, *(vector_helpers(w) for w in sorted(self.widths)), *sorted(self.helpers)]
         for b in f.statics:
             out.append(
                 f"static {C_TYPES[b.dtype]} {b.name}[{b.size}] __attribute__((aligned(64)));"
@@ -319,6 +323,13 @@ static inline float tf_min_float(float a, float b) { return a < b ? a : b; }
 static inline float tf_max_float(float a, float b) { return a > b ? a : b; }
 static inline double tf_min_double(double a, double b) { return a < b ? a : b; }
 static inline double tf_max_double(double a, double b) { return a > b ? a : b; }"""
+
+DOT4_SCALAR = """\
+static inline int32_t tf_dot4(int32_t a, int32_t b) {
+  int32_t s = 0;
+  for (int k = 0; k < 4; ++k)
+    s += (int32_t)(uint8_t)(a >> (8 * k)) * (int32_t)(int8_t)(b >> (8 * k));
+  return s; }"""
 
 ENTRY = """
 int32_t tf_entry(void** args) {{ return {name}({args}); }}
