@@ -23,6 +23,7 @@ from tunefarm.backends.cpu import (
     generic,
     layout,
     pool,
+    qconv2d,
     quant,
     winograd,
 )
@@ -55,6 +56,7 @@ class CpuBackend:
             pool.GlobalPool2dNCHWc(),
             *generic.TEMPLATES,
             *quant.TEMPLATES,
+            qconv2d.Conv2dInt8(),
         ]
         return {t.op: t for t in found}
 
