@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from tunefarm.backends.cpu.target import int8_dot
 from tunefarm.codegen.arith import coefficient, simplify
 from tunefarm.codegen.loops import Buffer, BufferLoad, Decl, For, If, LoweredFunc, Stmt, Store
 from tunefarm.ir.expr import (
@@ -43,6 +44,7 @@ C_TYPES = {
     "int16": "int16_t",
     "bool": "int32_t",
 }
+VECTOR_DTYPES = ("float32", "int32")
 UNROLL_EXPLICIT_MAX = 32
 VECTOR_WIDTHS = (2, 4, 8, 16, 32)
 
@@ -148,10 +150,13 @@ class CEmitter:
         if v not in free_vars(e):
             return self.expr(e), False
         if isinstance(e, BufferLoad):
-            if e.dtype != "float32" or coefficient(e.index, v) != 1:
+            if e.dtype not in VECTOR_DTYPES or coefficient(e.index, v) != 1:
                 raise NotVectorizable("non-contiguous load")
             base = self.expr(simplify(substitute(e.index, {v: Const(0)}), self.func.ranges))
-            return f"(*(const tf_v{width}fu*)(&{e.buffer.name}[{base}]))", True
+            kind = self.vkind(e.dtype, width)
+            return f"(*(const tf_v{width}{kind}u*)(&{e.buffer.name}[{base}]))", True
+        if e.dtype == "int32":
+            return self.vexpr_int(e, v, width)
         if isinstance(e, Binary) and is_float(e.dtype) and e.dtype == "float32":
             (a, av), (b, bv) = self.vexpr(e.a, v, width), self.vexpr(e.b, v, width)
             if e.op in ("+", "-", "*", "/"):
@@ -184,9 +189,52 @@ class CEmitter:
                 return f"tf_v{width}_sel({mask}, {t}, {f})", True
         raise NotVectorizable(type(e).__name__)
 
-    @staticmethod
-    def vec(code: str, is_vec: bool, width: int) -> str:
-        return code if is_vec else f"tf_v{width}_bc({code})"
+    def vexpr_int(self, e: Expr, v: str, width: int) -> tuple[str, bool]:
+        """int32 lanes: + - * on vectors (scalars broadcast), and `acc + dot4(word, vector)`
+        as one dot-product-accumulate (`tf_v{w}_dp`, see `dot4_helpers`)."""
+        if isinstance(e, Binary) and e.op == "+" and _is_dot4(e.b):
+            acc, acc_v = self.vexpr(e.a, v, width)
+            return self.dot4(e.b, v, width, self.vec(acc, acc_v, width, "int32")), True
+        if isinstance(e, Binary) and e.op in ("+", "-", "*"):
+            (a, av), (b, bv) = self.vexpr(e.a, v, width), self.vexpr(e.b, v, width)
+            return (
+                f"({self.vec(a, av, width, 'int32')} {e.op} {self.vec(b, bv, width, 'int32')})",
+                True,
+            )
+        if _is_dot4(e):
+            return self.dot4(e, v, width, f"tf_v{width}i_bc(0)"), True
+        raise NotVectorizable(type(e).__name__)
+
+    def dot4(self, call: Expr, v: str, width: int, acc: str) -> str:
+        """acc + dot4(a, b) per lane, `a` the same word in every lane (a broadcast uint8 x4)
+        and `b` a vector of int8 x4 words; the instruction sequence is the target's."""
+        a, b = call.args  # type: ignore[attr-defined]
+        if v in free_vars(a):
+            raise NotVectorizable("dot4 with a lane-dependent first operand")
+        mode = int8_dot(self.target)
+        helper = dot4_helpers(width, mode)
+        if helper is None:
+            raise NotVectorizable(f"no {width}-lane dot4 on {mode}")
+        code, is_vec = self.vexpr(b, v, width)
+        self.helpers.add(helper)
+        self.helpers.add(int_vector_helpers(width))
+        return f"tf_v{width}_dp({acc}, {self.expr(a)}, {self.vec(code, is_vec, width, 'int32')})"
+
+    def vkind(self, dtype: str, width: int) -> str:
+        """The vector type letter of a dtype ("f" float32, "i" int32); int32 types are
+        declared only in kernels that use them, so float kernels' code is unchanged."""
+        if dtype == "int32":
+            self.helpers.add(int_vector_helpers(width))
+            return "i"
+        return "f"
+
+    def vec(self, code: str, is_vec: bool, width: int, dtype: str = "float32") -> str:
+        if is_vec:
+            return code
+        if dtype == "int32":
+            self.helpers.add(int_vector_helpers(width))
+            return f"tf_v{width}i_bc({code})"
+        return f"tf_v{width}_bc({code})"
 
     # -- statements -----------------------------------------------------------------------
     def emit(self, line: str, depth: int) -> None:
@@ -284,11 +332,14 @@ class CEmitter:
         return True
 
     def vstore(self, st: Store, v: str, width: int) -> str:
-        if st.buffer.dtype != "float32" or coefficient(st.index, v) != 1:
+        dtype = st.buffer.dtype
+        if dtype not in VECTOR_DTYPES or coefficient(st.index, v) != 1:
             raise NotVectorizable("non-contiguous store")
         code, is_vec = self.vexpr(st.value, v, width)
         base = self.expr(simplify(substitute(st.index, {v: Const(0)}), self.func.ranges))
-        return f"*(tf_v{width}fu*)(&{st.buffer.name}[{base}]) = {self.vec(code, is_vec, width)};"
+        kind = self.vkind(dtype, width)
+        value = self.vec(code, is_vec, width, dtype)
+        return f"*(tf_v{width}{kind}u*)(&{st.buffer.name}[{base}]) = {value};"
 
     # -- module ---------------------------------------------------------------------------
     def module(self) -> str:
@@ -352,6 +403,50 @@ static inline tf_v{w}f tf_v{w}_sel(tf_v{w}i m, tf_v{w}f a, tf_v{w}f b) {{
   return (tf_v{w}f)(((tf_v{w}i)a & m) | ((tf_v{w}i)b & ~m)); }}
 static inline tf_v{w}f tf_v{w}_max(tf_v{w}f a, tf_v{w}f b) {{ return tf_v{w}_sel(a > b, a, b); }}
 static inline tf_v{w}f tf_v{w}_min(tf_v{w}f a, tf_v{w}f b) {{ return tf_v{w}_sel(a < b, a, b); }}"""
+
+
+def _is_dot4(e: Expr) -> bool:
+    return isinstance(e, Call) and e.func == "dot4"
+
+
+def int_vector_helpers(w: int) -> str:
+    return f"""\
+typedef int32_t tf_v{w}iu __attribute__((vector_size({4 * w}), aligned(4)));
+static inline tf_v{w}i tf_v{w}i_bc(int32_t s) {{ return (tf_v{w}i){{0}} + s; }}"""
+
+
+# dot4 over a vector of int32 lanes: acc[l] += sum_k uint8(a)[k] * int8(b[l])[k].
+# VNNI does it in one vpdpbusd. Without VNNI, pmaddubsw would saturate its int16 pair sums
+# (255 * 127 * 2 > 32767), so the sequence below is exact instead: the int8 lanes of b are
+# sign-extended to int16 in two halves (bytes 0,2 and bytes 1,3 of each word), the uint8
+# lanes of a zero-extended to match, and two pmaddwd (int16 pairs summed into int32) add up
+# the four products.
+_DOT4 = {
+    (16, "vnni"): ("_mm512_dpbusd_epi32((__m512i)acc, _mm512_set1_epi32(a), (__m512i)b)",),
+    (8, "vnni"): ("_mm256_dpbusd_epi32((__m256i)acc, _mm256_set1_epi32(a), (__m256i)b)",),
+    (16, "avx512bw"): ("_mm512", "__m512i"),
+    (8, "avx2"): ("_mm256", "__m256i"),
+    (8, "avx512bw"): ("_mm256", "__m256i"),
+}
+
+
+def dot4_helpers(w: int, mode: str) -> str | None:
+    """The C of `tf_v{w}_dp(acc, a, b)` for a dot4 mode (see `int8_dot`), None if none."""
+    spec = _DOT4.get((w, mode))
+    if spec is None:
+        return None
+    head = "#include <immintrin.h>\n"
+    sig = f"static inline tf_v{w}i tf_v{w}_dp(tf_v{w}i acc, int32_t a, tf_v{w}i b) {{"
+    if mode == "vnni":
+        return f"{head}{sig} return (tf_v{w}i){spec[0]}; }}"
+    p, t = spec
+    return f"""{head}{sig}
+  {t} bv = ({t})b;
+  {t} lo = {p}_srai_epi16({p}_slli_epi16(bv, 8), 8), hi = {p}_srai_epi16(bv, 8);
+  uint32_t ua = (uint32_t)a;
+  {t} alo = {p}_set1_epi32((int32_t)(ua & 0x00FF00FFu));
+  {t} ahi = {p}_set1_epi32((int32_t)((ua >> 8) & 0x00FF00FFu));
+  return acc + (tf_v{w}i){p}_madd_epi16(lo, alo) + (tf_v{w}i){p}_madd_epi16(hi, ahi); }}"""
 
 
 def emit_c(func: LoweredFunc, target: Target) -> str:
