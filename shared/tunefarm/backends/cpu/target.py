@@ -17,10 +17,11 @@ from tunefarm.target import Target, TargetError, split_target
 ISAS = {
     # isa: (gcc -march flags, fp32 lanes per vector register)
     "avx512": (("-march=skylake-avx512", "-mprefer-vector-width=512"), 16),
-    "avx512vnni": (("-march=cascadelake", "-mprefer-vector-width=512"), 16),
     "avx2": (("-march=haswell",), 8),
     "sse4": (("-march=nehalem",), 4),
     "generic": (("-march=x86-64",), 4),
+    # AVX-512 with VNNI (vpdpbusd): int8 dot products in one instruction
+    "avx512vnni": (("-march=cascadelake", "-mprefer-vector-width=512"), 16),
 }
 USAGE = f"cpu [-isa={'|'.join(ISAS)}] [-cores=N]"
 
