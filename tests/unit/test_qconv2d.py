@@ -106,3 +106,51 @@ def test_bad_int8_conv_params_name_the_param(params: dict, message: str) -> None
     with pytest.raises(TaskError) as info:
         registry.config_space(task)
     assert message in str(info.value)
+
+
+DENSE = {
+    "dense_relu": dict(data=(2, 72), weight=(48, 72), data_zero_point=9, bias=True, relu=True),
+    "dense_odd_int32": dict(data=(1, 13), weight=(7, 13), data_zero_point=200),
+}
+DEPTHWISE = {
+    "dw_s2_pad": dict(
+        data=(1, 32, 11, 11),
+        weight=(32, 1, 3, 3),
+        strides=2,
+        padding=1,
+        data_zero_point=5,
+        bias=True,
+        out_zero_point=4,
+        relu=True,
+    ),
+    "dw_odd_uint8": dict(
+        data=(1, 6, 7, 7),
+        weight=(6, 1, 3, 3),
+        padding=1,
+        data_zero_point=128,
+        out_dtype="uint8",
+        out_zero_point=128,
+    ),
+}
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("name", sorted(DENSE))
+def test_dense_int8_is_bit_exact(name: str, isa: str) -> None:
+    task = Task.make("dense_int8", target=f"cpu -isa={isa}", **DENSE[name])
+    for run in run_op(task, sweep=2, settings=QUICK, seed=2):
+        assert run.ok, (run.values, run.error_msg)
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("name", sorted(DEPTHWISE))
+def test_depthwise_int8_is_bit_exact(name: str, isa: str) -> None:
+    task = Task.make("depthwise_conv2d_int8", target=f"cpu -isa={isa}", **DEPTHWISE[name])
+    for run in run_op(task, sweep=2, settings=QUICK, seed=3):
+        assert run.ok, (run.values, run.error_msg)
+
+
+def test_depthwise_int8_widens_bytes_in_vectors() -> None:
+    task = Task.make("depthwise_conv2d_int8", target="cpu -isa=avx512", **DEPTHWISE["dw_s2_pad"])
+    code = registry.generate_source(MeasureInput(task, registry.default_config(task))).code
+    assert "__builtin_convertvector" in code

@@ -24,6 +24,8 @@ from tunefarm.backends.cpu import (
     layout,
     pool,
     qconv2d,
+    qdense,
+    qdepthwise,
     quant,
     winograd,
 )
@@ -57,6 +59,8 @@ class CpuBackend:
             *generic.TEMPLATES,
             *quant.TEMPLATES,
             qconv2d.Conv2dInt8(),
+            qdense.DenseInt8(),
+            qdepthwise.DepthwiseInt8(),
         ]
         return {t.op: t for t in found}
 

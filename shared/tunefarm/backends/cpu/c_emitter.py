@@ -45,6 +45,7 @@ C_TYPES = {
     "bool": "int32_t",
 }
 VECTOR_DTYPES = ("float32", "int32")
+BYTES = {"uint8": "ub", "int8": "sb"}  # byte vectors, read only to widen to int32 lanes
 UNROLL_EXPLICIT_MAX = 32
 VECTOR_WIDTHS = (2, 4, 8, 16, 32)
 
@@ -203,6 +204,16 @@ class CEmitter:
             )
         if _is_dot4(e):
             return self.dot4(e, v, width, f"tf_v{width}i_bc(0)"), True
+        if isinstance(e, Cast) and isinstance(e.value, BufferLoad) and e.value.dtype in BYTES:
+            load = e.value
+            if coefficient(load.index, v) != 1:
+                raise NotVectorizable("non-contiguous byte load")
+            base = self.expr(simplify(substitute(load.index, {v: Const(0)}), self.func.ranges))
+            kind = BYTES[load.dtype]
+            self.helpers.add(byte_vector_helpers(width, kind, load.dtype))
+            self.helpers.add(int_vector_helpers(width))
+            ptr = f"*(const tf_v{width}{kind}*)(&{load.buffer.name}[{base}])"
+            return f"__builtin_convertvector({ptr}, tf_v{width}i)", True
         raise NotVectorizable(type(e).__name__)
 
     def dot4(self, call: Expr, v: str, width: int, acc: str) -> str:
@@ -407,6 +418,10 @@ static inline tf_v{w}f tf_v{w}_min(tf_v{w}f a, tf_v{w}f b) {{ return tf_v{w}_sel
 
 def _is_dot4(e: Expr) -> bool:
     return isinstance(e, Call) and e.func == "dot4"
+
+
+def byte_vector_helpers(w: int, kind: str, dtype: str) -> str:
+    return f"typedef {C_TYPES[dtype]} tf_v{w}{kind} __attribute__((vector_size({w}), aligned(1)));"
 
 
 def int_vector_helpers(w: int) -> str:

@@ -200,8 +200,19 @@ class Conv2dInt8(Template):
     def reference(self, task, inputs):
         p = self.validate(task)
         x = QR.conv2d_int(
-            inputs["data"], inputs["weight"], p["za"], 0, p["strides"], p["padding"], p["dilation"]
+            inputs["data"],
+            inputs["weight"],
+            p["za"],
+            0,
+            p["strides"],
+            p["padding"],
+            p["dilation"],
         )
+        return self.finish_reference(p, x, inputs)
+
+    @staticmethod
+    def finish_reference(p: dict[str, Any], x: np.ndarray, inputs) -> np.ndarray:
+        """The epilogue's oracle on the int32 accumulator (see `conv_int8_epilogue`)."""
         if p["bias"]:
             x = (x.astype(np.int64) + inputs["bias"].reshape(1, -1, 1, 1)).astype(np.int32)
         if p["out_dtype"] == "int32":
@@ -214,6 +225,20 @@ class Conv2dInt8(Template):
         if p["relu"]:
             q = np.maximum(q, np.array(z_final, q.dtype))
         return q
+
+    @staticmethod
+    def epilogue_inputs(p: dict[str, Any], ob: int) -> list[tuple[str, te.Tensor]]:
+        """Kernel-layout bias, scale and residual placeholders the epilogue reads."""
+        o = p["o"]
+        extra: list[tuple[str, te.Tensor]] = []
+        if p["bias"]:
+            extra.append(("bias", te.placeholder((o // ob, ob), "int32", "bias")))
+        if p["out_dtype"] != "int32":
+            extra.append(("scale", te.placeholder((o // ob, ob), "float32", "scale")))
+        if p["residual"]:
+            shape = (p["n"], o // ob, p["oh"], p["ow"], ob)
+            extra.append(("residual", te.placeholder(shape, p["out_dtype"], "residual")))
+        return extra
 
     def flops(self, task):
         p = self.validate(task)
@@ -269,14 +294,7 @@ class Conv2dInt8(Template):
         )
         conv = conv2d_nchwc_int8(data, weight, p["strides"], p["padding"], p["dilation"], p["za"])
         wsum = weight_sums(weight) if p["za"] else None
-        extra: list[tuple[str, te.Tensor]] = []
-        if p["bias"]:
-            extra.append(("bias", te.placeholder((o // ob, ob), "int32", "bias")))
-        if p["out_dtype"] != "int32":
-            extra.append(("scale", te.placeholder((o // ob, ob), "float32", "scale")))
-        if p["residual"]:
-            shape = (n, o // ob, p["oh"], p["ow"], ob)
-            extra.append(("residual", te.placeholder(shape, p["out_dtype"], "residual")))
+        extra = self.epilogue_inputs(p, ob)
         out = conv_int8_epilogue(
             conv, wsum, p["za"], dict(extra), p["out_dtype"], p["zo"], p["residual"], p["relu"]
         )

@@ -134,3 +134,43 @@ def conv_int8_epilogue(
         return q
 
     return te.compute(acc.shape, body, name=name, tag="epilogue", axis_names=names)
+
+
+def depthwise_nchwc_int8(
+    data: Tensor,
+    weight: Tensor,
+    strides: Sequence[int] = (1, 1),
+    padding: Sequence[int] = (0, 0, 0, 0),
+    dilation: Sequence[int] = (1, 1),
+    data_zero_point: int = 0,
+    name: str = "conv",
+) -> Tensor:
+    """Depthwise int8 conv: uint8 data [N, C/cb, H, W, cb], weight [C/cb, KH, KW, cb] (int8
+    values, stored widened to int32 since weights are packed once); int32 output
+    sum((data - za) * weight) over the window. Padding holds za (real zero)."""
+    s, p, d = _conv_attrs(strides, padding, dilation)
+    n, cc_n, h, w, cb_n = data.shape
+    if weight.shape[0] != cc_n or weight.shape[3] != cb_n:
+        raise ValueError(f"weight {weight.shape} must be ({cc_n}, KH, KW, {cb_n}) for {data.shape}")
+    _, kh, kw, _ = weight.shape
+    oh, ow = _out_hw(h, w, kh, kw, s, p, d)
+    padded = data
+    if any(p):
+        padded = pad(
+            data,
+            (0, 0, p[0], p[1], 0),
+            (0, 0, p[2], p[3], 0),
+            data_zero_point,
+            name=f"{name}_pad",
+            axis_names=("n", "cc", "h", "w", "cb"),
+        )
+    rkh, rkw = te.reduce_axis(kh, "kh"), te.reduce_axis(kw, "kw")
+
+    def body(n: Expr, cc: Expr, oh: Expr, ow: Expr, cb: Expr) -> Expr:
+        src = padded[n, cc, _window(oh, s[0], rkh, d[0]), _window(ow, s[1], rkw, d[1]), cb]
+        x = cast(src, "int32") - data_zero_point if data_zero_point else cast(src, "int32")
+        return te.sum(x * weight[cc, rkh, rkw, cb], axis=[rkh, rkw])
+
+    attrs = {"strides": s, "padding": p, "dilation": d, "layout": f"NCHW{cb_n}c"}
+    shape = (n, cc_n, oh, ow, cb_n)
+    return te.compute(shape, body, name=name, tag="depthwise_nchwc_int8", attrs=attrs)
