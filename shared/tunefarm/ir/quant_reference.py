@@ -77,3 +77,30 @@ def dense_int(data, weight, data_zp, weight_zp) -> np.ndarray:
     x = np.asarray(data, np.int64) - int(data_zp)
     w = np.asarray(weight, np.int64) - np.asarray(weight_zp, np.int64).reshape(-1, 1)
     return (x @ w.T).astype(np.int32)
+
+
+def int8_conv_epilogue(
+    x: np.ndarray,
+    bias: np.ndarray | None,
+    scale: np.ndarray | None,
+    out_dtype: str,
+    out_zero_point: int,
+    residual: np.ndarray | None = None,
+    residual_params: tuple | None = None,
+    relu: bool = False,
+) -> np.ndarray:
+    """The int8 conv epilogue on an int32 NCHW accumulator (already zero-point corrected):
+    + bias, requantize per channel, fixed-point residual add, ReLU at the zero point.
+    residual_params: (mults, (z_r, z_out)) as `add_multipliers` and the zero points."""
+    if bias is not None:
+        x = (x.astype(np.int64) + np.asarray(bias).reshape(1, -1, 1, 1)).astype(np.int32)
+    if out_dtype == "int32":
+        return np.maximum(x, 0) if relu else x
+    q = requantize(x, scale, out_zero_point, out_dtype, axis=1)
+    z_final = out_zero_point
+    if residual_params is not None:
+        mults, (z_r, z_final) = residual_params
+        q = add(q, residual, mults, (out_zero_point, z_r, z_final), out_dtype)
+    if relu:
+        q = np.maximum(q, np.array(z_final, q.dtype))
+    return q

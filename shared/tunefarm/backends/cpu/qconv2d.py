@@ -213,18 +213,16 @@ class Conv2dInt8(Template):
     @staticmethod
     def finish_reference(p: dict[str, Any], x: np.ndarray, inputs) -> np.ndarray:
         """The epilogue's oracle on the int32 accumulator (see `conv_int8_epilogue`)."""
-        if p["bias"]:
-            x = (x.astype(np.int64) + inputs["bias"].reshape(1, -1, 1, 1)).astype(np.int32)
-        if p["out_dtype"] == "int32":
-            return np.maximum(x, 0) if p["relu"] else x
-        q = QR.requantize(x, inputs["scale"], p["zo"], p["out_dtype"], axis=1)
-        z_final = p["zo"]
-        if p["residual"]:
-            mults, (z_r, z_final) = p["residual"]
-            q = QR.add(q, inputs["residual"], mults, (p["zo"], z_r, z_final), p["out_dtype"])
-        if p["relu"]:
-            q = np.maximum(q, np.array(z_final, q.dtype))
-        return q
+        return QR.int8_conv_epilogue(
+            x,
+            inputs.get("bias") if p["bias"] else None,
+            inputs.get("scale"),
+            p["out_dtype"],
+            p["zo"],
+            inputs.get("residual"),
+            p["residual"],
+            p["relu"],
+        )
 
     @staticmethod
     def epilogue_inputs(p: dict[str, Any], ob: int) -> list[tuple[str, te.Tensor]]:
