@@ -115,3 +115,31 @@ def test_bad_quantize_node_names_the_node(attrs: dict, message: str) -> None:
     with pytest.raises(GraphError, match="node 'q1' \\(quantize\\)") as info:
         infer_shapes(g)
     assert message in str(info.value)
+
+
+def test_cli_quantize_compile_run_report_accuracy(tmp_path, capsys) -> None:
+    import json
+
+    from tunefarm.cli.main import main
+
+    model = tmp_path / "r18.onnx"
+    zoo.save("resnet-18", model, image_size=32)
+    calib = tmp_path / "calib.npz"
+    rng = np.random.default_rng(3)
+    np.savez(calib, data=rng.uniform(-1, 1, (2, 1, 3, 32, 32)).astype(np.float32))
+    q = tmp_path / "q.npz"
+    argv = ["quantize", str(model), "-o", str(q), "--calibration", str(calib), "--json"]
+    assert main([*argv, "--method", "percentile", "--skip", "layer1.0.conv1"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["kept_float"]["layer1.0.conv1"] == "skipped by option"
+    assert doc["accuracy"]["cosine"] > 0.99
+    net = tmp_path / "q.tfa"
+    argv = ["compile", str(model), "--quantize", "int8", "--calibration", str(calib)]
+    assert main([*argv, "-o", str(net), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["quantization"]["compiled_accuracy"]["cosine"] > 0.99
+    assert main(["run", str(net), "--random-inputs", "0", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["quantization"]["scheme"] == "int8"
+    assert 0 <= doc["quantization"]["accuracy"]["max_rel_error"] < 0.1
+    assert main(["compile", str(q), "-o", str(tmp_path / "q2.tfa")]) == 0  # the saved graph

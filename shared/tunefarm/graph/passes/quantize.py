@@ -253,3 +253,13 @@ class _Rewriter:
         self.nodes.append(Node(node.name, "qconv2d", ins + ins_tail, [q_out], attrs))
         self.qvalue[out], self.qp[q_out] = q_out, (s_y, z_y)
         self.int_only.add(out)
+
+
+def accuracy(reference: np.ndarray, got: np.ndarray) -> dict[str, float]:
+    """How close a quantized network's output is to the float one: cosine similarity and
+    max |got - reference| / max |reference|."""
+    a, b = reference.astype(np.float64).ravel(), got.astype(np.float64).ravel()
+    denom = float(np.linalg.norm(a) * np.linalg.norm(b))
+    cosine = float(a @ b / denom) if denom > 0 else float(np.array_equal(a, b))
+    scale = float(np.abs(a).max()) or 1.0
+    return {"cosine": cosine, "max_rel_error": float(np.abs(a - b).max() / scale)}
