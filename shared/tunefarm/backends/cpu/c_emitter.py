@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from tunefarm.backends.cpu.target import int8_dot
+from tunefarm.backends.cpu.target import effective_isa, int8_dot
 from tunefarm.codegen.arith import coefficient, simplify
 from tunefarm.codegen.loops import Buffer, BufferLoad, Decl, For, If, LoweredFunc, Stmt, Store
 from tunefarm.ir.expr import (
@@ -156,6 +156,8 @@ class CEmitter:
             base = self.expr(simplify(substitute(e.index, {v: Const(0)}), self.func.ranges))
             kind = self.vkind(e.dtype, width)
             return f"(*(const tf_v{width}{kind}u*)(&{e.buffer.name}[{base}]))", True
+        if isinstance(e, Cast) or (isinstance(e, Call) and e.func == "nearbyint"):
+            return self.vexpr_convert(e, v, width)
         if e.dtype == "int32":
             return self.vexpr_int(e, v, width)
         if isinstance(e, Binary) and is_float(e.dtype) and e.dtype == "float32":
@@ -190,12 +192,50 @@ class CEmitter:
                 return f"tf_v{width}_sel({mask}, {t}, {f})", True
         raise NotVectorizable(type(e).__name__)
 
+    def vexpr_convert(self, e: Expr, v: str, width: int) -> tuple[str, bool]:
+        """Conversions between int32, float32 and byte lanes (`__builtin_convertvector`:
+        C's conversions lane by lane, so float to int truncates as the scalar cast does),
+        and nearbyint as the ISA's round-to-nearest-even instruction."""
+        if isinstance(e, Call):
+            helper = rint_helper(width, effective_isa(self.target))
+            if helper is None:
+                raise NotVectorizable(f"no {width}-lane nearbyint on this ISA")
+            (x, xv) = self.vexpr(e.args[0], v, width)
+            self.helpers.add(helper)
+            return f"tf_v{width}_rint({self.vec(x, xv, width)})", True
+        src, dst = e.value.dtype, e.dtype  # type: ignore[attr-defined]
+        if isinstance(e.value, BufferLoad) and src in BYTES:  # type: ignore[attr-defined]
+            return self.vexpr_int(e, v, width) if dst == "int32" else self._no(e)
+        kinds = {"float32": "f", "int32": "i", **BYTES}
+        if src not in kinds or dst not in kinds or src == dst:
+            raise NotVectorizable(f"cast {src} -> {dst}")
+        if src in BYTES and dst != "int32" or dst in BYTES and src != "int32":
+            raise NotVectorizable(f"cast {src} -> {dst}")
+        x, xv = self.vexpr(e.value, v, width)  # type: ignore[attr-defined]
+        if not xv:
+            raise NotVectorizable("lane-invariant cast")  # the caller broadcasts it as a scalar
+        for dtype in (src, dst):
+            if dtype in BYTES:
+                self.helpers.add(byte_vector_helpers(width, BYTES[dtype], dtype))
+            if dtype == "int32":
+                self.helpers.add(int_vector_helpers(width))
+        return f"__builtin_convertvector({x}, tf_v{width}{kinds[dst]})", True
+
+    @staticmethod
+    def _no(e: Expr) -> tuple[str, bool]:
+        raise NotVectorizable(type(e).__name__)
+
     def vexpr_int(self, e: Expr, v: str, width: int) -> tuple[str, bool]:
         """int32 lanes: + - * on vectors (scalars broadcast), and `acc + dot4(word, vector)`
         as one dot-product-accumulate (`tf_v{w}_dp`, see `dot4_helpers`)."""
         if isinstance(e, Binary) and e.op == "+" and _is_dot4(e.b):
             acc, acc_v = self.vexpr(e.a, v, width)
             return self.dot4(e.b, v, width, self.vec(acc, acc_v, width, "int32")), True
+        if isinstance(e, Binary) and e.op in ("min", "max"):
+            (a, av), (b, bv) = self.vexpr(e.a, v, width), self.vexpr(e.b, v, width)
+            self.helpers.add(int_vector_helpers(width))
+            a, b = self.vec(a, av, width, "int32"), self.vec(b, bv, width, "int32")
+            return f"tf_v{width}i_{e.op}({a}, {b})", True
         if isinstance(e, Binary) and e.op in ("+", "-", "*"):
             (a, av), (b, bv) = self.vexpr(e.a, v, width), self.vexpr(e.b, v, width)
             return (
@@ -344,6 +384,12 @@ class CEmitter:
 
     def vstore(self, st: Store, v: str, width: int) -> str:
         dtype = st.buffer.dtype
+        if dtype in BYTES and coefficient(st.index, v) == 1:
+            code, is_vec = self.vexpr(st.value, v, width)
+            if not is_vec:
+                raise NotVectorizable("lane-invariant byte store")
+            base = self.expr(simplify(substitute(st.index, {v: Const(0)}), self.func.ranges))
+            return f"*(tf_v{width}{BYTES[dtype]}*)(&{st.buffer.name}[{base}]) = {code};"
         if dtype not in VECTOR_DTYPES or coefficient(st.index, v) != 1:
             raise NotVectorizable("non-contiguous store")
         code, is_vec = self.vexpr(st.value, v, width)
@@ -427,7 +473,24 @@ def byte_vector_helpers(w: int, kind: str, dtype: str) -> str:
 def int_vector_helpers(w: int) -> str:
     return f"""\
 typedef int32_t tf_v{w}iu __attribute__((vector_size({4 * w}), aligned(4)));
-static inline tf_v{w}i tf_v{w}i_bc(int32_t s) {{ return (tf_v{w}i){{0}} + s; }}"""
+static inline tf_v{w}i tf_v{w}i_bc(int32_t s) {{ return (tf_v{w}i){{0}} + s; }}
+static inline tf_v{w}i tf_v{w}i_max(tf_v{w}i a, tf_v{w}i b) {{
+  tf_v{w}i m = a > b; return (a & m) | (b & ~m); }}
+static inline tf_v{w}i tf_v{w}i_min(tf_v{w}i a, tf_v{w}i b) {{
+  tf_v{w}i m = a < b; return (a & m) | (b & ~m); }}"""
+
+
+# nearbyint on float lanes: round to nearest even without raising inexact (imm 0x08), as
+# the scalar nearbyintf does in the default rounding mode
+_RINT = {16: "_mm512_roundscale_ps", 8: "_mm256_round_ps", 4: "_mm_round_ps"}
+_RINT_ISAS = {16: ("avx512", "avx512vnni"), 8: ("avx512", "avx512vnni", "avx2")}
+
+
+def rint_helper(w: int, isa: str) -> str | None:
+    if w not in _RINT or isa not in _RINT_ISAS.get(w, ("avx512", "avx512vnni", "avx2", "sse4")):
+        return None
+    return f"""#include <immintrin.h>
+static inline tf_v{w}f tf_v{w}_rint(tf_v{w}f x) {{ return (tf_v{w}f){_RINT[w]}(x, 0x08); }}"""
 
 
 # dot4 over a vector of int32 lanes: acc[l] += sum_k uint8(a)[k] * int8(b[l])[k].

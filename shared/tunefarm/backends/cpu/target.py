@@ -78,7 +78,7 @@ def int8_dot(target: Target) -> str:
     or "scalar" (a C loop). Without -isa, the host decides (VNNI where its flags have it)."""
     isa = effective_isa(target)
     if isa == "avx512vnni" or (
-        target.get("isa") is None and isa == "avx512" and "avx512_vnni" in host_flags()
+        not target.get("isa") and isa == "avx512" and "avx512_vnni" in host_flags()
     ):
         return "vnni"
     return {"avx512": "avx512bw", "avx2": "avx2"}.get(isa, "scalar")
