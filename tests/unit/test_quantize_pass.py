@@ -159,7 +159,7 @@ def test_cli_tune_quantize_int8_tunes_int8_tasks(tmp_path, capsys) -> None:
     ops = {t["op"] for t in doc["tasks"]}
     assert "conv2d_int8" in ops and doc["quantization"]["accuracy"]["cosine"] > 0.99
     records = [json.loads(line) for line in log.read_text().splitlines()]
-    assert records and {r["input"]["task"]["op"] for r in records} <= {
+    assert records and {r["task"]["op"] for r in records} <= {
         "conv2d_int8",
         "conv2d",
         "dense",
