@@ -121,6 +121,7 @@ def kernel(node: Node, args: list[np.ndarray]) -> list[np.ndarray]:
         residual,
         _residual_params(node),
         bool(a.get("relu", False)),
+        a.get("out_max"),
     )
     return [out]
 
@@ -141,6 +142,8 @@ def qconv_task(shape_of, node: Node, target: str) -> Task:
         "out_zero_point": int(a.get("out_zero_point", 0)),
         "relu": bool(a.get("relu", False)),
     }
+    if a.get("out_max") is not None:
+        params["out_max"] = int(a["out_max"])
     if a.get("residual") is not None:
         params["residual"] = [float(v) for v in a["residual"][:3]] + [
             int(v) for v in a["residual"][3:]
