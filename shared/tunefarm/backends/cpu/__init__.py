@@ -24,6 +24,10 @@ from tunefarm.backends.cpu import (
     generic,
     layout,
     pool,
+    qconv2d,
+    qdense,
+    qdepthwise,
+    quant,
     sketch_rules,
     winograd,
 )
@@ -57,6 +61,10 @@ class CpuBackend:
             pool.Pool2dNCHWc(),
             pool.GlobalPool2dNCHWc(),
             *generic.TEMPLATES,
+            *quant.TEMPLATES,
+            qconv2d.Conv2dInt8(),
+            qdense.DenseInt8(),
+            qdepthwise.DepthwiseInt8(),
         ]
         return {t.op: t for t in found}
 

@@ -17,6 +17,13 @@ from __future__ import annotations
 
 import math
 
+from tunefarm.backends.cpu.c_int8 import (
+    BYTES,
+    DOT4_SCALAR,
+    IntLanes,
+    NotVectorizable,
+    int_vector_helpers,
+)
 from tunefarm.codegen.arith import coefficient, simplify
 from tunefarm.codegen.loops import (
     Buffer,
@@ -56,12 +63,9 @@ C_TYPES = {
     "int16": "int16_t",
     "bool": "int32_t",
 }
+VECTOR_DTYPES = ("float32", "int32")
 UNROLL_EXPLICIT_MAX = 32
 VECTOR_WIDTHS = (2, 4, 8, 16, 32)
-
-
-class NotVectorizable(Exception):
-    pass
 
 
 class CodegenError(ValueError):
@@ -118,12 +122,13 @@ def c_float(v: float, dtype: str = "float32") -> str:
     return text + "f" if dtype == "float32" else text
 
 
-class CEmitter:
+class CEmitter(IntLanes):
     def __init__(self, func: LoweredFunc, target: Target):
         self.func = func
         self.target = target
         self.lines: list[str] = []
         self.widths: set[int] = set()
+        self.helpers: set[str] = set()  # C helpers beyond HEADER, emitted only when used
         self.in_parallel = False
         self.max_step = 0  # the auto_unroll_max_step in force (0: none)
         self.exp_widths: set[int] = set()
@@ -158,6 +163,9 @@ class CEmitter:
             return f"({self.expr(e.cond)} ? {self.expr(e.true_value)} : {self.expr(e.false_value)})"
         if isinstance(e, Cast):
             return f"(({C_TYPES[e.dtype]})({self.expr(e.value)}))"
+        if isinstance(e, Call) and e.func == "dot4":
+            self.helpers.add(DOT4_SCALAR)
+            return f"tf_dot4({self.expr(e.args[0])}, {self.expr(e.args[1])})"
         if isinstance(e, Call):
             suffix = "f" if e.dtype == "float32" else ""
             return f"{e.func}{suffix}({', '.join(self.expr(a) for a in e.args)})"
@@ -169,10 +177,15 @@ class CEmitter:
         if v not in free_vars(e):
             return self.expr(e), False
         if isinstance(e, BufferLoad):
-            if e.dtype != "float32" or coefficient(e.index, v) != 1:
+            if e.dtype not in VECTOR_DTYPES or coefficient(e.index, v) != 1:
                 raise NotVectorizable("non-contiguous load")
             base = self.expr(simplify(substitute(e.index, {v: Const(0)}), self.func.ranges))
-            return f"(*(const tf_v{width}fu*)(&{e.buffer.name}[{base}]))", True
+            kind = self.vkind(e.dtype, width)
+            return f"(*(const tf_v{width}{kind}u*)(&{e.buffer.name}[{base}]))", True
+        if isinstance(e, Cast) or (isinstance(e, Call) and e.func == "nearbyint"):
+            return self.vexpr_convert(e, v, width)
+        if e.dtype == "int32":
+            return self.vexpr_int(e, v, width)
         if isinstance(e, Binary) and is_float(e.dtype) and e.dtype == "float32":
             (a, av), (b, bv) = self.vexpr(e.a, v, width), self.vexpr(e.b, v, width)
             if e.op == "/" and not bv and not isinstance(e.b, Const):
@@ -212,9 +225,13 @@ class CEmitter:
                 return f"tf_v{width}_sel({mask}, {t}, {f})", True
         raise NotVectorizable(type(e).__name__)
 
-    @staticmethod
-    def vec(code: str, is_vec: bool, width: int) -> str:
-        return code if is_vec else f"tf_v{width}_bc({code})"
+    def vec(self, code: str, is_vec: bool, width: int, dtype: str = "float32") -> str:
+        if is_vec:
+            return code
+        if dtype == "int32":
+            self.helpers.add(int_vector_helpers(width))
+            return f"tf_v{width}i_bc({code})"
+        return f"tf_v{width}_bc({code})"
 
     # -- statements -----------------------------------------------------------------------
     def emit(self, line: str, depth: int) -> None:
@@ -333,11 +350,20 @@ class CEmitter:
         return True
 
     def vstore(self, st: Store, v: str, width: int) -> str:
-        if st.buffer.dtype != "float32" or coefficient(st.index, v) != 1:
+        dtype = st.buffer.dtype
+        if dtype in BYTES and coefficient(st.index, v) == 1:
+            code, is_vec = self.vexpr(st.value, v, width)
+            if not is_vec:
+                raise NotVectorizable("lane-invariant byte store")
+            base = self.expr(simplify(substitute(st.index, {v: Const(0)}), self.func.ranges))
+            return f"*(tf_v{width}{BYTES[dtype]}*)(&{st.buffer.name}[{base}]) = {code};"
+        if dtype not in VECTOR_DTYPES or coefficient(st.index, v) != 1:
             raise NotVectorizable("non-contiguous store")
         code, is_vec = self.vexpr(st.value, v, width)
         base = self.expr(simplify(substitute(st.index, {v: Const(0)}), self.func.ranges))
-        return f"*(tf_v{width}fu*)(&{st.buffer.name}[{base}]) = {self.vec(code, is_vec, width)};"
+        kind = self.vkind(dtype, width)
+        value = self.vec(code, is_vec, width, dtype)
+        return f"*(tf_v{width}{kind}u*)(&{st.buffer.name}[{base}]) = {value};"
 
     # -- module ---------------------------------------------------------------------------
     def module(self) -> str:
@@ -348,6 +374,7 @@ class CEmitter:
         params = ", ".join(f"void* restrict {b.name}_raw" for b in f.args)
         out = [HEADER, *(vector_helpers(w) for w in sorted(self.widths))]
         out += [vector_exp(w) for w in sorted(self.exp_widths & self.widths)]
+        out += sorted(self.helpers)
         for b in f.statics:
             out.append(
                 f"static {C_TYPES[b.dtype]} {b.name}[{b.size}] __attribute__((aligned(64)));"
