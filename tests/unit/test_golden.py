@@ -102,6 +102,21 @@ CPU_CASES: dict[str, tuple[Task, dict]] = {
         {},
     ),
 }
+# int8 conv per dot4 path: VNNI (vpdpbusd), AVX-512BW and AVX2 (exact pmaddwd sequences)
+QCONV = dict(
+    data=(1, 64, 14, 14),
+    weight=(64, 64, 3, 3),
+    padding=1,
+    data_zero_point=3,
+    bias=True,
+    out_zero_point=-2,
+    relu=True,
+)
+for _isa in ("avx512vnni", "avx512", "avx2"):
+    CPU_CASES[f"conv2d_int8_{_isa}"] = (
+        Task.make("conv2d_int8", target=f"cpu -isa={_isa}", **QCONV),
+        {},
+    )
 CASES = {("cpu", name): case for name, case in CPU_CASES.items()}
 
 PACKED = dict(data=(1, 32, 14, 14), weight=(32, 32, 3, 3), padding=1)

@@ -81,8 +81,9 @@ def generate_source(inp: MeasureInput) -> KernelSource:
     (or the code the template made itself, `KernelDef.code`)."""
     backend, tpl, target = _lookup(inp.task)
     kdef = tpl.instantiate(inp.task, inp.config.as_dict(), target)
+    exact = tpl.exact_output(inp.task)
     specs = [ArgSpec(t.name, t.shape, t.dtype, False) for t in kdef.inputs]
-    specs += [ArgSpec(t.name, t.shape, t.dtype, True) for t in kdef.outputs]
+    specs += [ArgSpec(t.name, t.shape, t.dtype, True, exact) for t in kdef.outputs]
     code = kdef.code
     if code is None:
         func = lower(Schedule(kdef.outputs, kdef.inputs).apply_all(kdef.steps))
@@ -94,8 +95,20 @@ def generate_source(inp: MeasureInput) -> KernelSource:
 
 
 def random_inputs(task: Task, seed: int) -> dict[str, np.ndarray]:
-    """Seeded logical inputs of a task (the template's `random_inputs`)."""
-    return template(task).random_inputs(task, np.random.default_rng(seed))
+    """Seeded logical inputs of a task: uniform [-1, 1) float32, except those the template
+    draws otherwise (integers over their dtype's range, positive scales: `input_specs`)."""
+    rng = np.random.default_rng(seed)
+    tpl = template(task)
+    shapes, specs = tpl.logical_inputs(task), tpl.input_specs(task)
+    out = {}
+    for name, shape in shapes:
+        spec = specs.get(name)
+        out[name] = (
+            spec.draw(rng, shape)
+            if spec is not None
+            else rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+        )
+    return out
 
 
 def reference_io(inp: MeasureInput, seed: int) -> KernelIO:

@@ -18,6 +18,7 @@ import sys
 from tunefarm.cli import CommandError
 from tunefarm.cli._args import add_target_argument, number
 from tunefarm.cli._model import add_model_arguments, load, target
+from tunefarm.cli.quantize import add_quantize_arguments
 
 HELP = "compile a network with the best tuning records into one artifact file (.tfa)"
 
@@ -30,6 +31,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", required=True, metavar="NET.tfa", help="artifact to write")
     add_select_argument(p, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument(
+        "--quantize",
+        choices=("int8",),
+        help="quantize the network to int8 first (calibration options below; the report "
+        "and the artifact's manifest give its accuracy against the float network)",
+    )
+    add_quantize_arguments(p)
 
 
 def add_select_argument(p: argparse.ArgumentParser, default: int) -> None:
@@ -51,6 +59,7 @@ def compile_to(
     output: str,
     out=None,
     select_top: int = 0,
+    manifest: dict | None = None,
 ):
     """Compile and save; prints the fallbacks to `out`. With `select_top`, each task's
     config is chosen among its best records by timing them inside the network here
@@ -71,6 +80,7 @@ def compile_to(
         compiled, selection = compile_selected(graph, tgt, history, device_key, select_top)
         if selection is not None:
             selection.print(out)
+        compiled.plan.manifest.update(manifest or {})
         info = compiled.save(output)
     except (CompileError, ArtifactError) as exc:
         raise CommandError(str(exc), code=1) from None
@@ -90,15 +100,61 @@ def report_choices(compiled, out) -> None:
         )
 
 
+def _quantized(args: argparse.Namespace, graph, out):
+    """The int8 graph and the manifest entry (scheme, convs, accuracy on the calibration
+    inputs from the numpy interpreter) of --quantize int8."""
+    from tunefarm.cli.quantize import interpreter_accuracy, quantize
+
+    qgraph, opts, report = quantize(args, graph, out)
+    acc = interpreter_accuracy(graph, qgraph, opts)
+    entry = {"scheme": "int8", **report.to_json(), "accuracy": acc}
+    return qgraph, opts, {"quantization": entry}
+
+
+def compiled_accuracy(graph, output: str, opts) -> dict:
+    """Accuracy of the compiled int8 artifact against the float graph on the calibration
+    inputs (first two)."""
+    from tunefarm.cli.run import load_executor
+    from tunefarm.graph.interpret import run_graph
+    from tunefarm.graph.ir import random_inputs
+    from tunefarm.graph.passes.quantize import accuracy
+
+    ex = load_executor(output)
+    feeds = opts.calibration or [random_inputs(graph, opts.seed + i) for i in range(2)]
+    accs = []
+    for feed in feeds[:2]:
+        ref, got = run_graph(graph, feed), ex.run(feed)
+        accs += [accuracy(ref[n], got[n]) for n in graph.outputs]
+    return {
+        "cosine": min(a["cosine"] for a in accs),
+        "max_rel_error": max(a["max_rel_error"] for a in accs),
+    }
+
+
 def run(args: argparse.Namespace) -> int:
     tgt = target(args)
     _, graph = load(args)
     out = sys.stderr if args.json else sys.stdout
+    extra, quant = {}, None
+    float_graph = graph
+    if args.quantize:
+        graph, opts, extra = _quantized(args, graph, out)
     compiled, info = compile_to(
-        graph, tgt, args.log, args.device_key, args.output, out, args.select_top
+        graph, tgt, args.log, args.device_key, args.output, out, args.select_top, extra
     )
+    if args.quantize:
+        quant = {**extra["quantization"], "compiled_accuracy": None}
+        quant["compiled_accuracy"] = compiled_accuracy(float_graph, args.output, opts)
+        acc = quant["compiled_accuracy"]
+        print(
+            f"int8 accuracy vs float (calibration inputs): cosine {acc['cosine']:.5f}, "
+            f"max rel error {acc['max_rel_error']:.3e}",
+            file=out,
+        )
     if args.json:
         doc = {"artifact": info.to_json(), "tasks": [c.to_json() for c in compiled.choices]}
+        if quant is not None:
+            doc["quantization"] = quant
         print(json.dumps(doc, indent=2, default=str))
     else:
         print(info)

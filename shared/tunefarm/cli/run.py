@@ -81,8 +81,12 @@ def run(args: argparse.Namespace) -> int:
         }
         for name, a in outputs.items()
     }
+    quant = ex.manifest.get("quantization")
     if args.json:
-        print(json.dumps({"outputs": summary, "written": args.output}, indent=2))
+        doc = {"outputs": summary, "written": args.output}
+        if quant is not None:  # an int8 network: its accuracy against the float one
+            doc["quantization"] = quant
+        print(json.dumps(doc, indent=2))
     else:
         for name, s in summary.items():
             print(

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from tunefarm.backends import canonical, registry
+from tunefarm.compiler import quantized
 from tunefarm.compiler.layouts import Layout, block, physical_shape, same_memory
 from tunefarm.graph.extract import TUNABLE_OPS, anchor_alternatives, choose_alternative
 from tunefarm.graph.ir import Graph, GraphError, Node
@@ -255,6 +256,8 @@ class _Lowering:
             self.split(node)
         elif node.op in GENERIC_PARAMS:
             self.generic(node)
+        elif node.op in quantized.LOWERING:
+            quantized.LOWERING[node.op](self, node)
         else:
             raise self.error("no kernel for this op in the network compiler")
 

@@ -40,6 +40,8 @@ def load_model(
                 f"{text}: no such model file (zoo models: "
                 f"{', '.join(ZOO_PREFIX + n for n in zoo.names())})"
             )
+        elif text.endswith(".npz"):  # a saved graph, e.g. the int8 one `tunefarm quantize` writes
+            return None, Graph.load(text)
         else:
             model, name = read_model(text)[0], Path(text).stem
     graph = load_onnx(model, input_shapes=input_shapes, name=name)

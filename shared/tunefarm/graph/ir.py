@@ -25,6 +25,7 @@ Op set (logical NCHW layout for 4-D activations, OIHW weights; `attrs` as listed
   softmax         axis
   reduce_mean     axes keepdims
   layout_transform src dst                 (inserted by the layout pass)
+  quantize dequantize qconv2d             int8 ops: see `tunefarm.graph.quant_ops`
 Params (weights, constants) are numpy arrays keyed by value name.
 """
 
@@ -62,6 +63,10 @@ OPS = (
     "softmax",
     "reduce_mean",
     "layout_transform",
+    # quantized ops (rules and kernels in `tunefarm.graph.quant_ops`)
+    "quantize",
+    "dequantize",
+    "qconv2d",
 )
 
 

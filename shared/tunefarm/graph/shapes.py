@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from tunefarm.graph import quant_ops
 from tunefarm.graph.ir import OPS, Graph, GraphError, Node, Value
 from tunefarm.ir import layouts
 from tunefarm.ir import reference as R
@@ -405,6 +406,7 @@ RULES: dict[str, Rule] = {
     "softmax": _softmax,
     "reduce_mean": _reduce_mean,
     "layout_transform": _layout_transform,
+    **{op: quant_ops.shape_rule for op in quant_ops.QUANT_OPS},
 }
 assert set(RULES) == set(OPS), "every graph op needs a shape rule"
 

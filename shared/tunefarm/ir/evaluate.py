@@ -50,7 +50,23 @@ _CALLS: dict[str, Any] = {
     "fabs": np.abs,
     "erf": _erf,
     "pow": np.power,
+    "nearbyint": np.rint,
+    "dot4": lambda a, b: _dot4(a, b),
 }
+
+
+def _dot4(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """dot4 on packed words: bytes of `a` as uint8, of `b` as int8, summed in int32."""
+    a = np.asarray(a, np.int64) & 0xFFFFFFFF
+    b = np.asarray(b, np.int64) & 0xFFFFFFFF
+    total = np.zeros(np.broadcast(a, b).shape, np.int64)
+    for k in range(4):
+        ua = (a >> (8 * k)) & 0xFF
+        sb = ((b >> (8 * k)) & 0xFF).astype(np.int64)
+        total += ua * np.where(sb > 127, sb - 256, sb)
+    return total.astype(np.int32)
+
+
 _COMPARE: dict[str, Any] = {
     "<": np.less,
     "<=": np.less_equal,

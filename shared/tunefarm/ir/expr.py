@@ -170,7 +170,11 @@ class Reduce(Expr):
     dtype: str
 
 
-MATH_FUNCS = ("exp", "log", "sqrt", "tanh", "fabs", "erf", "pow")
+MATH_FUNCS = ("exp", "log", "sqrt", "tanh", "fabs", "erf", "pow", "nearbyint")
+# Integer intrinsics: Calls on int32 operands that a backend may map to one instruction.
+# dot4(a, b): a holds four uint8 lanes and b four int8 lanes (little-endian bytes of one
+# int32 word each); the result is their int32 dot product (x86 VNNI `vpdpbusd`'s unit).
+INT_FUNCS = ("dot4",)
 
 
 def as_expr(value: Any, dtype: str = "int32") -> Expr:
@@ -252,3 +256,15 @@ def call(func: str, *args: Any) -> Expr:
 
 def exp(x: Expr) -> Expr:
     return call("exp", x)
+
+
+def nearbyint(x: Expr) -> Expr:
+    """Round to the nearest integer, halves to even (C's nearbyint, numpy's rint)."""
+    return call("nearbyint", x)
+
+
+def dot4(a: Expr, b: Expr) -> Expr:
+    """The u8 x s8 four-way dot product of two packed int32 words (see INT_FUNCS)."""
+    if a.dtype != "int32" or b.dtype != "int32":
+        raise TypeError(f"dot4 takes packed int32 words, got {a.dtype} and {b.dtype}")
+    return Call("dot4", (a, b), "int32")

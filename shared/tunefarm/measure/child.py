@@ -101,6 +101,7 @@ def check_outputs(
     """None if every expected output matches, else a message naming the worst element.
 
     Passes where |out-ref| <= atol_rel*max(1, max|ref|) + rtol*|ref|; NaN never passes.
+    An output whose spec is `exact` passes only where it equals the reference.
     """
     for pos in sorted(expected):
         ref = np.asarray(expected[pos], dtype=np.float64)
@@ -111,6 +112,16 @@ def check_outputs(
         if ref.size == 0:
             continue
         err = np.abs(out - ref)
+        if pos < len(specs) and specs[pos].exact:
+            bad = err != 0
+            if bad.any():
+                idx = tuple(int(i) for i in np.argwhere(bad)[0])
+                return (
+                    f"output arg {pos} ({name}): {int(bad.sum())} of {ref.size} elements differ "
+                    f"from the exact reference; first at {idx}: got {out[idx]:.10g}, "
+                    f"expected {ref[idx]:.10g}"
+                )
+            continue
         tol = atol_rel * max(1.0, float(np.max(np.abs(ref)))) + rtol * np.abs(ref)
         tol = tol + _rounding_slack(np.asarray(outs[pos]).dtype, ref)
         bad = ~(err <= tol)

@@ -100,12 +100,17 @@ class MeasureInput:
 
 @dataclass(frozen=True)
 class ArgSpec:
-    """One kernel argument buffer: name, shape and dtype in *kernel* layout."""
+    """One kernel argument buffer: name, shape and dtype in *kernel* layout.
+
+    exact: an output the kernel computes bit-exactly (integer arithmetic, stated rounding):
+    it is checked for equality, with no tolerance.
+    """
 
     name: str
     shape: tuple[int, ...]
     dtype: str = "float32"
     is_output: bool = False
+    exact: bool = False
 
     def __post_init__(self) -> None:
         shape = tuple(self.shape)
@@ -119,16 +124,25 @@ class ArgSpec:
         object.__setattr__(self, "dtype", dtype)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "name": self.name,
             "shape": list(self.shape),
             "dtype": self.dtype,
             "is_output": self.is_output,
         }
+        if self.exact:  # only when set, so float kernels' records stay as they were
+            out["exact"] = True
+        return out
 
     @staticmethod
     def from_json(obj: dict[str, Any]) -> ArgSpec:
-        return ArgSpec(obj["name"], tuple(obj["shape"]), obj["dtype"], bool(obj["is_output"]))
+        return ArgSpec(
+            obj["name"],
+            tuple(obj["shape"]),
+            obj["dtype"],
+            bool(obj["is_output"]),
+            bool(obj.get("exact", False)),
+        )
 
 
 def _specs_json(specs: tuple[ArgSpec, ...]) -> list[dict[str, Any]]:

@@ -29,7 +29,7 @@ from tunefarm.task import Task, TaskError
 
 Packer = Callable[[np.ndarray], np.ndarray]
 
-__all__ = ["KernelDef", "Packer", "TaskError", "Template"]
+__all__ = ["InputSpec", "KernelDef", "Packer", "TaskError", "Template"]
 
 
 @dataclass
@@ -48,6 +48,27 @@ class KernelDef:
     code: str | None = None
 
 
+@dataclass(frozen=True)
+class InputSpec:
+    """How the measure layer draws a logical input: dtype, and values uniform in [lo, hi]
+    (integers inclusive of hi; floats in [lo, hi))."""
+
+    dtype: str
+    lo: float
+    hi: float
+
+    def draw(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        if np.issubdtype(np.dtype(self.dtype), np.integer):
+            return rng.integers(int(self.lo), int(self.hi), size=shape, endpoint=True).astype(
+                self.dtype
+            )
+        return rng.uniform(self.lo, self.hi, size=shape).astype(self.dtype)
+
+
+INT8 = InputSpec("int8", -128, 127)
+UINT8 = InputSpec("uint8", 0, 255)
+
+
 def identity(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x)
 
@@ -64,6 +85,16 @@ class Template:
     def logical_inputs(self, task: Task) -> list[tuple[str, tuple[int, ...]]]:
         raise NotImplementedError
 
+    def input_specs(self, task: Task) -> dict[str, InputSpec]:
+        """dtype and value range of logical inputs that are not float32 in [-1, 1) (integer
+        tensors, positive scales); inputs not named here are float32 in [-1, 1)."""
+        return {}
+
+    def exact_output(self, task: Task) -> bool:
+        """True where the kernel's output is bit-exact (integer kernels): the runner then
+        compares it for equality with the reference."""
+        return False
+
     def reference(self, task: Task, inputs: dict[str, np.ndarray]) -> np.ndarray:
         raise NotImplementedError
 
@@ -72,14 +103,6 @@ class Template:
 
     def space(self, task: Task, target: Target) -> ConfigSpace:
         raise NotImplementedError
-
-    def random_inputs(self, task: Task, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        """Seeded logical inputs for measurements and tests: uniform [-1, 1) float32; a
-        template of integer kernels overrides this with values of its dtypes."""
-        return {
-            name: rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
-            for name, shape in self.logical_inputs(task)
-        }
 
     def preferred(self, task: Task, space: ConfigSpace, target: Target) -> dict[str, Any]:
         """Knob values of the untuned default config (others: entity 0)."""

@@ -16,7 +16,19 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-from tunefarm.backends.cpu import conv2d, dense, depthwise, generic, layout, pool, winograd
+from tunefarm.backends.cpu import (
+    conv2d,
+    dense,
+    depthwise,
+    generic,
+    layout,
+    pool,
+    qconv2d,
+    qdense,
+    qdepthwise,
+    quant,
+    winograd,
+)
 from tunefarm.backends.cpu import target as cpu_target
 from tunefarm.backends.cpu.c_emitter import emit_c
 from tunefarm.codegen.loops import LoweredFunc
@@ -45,6 +57,10 @@ class CpuBackend:
             pool.Pool2dNCHWc(),
             pool.GlobalPool2dNCHWc(),
             *generic.TEMPLATES,
+            *quant.TEMPLATES,
+            qconv2d.Conv2dInt8(),
+            qdense.DenseInt8(),
+            qdepthwise.DepthwiseInt8(),
         ]
         return {t.op: t for t in found}
 

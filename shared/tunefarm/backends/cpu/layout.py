@@ -15,8 +15,19 @@ from tunefarm.backends.cpu.winograd import winograd_eligible
 from tunefarm.task import Task
 
 
+def int8_block(channels: int, lanes: int) -> int:
+    """The channel block of an int8 network's uint8 activations: the widest of one int32
+    vector, half of it, or one packed word (4 channels) that divides the channels."""
+    return next((b for b in (lanes, lanes // 2, 4) if b >= 4 and channels % b == 0), 4)
+
+
 def anchor_variants(task: Task) -> list[Task]:
     """The tasks that can run an anchor node given as a logical task, the direct one first."""
+    if task.op == "conv2d_int8":
+        lanes = vector_lanes(parse(task.target))
+        c, o = task.args["data"][1], task.args["weight"][0]
+        blocks = [int8_block(-(-c // 4) * 4, lanes), int8_block(o, lanes)]
+        return [Task.make(task.op, target=task.target, **{**task.args, "blocks": blocks})]
     if task.op != "conv2d":
         return [task]
     args = task.args

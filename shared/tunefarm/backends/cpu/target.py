@@ -20,6 +20,8 @@ ISAS = {
     "avx2": (("-march=haswell",), 8),
     "sse4": (("-march=nehalem",), 4),
     "generic": (("-march=x86-64",), 4),
+    # AVX-512 with VNNI (vpdpbusd): int8 dot products in one instruction
+    "avx512vnni": (("-march=cascadelake", "-mprefer-vector-width=512"), 16),
 }
 USAGE = f"cpu [-isa={'|'.join(ISAS)}] [-cores=N]"
 
@@ -59,6 +61,27 @@ def check_options(options: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
         if int(cores):  # -cores=0 is the default: every core
             out.append(("cores", str(int(cores))))
     return tuple(out)
+
+
+@functools.cache
+def host_flags() -> frozenset[str]:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return frozenset(next((ln for ln in f if ln.startswith("flags")), "").split())
+    except OSError:
+        return frozenset()
+
+
+def int8_dot(target: Target) -> str:
+    """How a vector of int8 four-way dot products (`dot4`) is computed on this target:
+    "vnni" (vpdpbusd: one instruction), "avx512bw" or "avx2" (an exact pmaddwd sequence),
+    or "scalar" (a C loop). Without -isa, the host decides (VNNI where its flags have it)."""
+    isa = effective_isa(target)
+    if isa == "avx512vnni" or (
+        not target.get("isa") and isa == "avx512" and "avx512_vnni" in host_flags()
+    ):
+        return "vnni"
+    return {"avx512": "avx512bw", "avx2": "avx2"}.get(isa, "scalar")
 
 
 def effective_isa(target: Target) -> str:

@@ -25,7 +25,15 @@ from tunefarm.backends.vta.conv2d_space import Conv2dWorkload, config_space, def
 from tunefarm.backends.vta.target import hw_config
 from tunefarm.ir import tensor as te
 from tunefarm.schedule.space import ConfigSpace
-from tunefarm.schedule.template import KernelDef, Template, as_padding, as_pair, io_key
+from tunefarm.schedule.template import (
+    INT8,
+    InputSpec,
+    KernelDef,
+    Template,
+    as_padding,
+    as_pair,
+    io_key,
+)
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
 
@@ -120,15 +128,12 @@ class Conv2dPacked(Template):
             ("weight", (wl.out_channels, wl.in_channels, wl.kernel_h, wl.kernel_w)),
         ]
 
-    def random_inputs(self, task: Task, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        """Uniform int8 over the whole range: every bit of the accumulation is exercised."""
-        return {
-            name: rng.integers(-128, 128, size=shape, dtype=np.int8)
-            for name, shape in self.logical_inputs(task)
-        }
+    def input_specs(self, task: Task) -> dict[str, InputSpec]:
+        """int8 over the whole range: every bit of the accumulation is exercised."""
+        return {"data": INT8, "weight": INT8}
 
     def exact_output(self, task: Task) -> bool:
-        """int8 results are compared bit for bit (for a measure layer that asks)."""
+        """int8 results are compared bit for bit."""
         return True
 
     def reference(self, task: Task, inputs: dict[str, np.ndarray]) -> np.ndarray:

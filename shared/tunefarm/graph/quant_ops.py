@@ -1,0 +1,116 @@
+"""The quantized graph ops: shape rules and numpy kernels (registered by `graph.shapes` and
+`graph.interpret`), so quantized graphs check, infer and interpret like any other.
+
+  quantize    [x (float32)]            scale zero_point dtype(uint8|int8)  -> dtype
+  dequantize  [q]                      scale zero_point                    -> float32
+  qconv2d     [data (uint8), weight (int8 OIHW), bias (int32 [O]), scale (float32 [O]),
+               (residual)]  strides padding dilation data_zero_point out_dtype
+               out_zero_point relu residual([s_y, s_r, s_out, z_r, z_out] or null)
+               -> out_dtype NCHW: the int8 conv with its whole epilogue (see
+               `tunefarm.ir.ops.qconv.conv_int8_epilogue`)
+
+Rounding, saturation and the fixed-point residual rescale are those of
+`tunefarm.ir.ops.quantize`; the kernels here use the same numpy oracles as the op tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tunefarm.graph.ir import GraphError, Node, Value
+from tunefarm.ir import quant_reference as QR
+from tunefarm.ir import reference as R
+from tunefarm.ir.ops.quantize import QRANGE, add_multipliers
+
+QUANT_OPS = ("quantize", "dequantize", "qconv2d")
+
+
+def _fail(node: Node, msg: str) -> GraphError:
+    return GraphError(f"{node.where()}: {msg}")
+
+
+def check_qparams(node: Node, scale: Any, zero_point: Any, dtype: str) -> None:
+    """Zero or negative scales and zero points outside the dtype are errors naming the node."""
+    scales = np.atleast_1d(np.asarray(scale, np.float64))
+    if scales.size == 0 or not np.all(np.isfinite(scales)) or np.any(scales <= 0):
+        raise _fail(node, f"scale must be positive and finite, got {scale!r}")
+    lo, hi = QRANGE.get(dtype, (None, None))
+    if lo is None:
+        raise _fail(node, f"quantized dtype must be uint8 or int8, got {dtype!r}")
+    zps = np.atleast_1d(np.asarray(zero_point))
+    if not np.issubdtype(zps.dtype, np.integer) or np.any(zps < lo) or np.any(zps > hi):
+        raise _fail(node, f"zero point {zero_point!r} is outside [{lo}, {hi}] for {dtype}")
+
+
+def _residual_params(node: Node) -> tuple | None:
+    res = node.attrs.get("residual")
+    if res is None:
+        return None
+    mults = add_multipliers(float(res[0]), float(res[1]), float(res[2]))
+    return mults, (int(res[3]), int(res[4]))
+
+
+# ---- shape rules
+def shape_rule(node: Node, ins: list[Value]) -> list[Value]:
+    if node.op == "quantize":
+        dtype = node.attrs.get("dtype", "uint8")
+        check_qparams(node, node.attrs.get("scale"), node.attrs.get("zero_point", 0), dtype)
+        return [Value(node.outputs[0], ins[0].shape, dtype)]
+    if node.op == "dequantize":
+        check_qparams(node, node.attrs.get("scale"), node.attrs.get("zero_point", 0), ins[0].dtype)
+        return [Value(node.outputs[0], ins[0].shape, "float32")]
+    return [_qconv_shape(node, ins)]
+
+
+def _qconv_shape(node: Node, ins: list[Value]) -> Value:
+    if len(ins) not in (4, 5):
+        raise _fail(node, f"expects data, weight, bias, scale (and residual), got {len(ins)}")
+    data, weight = ins[0], ins[1]
+    if data.dtype != "uint8" or weight.dtype != "int8":
+        raise _fail(node, f"data must be uint8 and weight int8, got {data.dtype}, {weight.dtype}")
+    n, c, h, w = data.shape
+    o, i, kh, kw = weight.shape
+    if i != c:
+        raise _fail(node, f"weight {list(weight.shape)} does not match {c} data channels")
+    a = node.attrs
+    s, p, d = a.get("strides", [1, 1]), a.get("padding", [0, 0, 0, 0]), a.get("dilation", [1, 1])
+    try:
+        oh = R.pool_output_size(h, kh, s[0], p[0], p[2], d[0])
+        ow = R.pool_output_size(w, kw, s[1], p[1], p[3], d[1])
+    except ValueError as err:
+        raise _fail(node, str(err)) from None
+    dtype = a.get("out_dtype", "uint8")
+    check_qparams(node, 1.0, a.get("out_zero_point", 0), dtype)
+    return Value(node.outputs[0], (n, o, oh, ow), dtype)
+
+
+# ---- numpy kernels
+def kernel(node: Node, args: list[np.ndarray]) -> list[np.ndarray]:
+    a = node.attrs
+    if node.op == "quantize":
+        return [QR.quantize(args[0], a["scale"], a.get("zero_point", 0), a.get("dtype", "uint8"))]
+    if node.op == "dequantize":
+        return [QR.dequantize(args[0], a["scale"], a.get("zero_point", 0))]
+    x = QR.conv2d_int(
+        args[0],
+        args[1],
+        int(a.get("data_zero_point", 0)),
+        0,
+        a.get("strides", [1, 1]),
+        a.get("padding", [0, 0, 0, 0]),
+        a.get("dilation", [1, 1]),
+    )
+    residual = args[4] if len(args) > 4 else None
+    out = QR.int8_conv_epilogue(
+        x,
+        args[2],
+        args[3],
+        a.get("out_dtype", "uint8"),
+        int(a.get("out_zero_point", 0)),
+        residual,
+        _residual_params(node),
+        bool(a.get("relu", False)),
+    )
+    return [out]

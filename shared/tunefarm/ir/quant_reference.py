@@ -1,0 +1,106 @@
+"""numpy oracles of the quantized ops, written apart from the tensor IR.
+
+They follow the rules stated in `tunefarm.ir.ops.quantize` (round halves to even, clamp
+before converting, float32 scale arithmetic, fixed-point rescale for add) and compute
+convolutions exactly in int64 before narrowing, so an int8 kernel is checked bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tunefarm.ir import reference as R
+
+QRANGE = {"int8": (-128, 127), "uint8": (0, 255)}
+
+
+def _per_axis(value, ndim: int, axis: int, dtype) -> np.ndarray:
+    """A per-tensor scalar, or a 1-D per-channel array shaped to broadcast along `axis`."""
+    arr = np.asarray(value, dtype)
+    if arr.ndim == 0:
+        return arr
+    shape = [1] * ndim
+    shape[axis % ndim] = -1
+    return arr.reshape(shape)
+
+
+def saturate(value: np.ndarray, zero_point, dtype: str) -> np.ndarray:
+    lo, hi = QRANGE[dtype]
+    z = np.asarray(zero_point, np.int64)
+    clamped = np.clip(value, (lo - z).astype(np.float32), (hi - z).astype(np.float32))
+    return (clamped.astype(np.int64) + z).astype(dtype)
+
+
+def quantize(x, scale, zero_point=0, dtype="int8", axis=1) -> np.ndarray:
+    x = np.asarray(x, np.float32)
+    s = _per_axis(scale, x.ndim, axis, np.float32)
+    z = _per_axis(zero_point, x.ndim, axis, np.int64)
+    return saturate(np.rint(x / s), z, dtype)
+
+
+def dequantize(q, scale, zero_point=0, axis=1) -> np.ndarray:
+    q = np.asarray(q)
+    s = _per_axis(scale, q.ndim, axis, np.float32)
+    z = _per_axis(zero_point, q.ndim, axis, np.int64)
+    return (q.astype(np.int64) - z).astype(np.float32) * s
+
+
+def requantize(acc, scale, zero_point=0, dtype="int8", axis=1) -> np.ndarray:
+    acc = np.asarray(acc, np.int32)
+    s = _per_axis(scale, acc.ndim, axis, np.float32)
+    z = _per_axis(zero_point, acc.ndim, axis, np.int64)
+    return saturate(np.rint(acc.astype(np.float32) * s), z, dtype)
+
+
+def add(a, b, mults, zero_points, dtype="int8") -> np.ndarray:
+    """Quantized add with fixed-point multipliers (ma, mb, shift) from `add_multipliers`."""
+    ma, mb, shift = mults
+    za, zb, zo = zero_points
+    total = (np.asarray(a, np.int64) - za) * ma + (np.asarray(b, np.int64) - zb) * mb
+    total = total.astype(np.int32)  # the kernel's int32 sum: never overflows by construction
+    value = np.rint(total.astype(np.float32) * np.float32(2.0**-shift))
+    return saturate(value, zo, dtype)
+
+
+def conv2d_int(data, weight, data_zp, weight_zp, strides, padding, dilation=1, groups=1):
+    """int32 conv of (data - data_zp) and (weight - weight_zp): exact in float64 for the
+    sizes we test (|sum| < 2**53), narrowed to int32. weight_zp may be per output channel.
+    Padding is with the zero point (i.e. real zero)."""
+    x = np.asarray(data, np.float64) - float(data_zp)
+    wz = np.asarray(weight_zp, np.float64).reshape(-1, 1, 1, 1)
+    w = np.asarray(weight, np.float64) - wz
+    out = R.conv2d_nchw(x, w, strides, padding, dilation, groups)
+    return np.rint(out).astype(np.int64).astype(np.int32)
+
+
+def dense_int(data, weight, data_zp, weight_zp) -> np.ndarray:
+    x = np.asarray(data, np.int64) - int(data_zp)
+    w = np.asarray(weight, np.int64) - np.asarray(weight_zp, np.int64).reshape(-1, 1)
+    return (x @ w.T).astype(np.int32)
+
+
+def int8_conv_epilogue(
+    x: np.ndarray,
+    bias: np.ndarray | None,
+    scale: np.ndarray | None,
+    out_dtype: str,
+    out_zero_point: int,
+    residual: np.ndarray | None = None,
+    residual_params: tuple | None = None,
+    relu: bool = False,
+) -> np.ndarray:
+    """The int8 conv epilogue on an int32 NCHW accumulator (already zero-point corrected):
+    + bias, requantize per channel, fixed-point residual add, ReLU at the zero point.
+    residual_params: (mults, (z_r, z_out)) as `add_multipliers` and the zero points."""
+    if bias is not None:
+        x = (x.astype(np.int64) + np.asarray(bias).reshape(1, -1, 1, 1)).astype(np.int32)
+    if out_dtype == "int32":
+        return np.maximum(x, 0) if relu else x
+    q = requantize(x, scale, out_zero_point, out_dtype, axis=1)
+    z_final = out_zero_point
+    if residual_params is not None:
+        mults, (z_r, z_final) = residual_params
+        q = add(q, residual, mults, (out_zero_point, z_r, z_final), out_dtype)
+    if relu:
+        q = np.maximum(q, np.array(z_final, q.dtype))
+    return q
