@@ -2,13 +2,17 @@
 
     tunefarm tune zoo:resnet-18 --target cpu --trials 2000 --tuner xgb --log r18.jsonl
     tunefarm tune model.onnx --input-shape data:1,3,224,224 --trials 500 --log m.jsonl -o m.tfa
+    tunefarm tune zoo:resnet-18 --target vta --quantize int8 --trials 200 --log r18_vta.jsonl
 
 Runs the library's network job (`tunefarm.recipe.run_job`): extracts the tasks (printing
 their table), tunes them with the task scheduler under one trial budget (printing its table
 each round; the log makes the run resumable with --resume), compiles the network with the
 best records, keeps each task's fastest of its --select-top best inside the network, checks
 the output against ONNX Runtime on a random input, times tuned, untuned and ONNX Runtime, and
-hands back the faster of tuned and untuned. This module only parses and prints.
+hands back the faster of tuned and untuned. With `--target vta --quantize int8` it runs the
+VTA tutorial's flow instead (`tunefarm.recipe.packed`): graph_pack, tune the packed convs,
+compile with the best records, run split between the CPU and the simulated accelerator,
+print the top-1 class and the time. This module only parses and prints.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from tunefarm.cli._args import (
     measure_settings,
     number,
 )
-from tunefarm.cli._model import add_model_arguments, load, target
+from tunefarm.cli._model import add_model_arguments, add_packed_arguments, load, packed_flow, target
 from tunefarm.cli.compile import add_select_argument, report_choices
 
 HELP = "tune a network's tasks, compile it, check it against ONNX Runtime and time it"
@@ -36,6 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     pos_int = number(int, 1)
     add_model_arguments(p)
     add_target_argument(p)
+    add_packed_arguments(p)
     p.add_argument(
         "--trials",
         type=number(int, 0),
@@ -95,8 +100,10 @@ def run(args: argparse.Namespace) -> int:
     from tunefarm.recipe import TOLERANCE, JobOptions, RecipeError, run_job
     from tunefarm.runtime.artifact import ArtifactError
 
-    tgt = target(args)
+    tgt = target(args, packed_ok=True)
     model, graph = load(args)
+    if packed_flow(args, tgt):
+        return _packed(args, graph, tgt)
     options = JobOptions(
         trials=args.trials,
         target=tgt,
@@ -131,3 +138,34 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(_json(result, graph, tgt), indent=2, default=str))
     return 0 if result.ok else 1
+
+
+def _packed(args: argparse.Namespace, graph, tgt: str) -> int:
+    """The VTA tutorial's flow; 0 if the network equals its int8 CPU reference bit for bit."""
+    from tunefarm.backends import get_backend, parse_target
+    from tunefarm.graph.ir import GraphError
+    from tunefarm.recipe.packed import PackedJobOptions, print_result, run_packed_job
+
+    out = sys.stderr if args.json else sys.stdout
+    options = PackedJobOptions(
+        target=tgt,
+        trials=args.trials,
+        tuner=args.tuner,
+        strategy=args.strategy,
+        early_stopping=args.early_stopping,
+        settings=measure_settings(args),
+        trials_per_round=args.trials_per_round or 16,
+        global_scale=args.global_scale,
+        seed=args.seed,
+    )
+    print(graph.summary(), file=out)
+    try:
+        result = run_packed_job(graph, options, args.log, args.resume, out)
+    except GraphError as exc:
+        raise CommandError(str(exc)) from None
+    parsed = parse_target(tgt)
+    clock = getattr(get_backend(parsed.kind), "clock_note", lambda t: "simulated")(parsed)
+    print_result(result, clock, out)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2, default=str))
+    return 0 if result.exact else 1
