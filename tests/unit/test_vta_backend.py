@@ -107,7 +107,8 @@ def test_network_commands_refuse_vta_up_front(argv, capsys, tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)
     assert main([argv[0], "zoo:resnet-18", "--target", "vta", *argv[1:]]) == 2
     err = capsys.readouterr().err
-    assert "--target 'vta': the vta backend runs packed int8 convs" in err
+    assert "--target 'vta': the vta backend runs networks quantized to int8 and packed" in err
+    assert "--quantize int8" in err
     assert "Traceback" not in err
 
 

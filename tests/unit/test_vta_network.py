@@ -1,0 +1,183 @@
+"""The VTA tutorial's network flow: graph_pack a resnet-18 (64x64 input, to stay fast), extract
+its packed convs, tune them, compile with the best records and run the network split between
+the CPU and the simulated accelerator; its output equals the int8 CPU reference (the packed
+graph on the numpy interpreter, same shift requantization) bit for bit."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tunefarm.backends import registry
+from tunefarm.cli.main import main
+from tunefarm.compiler.packed import PackedNetwork
+from tunefarm.frontend import zoo
+from tunefarm.frontend.models import load_model
+from tunefarm.graph.interpret import run_graph
+from tunefarm.graph.ir import GraphError, random_inputs
+from tunefarm.graph.passes.graph_pack import (
+    PackOptions,
+    graph_pack,
+    node_task,
+    packed_tasks,
+    tuning_task,
+)
+from tunefarm.measure import (
+    Config,
+    MeasureErrorNo,
+    MeasureInput,
+    MeasureResult,
+    MeasureSettings,
+)
+from tunefarm.recipe.packed import PackedJobOptions, pack_for_target, run_packed_job
+from tunefarm.tune.dispatch import ApplyHistoryBest
+from tunefarm.tune.records import make_record
+
+
+@pytest.fixture(scope="module")
+def resnet():
+    return load_model(zoo.build("resnet-18", image_size=64))[1]
+
+
+@pytest.fixture(scope="module")
+def packed(resnet):
+    return graph_pack(resnet)
+
+
+def ops(graph) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for n in graph.nodes:
+        counts[n.op] = counts.get(n.op, 0) + 1
+    return counts
+
+
+# -- graph_pack ---------------------------------------------------------------------------------
+def test_graph_pack_packs_between_the_stems_pool_and_the_last_pool(resnet, packed):
+    counts = ops(packed)
+    assert counts["conv2d_packed"] == 19  # every conv but the stem
+    assert counts["int8_add"] == 8  # the residual adds
+    assert counts["conv2d"] == 1 and counts["dense"] == 1  # stem and head stay float
+    assert counts["quantize"] == counts["dequantize"] == 1  # one edge each way
+    assert counts["layout_transform"] == 2
+    names = [n.op for n in packed.nodes]
+    assert names.index("quantize") == names.index("pool2d") + 1  # starts after the stem's pool
+    assert names.index("global_pool2d") == names.index("dequantize") + 1  # stops at the last
+    conv = next(n for n in packed.nodes if n.op == "conv2d_packed")
+    assert packed.shape(conv.inputs[0]) == (1, 4, 16, 16, 1, 16)  # NCHW1n16c
+    assert packed.shape(conv.inputs[1]) == (4, 4, 3, 3, 16, 16)  # OIHW16o16i
+    assert packed.params[conv.inputs[2]].dtype == np.int32  # the folded batch norm's bias
+
+
+def test_graph_pack_keeps_what_the_network_computes(resnet, packed):
+    x = random_inputs(resnet, 3)
+    want, got = run_graph(resnet, x)["output"], run_graph(packed, x)["output"]
+    cosine = float(want.ravel() @ got.ravel() / np.linalg.norm(want) / np.linalg.norm(got))
+    assert cosine > 0.99
+    assert want.argmax() == got.argmax()
+
+
+def test_graph_pack_larger_blocks(resnet):
+    packed = graph_pack(resnet, PackOptions(blocks=(1, 32, 32)))
+    conv = next(n for n in packed.nodes if n.op == "conv2d_packed")
+    assert packed.shape(conv.inputs[0]) == (1, 2, 16, 16, 1, 32)
+    assert pack_for_target(resnet, "vta -config=1x32x32").shape(conv.inputs[0])[-1] == 32
+
+
+def test_graph_pack_errors_name_the_problem(resnet):
+    with pytest.raises(GraphError, match="power-of-two activation scale"):
+        graph_pack(resnet, PackOptions(global_scale=6.0))
+    with pytest.raises(GraphError, match="layer1.0.conv1.*not multiples of the blocks 128"):
+        graph_pack(resnet, PackOptions(blocks=(1, 128, 128)))  # layer1 has 64 channels
+    with pytest.raises(GraphError, match="only vta does"):
+        pack_for_target(resnet, "cpu")
+
+
+def test_packed_tasks_share_one_task_per_shape(packed):
+    tasks = packed_tasks(packed, "vta")
+    assert len(tasks) == 10 and sum(n for _, n in tasks) == 19
+    for task, _ in tasks:
+        assert task.args["shift"] == 8 and list(task.args["clip"]) == [0, 127]
+        assert task.args["bias"] is True
+        registry.config_space(task)  # a valid conv2d_packed task
+    node = next(n for n in packed.nodes if n.op == "conv2d_packed")
+    own = node_task(packed, node, "vta")
+    assert tuning_task(own).workload_key == tasks[0][0].workload_key
+
+
+# -- compile and run ----------------------------------------------------------------------------
+def test_network_on_the_simulator_equals_the_cpu_reference(tmp_path, resnet, packed):
+    """Default configs and, for every task, a random valid config as if a record chose it:
+    the split CPU + simulator run equals the packed graph's numpy run bit for bit."""
+    x = random_inputs(resnet, 1)
+    want = run_graph(packed, x)["output"]
+    untuned = PackedNetwork(packed, "vta", None, tmp_path / "a")
+    got, timing = untuned.run(x)
+    assert np.array_equal(got["output"], want)
+    assert timing.accel_s > 0 and timing.cpu_s > 0
+    rng = np.random.default_rng(0)
+    settings = MeasureSettings(repeat=1, min_repeat_ms=0, timeout_s=60)
+    records = []
+    for task, _ in packed_tasks(packed, "vta"):
+        space = registry.config_space(task)
+        while True:
+            index = int(rng.integers(len(space)))
+            try:
+                registry.instantiate(task, space.get(index))
+                break
+            except ValueError:  # does not fit a buffer: draw again
+                continue
+        config = Config.make(space.get(index), index=index)
+        result = MeasureResult((1e-3,), MeasureErrorNo.NO_ERROR, "", 0.0, 0.0, settings)
+        records.append(make_record(MeasureInput(task, config), result))
+    history = ApplyHistoryBest(records)
+    tuned = PackedNetwork(packed, "vta", history, tmp_path / "b")
+    assert all(k["source"] == "record" for k in tuned.summary())
+    got, _ = tuned.run(x)
+    assert np.array_equal(got["output"], want)
+
+
+def test_the_tutorials_flow_tunes_compiles_and_runs(tmp_path, resnet):
+    settings = MeasureSettings(repeat=1, min_repeat_ms=0, timeout_s=60)
+    opts = PackedJobOptions(target="vta", trials=24, tuner="random", settings=settings,
+                            trials_per_round=8)  # fmt: skip
+    log = str(tmp_path / "r18.jsonl")
+    result = run_packed_job(resnet, opts, log, out=open(tmp_path / "out.txt", "w"))
+    assert result.exact
+    assert result.top1 == result.float_top1
+    assert sum(k["source"] == "record" for k in result.kernels) >= 1
+    assert result.tuned.accel_s <= result.untuned.accel_s * 1.0001
+    assert result.tuned.cpu_s > 0
+
+
+# -- the CLI ------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("m") / "r18.onnx"
+    zoo.save("resnet-18", str(path), image_size=64)
+    return str(path)
+
+
+def test_cli_tasks_lists_the_packed_convs(model_file, capsys):
+    assert main(["tasks", model_file, "--target", "vta", "--quantize", "int8", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["tasks"]) == 10
+    assert {t["op"] for t in doc["tasks"]} == {"conv2d_packed"}
+
+
+def test_cli_tune_prints_top1_and_time(model_file, tmp_path, capsys):
+    log = str(tmp_path / "r.jsonl")
+    argv = ["tune", model_file, "--target", "vta", "--quantize", "int8", "--trials", "16",
+            "--tuner", "random", "--log", log, "--trials-per-round", "8"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "top-1 class:" in out
+    assert "equal bit for bit" in out
+    assert "accelerator simulated at 100 MHz" in out
+
+
+def test_cli_quantize_on_cpu_points_at_compile(model_file, tmp_path, capsys):
+    argv = ["tune", model_file, "--quantize", "int8", "--trials", "0", "--log", str(tmp_path / "r")]
+    assert main(argv) == 2
+    assert "tunefarm compile MODEL --quantize int8" in capsys.readouterr().err
