@@ -3,7 +3,7 @@
 PY ?= .venv/bin/python
 VENV_STAMP := .venv/.stamp
 
-.PHONY: venv test lint lint-imports golden bench bench-kernels bench-tuners bench-networks run docker-build k8s-render bench-pipeline serve
+.PHONY: venv test lint lint-imports golden bench bench-int8 bench-kernels bench-tuners bench-networks run docker-build k8s-render bench-pipeline serve
 
 venv: $(VENV_STAMP)
 
@@ -47,6 +47,12 @@ bench-tuners: venv
 BENCH_NETWORKS_ARGS ?=
 bench-networks: venv
 	$(PY) benchmarks/networks.py $(BENCH_NETWORKS_ARGS)
+
+# int8: per-layer int8 conv GOPS against ONNX Runtime's QLinearConv and our float32, and
+# resnet-18 int8 against ONNX Runtime int8 (quantize_static QDQ) and float32. BENCH_INT8_ARGS.
+BENCH_INT8_ARGS ?=
+bench-int8: venv
+	$(PY) benchmarks/int8.py $(BENCH_INT8_ARGS)
 
 # The main job: tune a zoo network on this CPU in embedded mode (no broker), compile it,
 # check it against ONNX Runtime and print its latency next to untuned and ONNX Runtime.

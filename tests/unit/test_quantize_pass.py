@@ -143,3 +143,24 @@ def test_cli_quantize_compile_run_report_accuracy(tmp_path, capsys) -> None:
     assert doc["quantization"]["scheme"] == "int8"
     assert 0 <= doc["quantization"]["accuracy"]["max_rel_error"] < 0.1
     assert main(["compile", str(q), "-o", str(tmp_path / "q2.tfa")]) == 0  # the saved graph
+
+
+def test_cli_tune_quantize_int8_tunes_int8_tasks(tmp_path, capsys) -> None:
+    import json
+
+    from tunefarm.cli.main import main
+
+    model = tmp_path / "r18.onnx"
+    zoo.save("resnet-18", model, image_size=32)
+    log = tmp_path / "t.jsonl"
+    argv = ["tune", str(model), "--quantize", "int8", "--random", "2", "--trials", "4"]
+    assert main([*argv, "--log", str(log), "--bench-repeat", "2", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    ops = {t["op"] for t in doc["tasks"]}
+    assert "conv2d_int8" in ops and doc["quantization"]["accuracy"]["cosine"] > 0.99
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert records and {r["task"]["op"] for r in records} <= {
+        "conv2d_int8",
+        "conv2d",
+        "dense",
+    }

@@ -177,7 +177,6 @@ def test_cli_tune_prints_top1_and_time(model_file, tmp_path, capsys):
     assert "accelerator simulated at 100 MHz" in out
 
 
-def test_cli_quantize_on_cpu_points_at_compile(model_file, tmp_path, capsys):
-    argv = ["tune", model_file, "--quantize", "int8", "--trials", "0", "--log", str(tmp_path / "r")]
-    assert main(argv) == 2
-    assert "tunefarm compile MODEL --quantize int8" in capsys.readouterr().err
+def test_cli_tasks_quantize_on_cpu_says_where_to_go(model_file, capsys):
+    assert main(["tasks", model_file, "--quantize", "int8"]) == 2
+    assert "the packed flow of the vta target" in capsys.readouterr().err

@@ -35,6 +35,11 @@ def run(args: argparse.Namespace) -> int:
     _, graph = load(args)
     if packed_flow(args, tgt):
         return _packed(args, graph, tgt)
+    if args.quantize:
+        raise CommandError(
+            f"--quantize int8 here is the packed flow of the vta target, not {tgt!r}; the "
+            "int8 CPU tasks come with `tunefarm tune MODEL --quantize int8`"
+        )
     tasks = extract_tasks(graph, tgt)
     if args.json:
         doc = {

@@ -30,8 +30,13 @@ from tunefarm.cli._args import (
     measure_settings,
     number,
 )
-from tunefarm.cli._model import add_model_arguments, add_packed_arguments, load, packed_flow, target
+from tunefarm.cli._model import add_model_arguments, load, packed_flow, target
 from tunefarm.cli.compile import add_select_argument, report_choices
+from tunefarm.cli.quantize import add_quantize_arguments
+
+# An int8 network is checked against the float network's ONNX Runtime output: quantization
+# error (about 1e-2 of the output range on resnet-18) is expected, a wrong kernel is not.
+INT8_TOLERANCE = 0.05
 
 HELP = "tune a network's tasks, compile it, check it against ONNX Runtime and time it"
 
@@ -40,7 +45,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     pos_int = number(int, 1)
     add_model_arguments(p)
     add_target_argument(p)
-    add_packed_arguments(p)
     p.add_argument(
         "--trials",
         type=number(int, 0),
@@ -61,6 +65,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bench-repeat", type=pos_int, default=10, help="repeats of the final timing")
     p.add_argument("--seed", type=int, default=0, help="seed of the tuners and the check input")
     p.add_argument("--json", action="store_true", help="print the result as JSON (tables: stderr)")
+    p.add_argument(
+        "--quantize",
+        choices=("int8",),
+        help="quantize to int8 first (options below) and tune the int8 tasks; the check "
+        f"against ONNX Runtime's float output then allows {INT8_TOLERANCE:g} (relative). "
+        "With --target vta: the VTA tutorial's flow (power-of-two scales, graph_pack, "
+        "--global-scale default 8)",
+    )
+    add_quantize_arguments(p)
 
 
 def _print_latencies(result, out) -> None:
@@ -104,6 +117,15 @@ def run(args: argparse.Namespace) -> int:
     model, graph = load(args)
     if packed_flow(args, tgt):
         return _packed(args, graph, tgt)
+    out = sys.stderr if args.json else sys.stdout
+    quant = None
+    if args.quantize:
+        from tunefarm.cli.quantize import interpreter_accuracy, quantize
+
+        float_graph = graph
+        graph, opts, report = quantize(args, graph, out)
+        quant = {"scheme": "int8", **report.to_json()}
+        quant["accuracy"] = interpreter_accuracy(float_graph, graph, opts)
     options = JobOptions(
         trials=args.trials,
         target=tgt,
@@ -117,7 +139,6 @@ def run(args: argparse.Namespace) -> int:
         bench_repeat=args.bench_repeat,
     )
     output = args.output or str(Path(args.log).with_suffix(".tfa"))
-    out = sys.stderr if args.json else sys.stdout
     print(graph.summary(), file=out)
     try:
         result = run_job(model, graph, options, args.log, output, args.resume, out)
@@ -129,15 +150,20 @@ def run(args: argparse.Namespace) -> int:
     print(f"compiled: {info}", file=out)
     report_choices(result.compiled, out)
     _print_latencies(result, out)
-    if not result.ok:
+    tolerance = INT8_TOLERANCE if quant else TOLERANCE
+    ok = result.evaluation.end_to_end.relative_error <= tolerance
+    if not ok:
         print(
             f"error: the compiled network differs from ONNX Runtime by more than "
-            f"{TOLERANCE:g} (relative)",
+            f"{tolerance:g} (relative)",
             file=sys.stderr,
         )
     if args.json:
-        print(json.dumps(_json(result, graph, tgt), indent=2, default=str))
-    return 0 if result.ok else 1
+        doc = _json(result, graph, tgt)
+        if quant is not None:
+            doc["quantization"] = quant
+        print(json.dumps(doc, indent=2, default=str))
+    return 0 if ok else 1
 
 
 def _packed(args: argparse.Namespace, graph, tgt: str) -> int:
@@ -155,7 +181,7 @@ def _packed(args: argparse.Namespace, graph, tgt: str) -> int:
         early_stopping=args.early_stopping,
         settings=measure_settings(args),
         trials_per_round=args.trials_per_round or 16,
-        global_scale=args.global_scale,
+        global_scale=args.global_scale or 8.0,
         seed=args.seed,
     )
     print(graph.summary(), file=out)

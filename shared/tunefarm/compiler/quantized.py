@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tunefarm.backends import registry
+from tunefarm.graph.quant_ops import qconv_task
 from tunefarm.task import Task
 
 
@@ -28,23 +29,9 @@ def _blocked(low, value: str, layout: str) -> str:
 
 
 def qconv2d(low, node) -> None:
-    g, a = low.g, node.attrs
+    g = low.g
     x, w = node.inputs[0], node.inputs[1]
-    params: dict[str, Any] = {
-        "data": g.shape(x),
-        "weight": g.shape(w),
-        "strides": a.get("strides", [1, 1]),
-        "padding": a.get("padding", [0, 0, 0, 0]),
-        "dilation": a.get("dilation", [1, 1]),
-        "data_zero_point": int(a.get("data_zero_point", 0)),
-        "bias": True,
-        "out_dtype": a.get("out_dtype", "uint8"),
-        "out_zero_point": int(a.get("out_zero_point", 0)),
-        "relu": bool(a.get("relu", False)),
-    }
-    if a.get("residual") is not None:
-        params["residual"] = list(a["residual"])
-    task = registry.anchor_variants(Task.make("conv2d_int8", target=low.target, **params))[0]
+    task = registry.anchor_variants(qconv_task(g.shape, node, low.target))[0]
     config = low.choose(task)
     kdef = low.instantiate(task, config)
     ib, ob = task.args["blocks"]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from tunefarm.backends import registry
 from tunefarm.graph.ir import Graph, Node
+from tunefarm.graph.quant_ops import qconv_task
 from tunefarm.task import Task
 from tunefarm.tune.dispatch import ApplyHistoryBest
 
@@ -49,7 +50,10 @@ def logical_task(graph: Graph, node: Node, target: str) -> Task:
 
 
 def anchor_alternatives(graph: Graph, node: Node, target: str) -> list[Task]:
-    """The tasks that can compute an anchor node on `target`, the default algorithm first."""
+    """The tasks that can compute an anchor node on `target`, the default algorithm first
+    (an int8 conv, `qconv2d`, has one: `conv2d_int8`)."""
+    if node.op == "qconv2d":
+        return registry.anchor_variants(qconv_task(graph.shape, node, target))
     return registry.anchor_variants(logical_task(graph, node, target))
 
 
@@ -92,11 +96,16 @@ class NetworkTask:
         shapes = " * ".join("x".join(str(d) for d in a[k]) for k in ("data", "weight"))
         if self.task.op.startswith("conv2d"):
             extra = f" s{a['strides'][0]} p{a['padding'][0]}"
-            if a["groups"] != 1:
+            if a.get("groups", 1) != 1:
                 extra += f" g{a['groups']}"
         else:
             extra = ""
-        epi = f" +{','.join(a['epilogue'])}" if a["epilogue"] else ""
+        epilogue = a.get("epilogue", ())
+        if self.task.op == "conv2d_int8":  # its epilogue is params, and it is int8
+            epilogue = ["bias", *(["residual"] if "residual" in a else [])]
+            epilogue += ["relu"] if a.get("relu") else []
+            epilogue += [f"requant:{a.get('out_dtype', 'int8')}"]
+        epi = f" +{','.join(epilogue)}" if epilogue else ""
         if "blocks" in a:
             epi += " [{}c->{}c]".format(*a["blocks"])
         return f"{self.task.op} {shapes}{extra}{epi}"
@@ -108,7 +117,7 @@ def extract_tasks(graph: Graph, target: str) -> list[NetworkTask]:
     found: dict[Task, list[str]] = {}
     first: dict[Task, Task] = {}
     for node in graph.nodes:
-        if node.op in TUNABLE_OPS:
+        if node.op in TUNABLE_OPS or node.op == "qconv2d":
             alternatives = anchor_alternatives(graph, node, target)
             for task in alternatives:
                 found.setdefault(task, []).append(node.name)

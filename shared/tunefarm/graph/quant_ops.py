@@ -23,6 +23,7 @@ from tunefarm.graph.ir import GraphError, Node, Value
 from tunefarm.ir import quant_reference as QR
 from tunefarm.ir import reference as R
 from tunefarm.ir.ops.quantize import QRANGE, add_multipliers
+from tunefarm.task import Task
 
 QUANT_OPS = ("quantize", "dequantize", "qconv2d")
 
@@ -114,3 +115,26 @@ def kernel(node: Node, args: list[np.ndarray]) -> list[np.ndarray]:
         bool(a.get("relu", False)),
     )
     return [out]
+
+
+def qconv_task(shape_of, node: Node, target: str) -> Task:
+    """The logical `conv2d_int8` task of a qconv2d node (`shape_of`: value name -> shape);
+    the backend pins its channel blocks (`registry.anchor_variants`)."""
+    a = node.attrs
+    params: dict[str, Any] = {
+        "data": tuple(shape_of(node.inputs[0])),
+        "weight": tuple(shape_of(node.inputs[1])),
+        "strides": [int(v) for v in a.get("strides", [1, 1])],
+        "padding": [int(v) for v in a.get("padding", [0, 0, 0, 0])],
+        "dilation": [int(v) for v in a.get("dilation", [1, 1])],
+        "data_zero_point": int(a.get("data_zero_point", 0)),
+        "bias": True,
+        "out_dtype": a.get("out_dtype", "uint8"),
+        "out_zero_point": int(a.get("out_zero_point", 0)),
+        "relu": bool(a.get("relu", False)),
+    }
+    if a.get("residual") is not None:
+        params["residual"] = [float(v) for v in a["residual"][:3]] + [
+            int(v) for v in a["residual"][3:]
+        ]
+    return Task.make("conv2d_int8", target=target, **params)
