@@ -99,3 +99,28 @@ def test_a_vta_agent_tunes_a_packed_conv(app, tuner_name):
         default = registry.default_config(TASK).as_dict()
         sim, _ = simulate(lower_conv2d_packed(workload(TASK), default, hw), Simulator(hw))
         assert tuner.best_cost <= hw.seconds(sim.cycles)
+
+
+def test_the_tutorials_network_flow_through_a_vta_agent(app, tmp_path):
+    """Quantized, packed resnet-18 (64x64): its packed convs tuned on the vta agent with a
+    small budget, compiled with the agent's best records and run split CPU + simulator; the
+    output equals the int8 CPU reference bit for bit."""
+    from tunefarm.distributed.remote import CeleryBuilder, CeleryRunner
+    from tunefarm.frontend import zoo
+    from tunefarm.frontend.models import load_model
+    from tunefarm.recipe.packed import PackedJobOptions, run_packed_job
+    from tunefarm.tune.records import load_records
+    from tunefarm.tune.tuner import MeasureOption
+
+    graph = load_model(zoo.build("resnet-18", image_size=64))[1]
+    settings = MeasureSettings(repeat=1, min_repeat_ms=0, timeout_s=60)
+    option = MeasureOption(CeleryBuilder(app), CeleryRunner(app, KEY, settings))
+    opts = PackedJobOptions(target="vta", trials=20, tuner="random", trials_per_round=10)
+    log = str(tmp_path / "r18.jsonl")
+    with open(tmp_path / "out.txt", "w") as out:
+        result = run_packed_job(graph, opts, log, out=out, remote=(option, KEY))
+    records = load_records(log)
+    assert len(records) == 20 and {r.device_key for r in records} == {KEY}
+    assert sum(k["source"] == "record" for k in result.kernels) >= 1
+    assert result.exact
+    assert result.top1 == result.float_top1

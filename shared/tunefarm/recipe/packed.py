@@ -91,7 +91,9 @@ def print_packed_tasks(tasks: list[tuple[Any, int]], out: TextIO) -> None:
         print(f"  {i:2d}  {data:<17} {weight:<18} {strides:<7} {padding:<8} {n}", file=out)
 
 
-def _tune(tasks, opts: PackedJobOptions, log: str, resume: bool, out: TextIO):
+def _tune(tasks, opts: PackedJobOptions, log: str, resume: bool, out: TextIO, remote):
+    """Tune the packed tasks under the trial budget: locally (the simulator on this host), or
+    through `remote` = (MeasureOption, device key), e.g. Celery to a `vta` agent."""
     from tunefarm.tune.task_scheduler import TaskScheduler
     from tunefarm.tune.tuner import MeasureOption
 
@@ -104,28 +106,38 @@ def _tune(tasks, opts: PackedJobOptions, log: str, resume: bool, out: TextIO):
         early_stopping_per_task=opts.early_stopping,
         stream=out,
     )
+    option, device_key = remote or (None, LOCAL_DEVICE_KEY)
     if resume and Path(log).exists():
-        scheduler.load_log(log, device_key=LOCAL_DEVICE_KEY)
-    option = MeasureOption.local(opts.settings, kind=parse_target(opts.target).kind)
+        scheduler.load_log(log, device_key=device_key)
+    if option is None:
+        option = MeasureOption.local(opts.settings, kind=parse_target(opts.target).kind)
     try:
         return scheduler.tune(
             opts.trials,
             option,
             trials_per_round=opts.trials_per_round,
             log_file=log,
-            device_key=LOCAL_DEVICE_KEY,
+            device_key=device_key,
         )
     finally:
-        option.close()
+        if remote is None:
+            option.close()
 
 
 def run_packed_job(
-    graph: Graph, opts: PackedJobOptions, log: str, resume: bool = False, out: TextIO = sys.stdout
+    graph: Graph,
+    opts: PackedJobOptions,
+    log: str,
+    resume: bool = False,
+    out: TextIO = sys.stdout,
+    remote: tuple[Any, str] | None = None,
 ) -> PackedJobResult:
+    """The whole flow; `remote` = (MeasureOption, device key) tunes through the services
+    instead of on this host (the network itself always runs here, on the simulator)."""
     packed = pack_for_target(graph, opts.target, opts.global_scale)
     tasks = packed_tasks(packed, opts.target)
     print_packed_tasks(tasks, out)
-    summary = _tune(tasks, opts, log, resume, out) if opts.trials > 0 else None
+    summary = _tune(tasks, opts, log, resume, out, remote) if opts.trials > 0 else None
     history = ApplyHistoryBest(log) if Path(log).exists() else None
     inputs = random_inputs(graph, opts.seed)
     with tempfile.TemporaryDirectory(prefix="tunefarm-packed-") as tmp:
