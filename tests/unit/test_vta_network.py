@@ -12,6 +12,7 @@ import pytest
 
 from tunefarm.backends import registry
 from tunefarm.cli.main import main
+from tunefarm.compiler.cpu_segments import compile_segments
 from tunefarm.compiler.packed import PackedNetwork
 from tunefarm.frontend import zoo
 from tunefarm.frontend.models import load_model
@@ -136,6 +137,22 @@ def test_network_on_the_simulator_equals_the_cpu_reference(tmp_path, resnet, pac
     assert all(k["source"] == "record" for k in tuned.summary())
     got, _ = tuned.run(x)
     assert np.array_equal(got["output"], want)
+
+
+def test_native_cpu_segments(tmp_path, resnet, packed):
+    """The float stem and head compiled for the host: the network equals the same network with
+    its packed convs on numpy bit for bit, and the CPU time is the compiled kernels'."""
+    segments = compile_segments(packed, tmp_path / "cpu")
+    assert [[n.name for n in s.nodes] for s in segments] == [
+        ["conv1", "maxpool"],
+        ["avgpool", "flatten", "fc"],
+    ]
+    net = PackedNetwork(packed, "vta", None, tmp_path / "k", segments)
+    x = random_inputs(resnet, 2)
+    got, timing = net.run(x)
+    want, _ = net.run(x, on_cpu=True)
+    assert np.array_equal(got["output"], want["output"])
+    assert {"resnet-18.cpu0", "resnet-18.cpu1"} <= set(timing.nodes)
 
 
 def test_the_tutorials_flow_tunes_compiles_and_runs(tmp_path, resnet):

@@ -11,9 +11,10 @@ backend's artifact (for VTA, its program), loaded by the backend's kernel loader
 
 Running: nodes in graph order; the packed convs on the accelerator through the loaded
 kernels (for VTA, the cycle-level simulator: functional results, and the simulated time at
-the configured clock), every other node on the CPU by the graph's numpy kernels (the float
-stem and head, quantize / layout transforms at the region's edges, the residual adds),
-timed on the host. The network's time is the sum of the two.
+the configured clock); the float stem and head natively, compiled for the host CPU
+(`cpu_segments`, when given: timed by the runtime's loop), and the rest (quantize, layout
+transforms at the region's edges, the residual adds) by the graph's numpy kernels, timed on
+the host. The network's time is the accelerator's plus the CPU's.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import numpy as np
 
 from tunefarm.backends import registry
 from tunefarm.backends.base import backend_of, parse_target
+from tunefarm.compiler.cpu_segments import Segment
 from tunefarm.graph.interpret import run_node
 from tunefarm.graph.ir import Graph, GraphError
 from tunefarm.graph.passes.graph_pack import node_task, tuning_task
@@ -70,9 +72,17 @@ class PackedNetwork:
     """A packed graph with a kernel for each packed conv, ready to run."""
 
     def __init__(
-        self, graph: Graph, target: str, history: ApplyHistoryBest | None, workdir: Path
+        self,
+        graph: Graph,
+        target: str,
+        history: ApplyHistoryBest | None,
+        workdir: Path,
+        segments: list[Segment] | None = None,
     ) -> None:
+        """segments: the float CPU parts compiled natively (`compile_segments`); None runs
+        them with the numpy kernels too."""
         self.graph, self.target = graph, target
+        self.segments = {s.first: s for s in segments or []}
         workdir.mkdir(parents=True, exist_ok=True)
         self.kernels = {
             n.name: self._compile(n, history, workdir) for n in graph.nodes if n.op == PACKED_OP
@@ -93,13 +103,29 @@ class PackedNetwork:
         path.write_text(kdef.code)
         return PackedKernel(node.name, task, config, source, path, kdef.packers[2])
 
-    def run(self, inputs: Mapping[str, np.ndarray]) -> tuple[dict[str, np.ndarray], PackedTiming]:
+    def run(
+        self, inputs: Mapping[str, np.ndarray], on_cpu: bool = False
+    ) -> tuple[dict[str, np.ndarray], PackedTiming]:
+        """Outputs and times of one run; `on_cpu` runs the packed convs by their numpy kernels
+        instead (the int8 CPU reference: everything else the same, so the two must agree bit
+        for bit)."""
         env: dict[str, np.ndarray] = dict(self.graph.params)
         env.update({k: np.asarray(v, np.float32) for k, v in inputs.items()})
         timing = PackedTiming()
-        for node in self.graph.nodes:
+        skip_to = 0
+        for index, node in enumerate(self.graph.nodes):
+            if index < skip_to:
+                continue
+            segment = self.segments.get(index)
+            if segment is not None:
+                outs, seconds = segment.run(env)
+                env.update(outs)
+                timing.cpu_s += seconds
+                timing.nodes[segment.graph.name] = seconds
+                skip_to = index + len(segment.nodes)
+                continue
             args = [env[i] for i in node.inputs]
-            if node.op == PACKED_OP:
+            if node.op == PACKED_OP and not on_cpu:
                 out, seconds = self._accelerate(self.kernels[node.name], args)
                 timing.accel_s += seconds
                 outs = [out]

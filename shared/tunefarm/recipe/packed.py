@@ -1,13 +1,15 @@
 """The VTA tutorial's network flow for a target whose backend packs networks (`pack_blocks`):
 quantize and graph_pack, extract the packed convs, tune them, compile with the best records,
-run split between the CPU and the accelerator, check it.
+run split between the CPU and the accelerator (the float stem and head compiled natively for
+the host, with default configs), check it.
 
     result = run_packed_job(graph, PackedJobOptions(target="vta", trials=64), "r18.jsonl")
 
-The check: the network's output equals bit for bit the packed graph run by its numpy kernels
-(the int8 CPU reference with the same shift requantization), and its top-1 class is compared
-with the float network's. Times: the accelerator's simulated time at its clock plus the CPU
-parts measured on the host, for the tuned and the untuned (default configs) network.
+The check: the network's output equals bit for bit the same network with its packed convs
+run on the CPU by their numpy kernels (the int8 CPU reference, same shift requantization,
+same native stem and head), and its top-1 class is compared with the float network's.
+Times: the accelerator's simulated time at its clock plus the CPU parts measured on the host,
+for the tuned and the untuned (default configs) network.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from tunefarm.backends import get_backend, parse_target
+from tunefarm.compiler.cpu_segments import compile_segments
 from tunefarm.compiler.packed import PackedNetwork, PackedTiming
 from tunefarm.graph.interpret import run_graph
 from tunefarm.graph.ir import Graph, GraphError, random_inputs
@@ -43,6 +46,7 @@ class PackedJobOptions:
     trials_per_round: int = 16
     global_scale: float = 8.0
     seed: int = 0
+    native_cpu: bool = True  # the float stem and head compiled for the host (else numpy)
 
 
 @dataclass
@@ -141,11 +145,12 @@ def run_packed_job(
     history = ApplyHistoryBest(log) if Path(log).exists() else None
     inputs = random_inputs(graph, opts.seed)
     with tempfile.TemporaryDirectory(prefix="tunefarm-packed-") as tmp:
-        tuned = PackedNetwork(packed, opts.target, history, Path(tmp) / "tuned")
+        segments = compile_segments(packed, Path(tmp) / "cpu") if opts.native_cpu else None
+        tuned = PackedNetwork(packed, opts.target, history, Path(tmp) / "tuned", segments)
         got, tuned_time = tuned.run(inputs)
-        untuned = PackedNetwork(packed, opts.target, None, Path(tmp) / "untuned")
+        untuned = PackedNetwork(packed, opts.target, None, Path(tmp) / "untuned", segments)
         _, untuned_time = untuned.run(inputs)
-    want = run_graph(packed, inputs)
+        want, _ = tuned.run(inputs, on_cpu=True)
     reference = run_graph(graph, inputs)
     name = graph.outputs[0]
     return PackedJobResult(
