@@ -178,6 +178,10 @@ def print_result(result: PackedJobResult, clock_note: str, out: TextIO) -> None:
     for label, t in (("untuned", result.untuned), ("tuned", result.tuned)):
         print(f"  {label:<8} {t.accel_s * 1e3:31.3f} ms {t.cpu_s * 1e3:7.3f} ms "
               f"{t.total_s * 1e3:7.3f} ms", file=out)  # fmt: skip
+    native = sum(s for name, s in result.tuned.nodes.items() if ".cpu" in name)
+    print(f"  CPU parts: {native * 1e3:.3f} ms compiled stem and head, "
+          f"{(result.tuned.cpu_s - native) * 1e3:.3f} ms quantize / layout / residual adds "
+          "(numpy)", file=out)  # fmt: skip
     if result.tuned.accel_s > 0 and math.isfinite(result.untuned.accel_s):
         print(f"accelerator speed-up from tuning: "
               f"{result.untuned.accel_s / result.tuned.accel_s:.2f}x", file=out)  # fmt: skip
