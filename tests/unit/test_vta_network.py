@@ -66,6 +66,7 @@ def test_graph_pack_packs_between_the_stems_pool_and_the_last_pool(resnet, packe
     assert names.index("quantize") == names.index("pool2d") + 1  # starts after the stem's pool
     assert names.index("global_pool2d") == names.index("dequantize") + 1  # stops at the last
     conv = next(n for n in packed.nodes if n.op == "conv2d_packed")
+    assert conv.name == "layer1.0.conv1"  # the float conv's name
     assert packed.shape(conv.inputs[0]) == (1, 4, 16, 16, 1, 16)  # NCHW1n16c
     assert packed.shape(conv.inputs[1]) == (4, 4, 3, 3, 16, 16)  # OIHW16o16i
     assert packed.params[conv.inputs[2]].dtype == np.int32  # the folded batch norm's bias

@@ -163,6 +163,8 @@ class _Packer:
     def run(self) -> Graph:
         first, stop = pack_region(self.src)
         nodes = self.src.nodes
+        # only the nodes kept reserve their names: a packed conv keeps its float conv's name
+        self.g.nodes = list(nodes[:first]) + list(nodes[stop:])
         self.nodes = list(nodes[:first])
         for node in nodes[first:stop]:
             if node.op != "conv2d":
