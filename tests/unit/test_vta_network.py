@@ -6,6 +6,7 @@ graph on the numpy interpreter, same shift requantization) bit for bit."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ from tunefarm.compiler.packed import PackedNetwork
 from tunefarm.frontend import zoo
 from tunefarm.frontend.models import load_model
 from tunefarm.graph.interpret import run_graph
-from tunefarm.graph.ir import GraphError, random_inputs
+from tunefarm.graph.ir import Graph, GraphError, Node, Value, random_inputs
 from tunefarm.graph.passes.graph_pack import (
     PackOptions,
     graph_pack,
@@ -25,6 +26,8 @@ from tunefarm.graph.passes.graph_pack import (
     packed_tasks,
     tuning_task,
 )
+from tunefarm.graph.shapes import infer_shapes
+from tunefarm.ir import layouts
 from tunefarm.measure import (
     Config,
     MeasureErrorNo,
@@ -33,6 +36,7 @@ from tunefarm.measure import (
     MeasureSettings,
 )
 from tunefarm.recipe.packed import PackedJobOptions, pack_for_target, run_packed_job
+from tunefarm.task import Task
 from tunefarm.tune.dispatch import ApplyHistoryBest
 from tunefarm.tune.records import make_record
 
@@ -52,6 +56,56 @@ def ops(graph) -> dict[str, int]:
     for n in graph.nodes:
         counts[n.op] = counts.get(n.op, 0) + 1
     return counts
+
+
+# -- the packed graph ops -----------------------------------------------------------------------
+def packed_conv_graph(data, weight, **attrs) -> Graph:
+    rng = np.random.default_rng(0)
+    g = Graph("g", [Value("x", data, "int8")], ["y"], [], {}, {"x": Value("x", data, "int8")})
+    w = g.add_param("w", rng.integers(-128, 128, weight, dtype=np.int8))
+    b = g.add_param("b", rng.integers(-5000, 5000, weight[0] * weight[4], dtype=np.int32))
+    g.nodes.append(Node("conv", "conv2d_packed", ["x", w, b], ["y"], attrs))
+    return g
+
+
+def test_packed_conv_op_matches_the_backends_reference():
+    """The graph op's numpy kernel (the int8 CPU reference of packed networks) agrees with
+    the vta template's oracle, bias, shift and clip included."""
+    attrs = dict(strides=[2, 2], padding=[1, 1, 1, 1], shift=9, clip=[-128, 127])
+    g = infer_shapes(packed_conv_graph((1, 2, 9, 9, 1, 16), (3, 2, 3, 3, 16, 16), **attrs))
+    assert g.shape("y") == (1, 3, 5, 5, 1, 16)
+    x = np.random.default_rng(1).integers(-128, 128, (1, 2, 9, 9, 1, 16), dtype=np.int8)
+    got = run_graph(g, {"x": x})["y"]
+    task = Task.make("conv2d_packed", target="vta", data=(1, 32, 9, 9), weight=(48, 32, 3, 3),
+                     strides=2, padding=1, shift=9, clip=(-128, 127), bias=True)  # fmt: skip
+    logical = {
+        "data": layouts.transform(x, "NCHW1n16c", "NCHW"),
+        "weight": layouts.transform(g.params["w"], "OIHW16o16i", "OIHW"),
+        "bias": g.params["b"],
+    }
+    want = registry.template(task).reference(task, logical)
+    assert np.array_equal(layouts.transform(got, "NCHW1n16c", "NCHW"), want)
+
+
+@pytest.mark.parametrize(
+    ("attrs", "message"),
+    [
+        (dict(shift=40, clip=[0, 127]), "shift 40 must be in"),
+        (dict(shift=8, clip=[0, 300]), "clip [0, 300] must be"),
+    ],
+)
+def test_packed_conv_op_errors_name_the_node(attrs, message):
+    with pytest.raises(GraphError, match=f"conv.*{re.escape(message)}"):
+        infer_shapes(packed_conv_graph((1, 2, 4, 4, 1, 16), (1, 2, 1, 1, 16, 16), **attrs))
+
+
+def test_int8_add_saturates():
+    v = Value("a", (4,), "int8")
+    g = Graph("g", [v, Value("b", (4,), "int8")], ["c"], [], {}, {"a": v, "b": v})
+    g.values["b"] = Value("b", (4,), "int8")
+    g.nodes.append(Node("add", "int8_add", ["a", "b"], ["c"], {"clip": [0, 127]}))
+    a, b = np.array([100, -100, 5, 127], np.int8), np.array([100, 50, -10, 1], np.int8)
+    assert run_graph(infer_shapes(g), {"a": a, "b": b})["c"].tolist() == [127, 0, 0, 127]
 
 
 # -- graph_pack ---------------------------------------------------------------------------------
