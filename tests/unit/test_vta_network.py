@@ -148,6 +148,9 @@ def test_graph_pack_errors_name_the_problem(resnet):
         graph_pack(resnet, PackOptions(blocks=(1, 128, 128)))  # layer1 has 64 channels
     with pytest.raises(GraphError, match="only vta does"):
         pack_for_target(resnet, "cpu")
+    mobilenet = load_model(zoo.build("mobilenet-v2", image_size=64))[1]
+    with pytest.raises(GraphError, match="grouped or dilated"):  # its depthwise convs
+        graph_pack(mobilenet)
 
 
 def test_packed_tasks_share_one_task_per_shape(packed):

@@ -68,7 +68,7 @@ def pack_region(graph: Graph) -> tuple[int, int]:
     pools = [i for i, n in enumerate(nodes) if n.op in POOLS]
     if not convs or not pools:
         raise GraphError(f"graph_pack: graph {graph.name!r} needs a conv2d and a pooling")
-    after_stem = [i for i in pools if i > convs[0]]
+    after_stem = [i for i in pools[:-1] if i > convs[0]]  # a stem with no pool: none
     first = after_stem[0] + 1 if after_stem else convs[0] + 1
     stop = pools[-1]
     if stop <= first:
