@@ -6,6 +6,7 @@ time of the candidate's program at the config's clock."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -124,3 +125,24 @@ def test_the_tutorials_network_flow_through_a_vta_agent(app, tmp_path):
     assert sum(k["source"] == "record" for k in result.kernels) >= 1
     assert result.exact
     assert result.top1 == result.float_top1
+
+
+def test_the_cli_tunes_a_network_through_the_vta_agent(
+    services, app, tmp_path, monkeypatch, capsys
+):
+    """`tunefarm tune MODEL --target vta --quantize int8 --key KEY`: the packed convs measured
+    by the agent, the network run here, bit-exact; a key with no vta agent is refused."""
+    from tunefarm.frontend import zoo
+
+    for name in ("TUNEFARM_BROKER_URL", "TUNEFARM_REDIS_URL", "TUNEFARM_PREFIX"):
+        monkeypatch.setenv(name, services.env[name])
+    model = tmp_path / "r18.onnx"
+    zoo.save("resnet-18", str(model), image_size=64)
+    log = tmp_path / "r.jsonl"
+    argv = ["tune", str(model), "--target", "vta", "--quantize", "int8", "--trials", "10",
+            "--tuner", "random", "--trials-per-round", "10", "--log", str(log)]  # fmt: skip
+    assert main([*argv, "--key", KEY]) == 0
+    assert "equal bit for bit" in capsys.readouterr().out
+    assert {json.loads(line)["device_key"] for line in log.read_text().splitlines()} == {KEY}
+    assert main([*argv, "--key", "nobody"]) == 2
+    assert "no live agent of that key serves vta" in capsys.readouterr().err

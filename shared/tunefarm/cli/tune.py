@@ -66,6 +66,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the tuners and the check input")
     p.add_argument("--json", action="store_true", help="print the result as JSON (tables: stderr)")
     p.add_argument(
+        "--key",
+        metavar="KEY",
+        help="with --target vta --quantize int8: measure through the services, on the agents "
+        "of this device key (`tunefarm agent --key KEY --target vta`; Redis from the "
+        "environment)",
+    )
+    p.add_argument(
         "--quantize",
         choices=("int8",),
         help="quantize to int8 first (options below) and tune the int8 tasks; the check "
@@ -184,9 +191,10 @@ def _packed(args: argparse.Namespace, graph, tgt: str) -> int:
         global_scale=args.global_scale or 8.0,
         seed=args.seed,
     )
+    remote = _remote(args, tgt, options.settings) if args.key else None
     print(graph.summary(), file=out)
     try:
-        result = run_packed_job(graph, options, args.log, args.resume, out)
+        result = run_packed_job(graph, options, args.log, args.resume, out, remote)
     except GraphError as exc:
         raise CommandError(str(exc)) from None
     parsed = parse_target(tgt)
@@ -195,3 +203,25 @@ def _packed(args: argparse.Namespace, graph, tgt: str) -> int:
     if args.json:
         print(json.dumps(result.to_json(), indent=2, default=str))
     return 0 if result.exact else 1
+
+
+def _remote(args: argparse.Namespace, tgt: str, settings) -> tuple:
+    """(MeasureOption over Celery to the agents of --key, the key); CommandError if no live
+    agent of that key serves the target."""
+    from tunefarm.backends import parse_target
+    from tunefarm.cli._services import config
+    from tunefarm.distributed.celery_app import make_app
+    from tunefarm.distributed.remote import CeleryBuilder, CeleryRunner
+    from tunefarm.distributed.tracker import Tracker
+    from tunefarm.tune.tuner import MeasureOption
+
+    cfg = config()
+    served = Tracker(cfg).targets().get(args.key, set())
+    kind = parse_target(tgt).kind
+    if not any(parse_target(t).kind == kind for t in served):
+        raise CommandError(
+            f"--key {args.key!r}: no live agent of that key serves {kind} (serving: "
+            f"{sorted(served) or 'none'}); start `tunefarm agent --key {args.key} --target {tgt}`"
+        )
+    app = make_app(cfg)
+    return MeasureOption(CeleryBuilder(app), CeleryRunner(app, args.key, settings)), args.key
