@@ -34,6 +34,7 @@ from tunefarm.graph.interpret import run_node
 from tunefarm.graph.ir import Graph, GraphError
 from tunefarm.graph.passes.graph_pack import node_task, tuning_task
 from tunefarm.measure.types import Config
+from tunefarm.schedule.template import Packer
 from tunefarm.tune.dispatch import ApplyHistoryBest
 
 PACKED_OP = "conv2d_packed"
@@ -65,7 +66,8 @@ class PackedKernel:
     config: Config
     source: str  # "record" or why the default config
     artifact: Path
-    bias_packer: Any
+    bias_packer: Packer  # the bias from (O,) to the kernel's layout
+    out_shape: tuple[int, ...]
 
 
 class PackedNetwork:
@@ -101,7 +103,8 @@ class PackedNetwork:
             raise GraphError(f"{node.where()}: the {task.target} backend has no loadable program")
         path = workdir / f"{node.name}{toolchain.artifact_suffix}"
         path.write_text(kdef.code)
-        return PackedKernel(node.name, task, config, source, path, kdef.packers[2])
+        out_shape = self.graph.shape(node.outputs[0])
+        return PackedKernel(node.name, task, config, source, path, kdef.packers[2], out_shape)
 
     def run(
         self, inputs: Mapping[str, np.ndarray], on_cpu: bool = False
@@ -142,14 +145,10 @@ class PackedNetwork:
         """Run one packed conv on the device: data and weight are already in the kernel's
         layouts; the bias goes from (O,) to the kernel's; the output is the last argument."""
         data, weight, bias = args
-        out_shape = self.graph.shape(self._node(k.node).outputs[0])
-        kargs = [data, weight, k.bias_packer(bias), np.zeros(out_shape, np.int8)]
+        kargs = [data, weight, k.bias_packer(bias), np.zeros(k.out_shape, np.int8)]
         kernel = backend_of(k.task).kernel_loader(str(k.artifact), kargs)
         kernel.run()
         return kernel.outputs()[-1].copy(), kernel.time(1)
-
-    def _node(self, name: str):
-        return next(n for n in self.graph.nodes if n.name == name)
 
     def summary(self) -> list[dict[str, Any]]:
         """Per packed node: its task's shapes, config and where the config came from."""
