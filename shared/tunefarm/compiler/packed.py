@@ -35,6 +35,7 @@ from tunefarm.graph.ir import Graph, GraphError
 from tunefarm.graph.passes.graph_pack import node_task, tuning_task
 from tunefarm.measure.types import Config
 from tunefarm.schedule.template import Packer
+from tunefarm.task import Task
 from tunefarm.tune.dispatch import ApplyHistoryBest
 
 PACKED_OP = "conv2d_packed"
@@ -62,7 +63,7 @@ class PackedKernel:
     """One node's kernel: its task, config (and where the config came from), artifact."""
 
     node: str
-    task: Any
+    task: Task
     config: Config
     source: str  # "record" or why the default config
     artifact: Path
