@@ -250,6 +250,12 @@ def test_cli_tune_prints_top1_and_time(model_file, tmp_path, capsys):
     assert "top-1 class:" in out
     assert "equal bit for bit" in out
     assert "accelerator simulated at 100 MHz" in out
+    # --resume: the 16 trials are in the log, so nothing more is measured; --json on stdout
+    assert main([*argv, "--resume", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["bit_exact"] and doc["top1"] == doc["float_top1"]
+    assert doc["scheduler"]["trials"] == 16
+    assert sum(1 for _ in open(log)) == 16
 
 
 def test_cli_tasks_quantize_on_cpu_says_where_to_go(model_file, capsys):
