@@ -10,7 +10,8 @@ Per layer (the distinct convs of resnet-18, batch 1, bias + ReLU, uint8 out): ou
 int8 weights, int32 bias), timed with tunefarm's evaluator loop from Python (ORT's per-call
 overhead included). GOPS = 2 x MACs / time.
 
-Whole network: zoo resnet-18 quantized by `tunefarm quantize`'s pass (min/max on 4 random
+Whole networks (--networks, default resnet-18, mobilenet-v2, resnet-50): each zoo model
+quantized by `tunefarm quantize`'s pass (min/max on 4 random
 inputs, first conv float) and compiled untuned; our float32 compiled untuned (or with
 --log records); ONNX Runtime int8 on the QDQ model `onnxruntime.quantization.quantize_static`
 makes from the same float model (per-channel weights, QDQ format, the same kind of random
@@ -63,6 +64,7 @@ if __name__ == "__main__":  # the build pool's workers re-import this file
         p.add_argument("--rounds", type=int, default=5, help="interleaved network rounds")
         p.add_argument("--log", help="float32 tuning records for the network (default: none)")
         p.add_argument("--skip-layers", action="store_true")
+        p.add_argument("--networks", default="resnet-18,mobilenet-v2,resnet-50")
         p.add_argument("--out", default="benchmarks/results-int8.json")
         return p.parse_args()
 
@@ -187,10 +189,10 @@ if __name__ == "__main__":  # the build pool's workers re-import this file
             weight_type=QuantType.QInt8,
         )
 
-    def network(args) -> dict:
+    def network(args, net: str) -> dict:
         tgt = f"cpu -cores={args.cores}"
         tmp = Path(tempfile.mkdtemp())
-        zoo.save("resnet-18", tmp / "r18.onnx")
+        zoo.save(net, tmp / "r18.onnx")
         _, graph = load_model(str(tmp / "r18.onnx"))
         t0 = time.time()
         qgraph, report = quantize_graph(graph, QuantizeOptions(num_random=4))
@@ -217,7 +219,7 @@ if __name__ == "__main__":  # the build pool's workers re-import this file
             for key, fn in runs.items():
                 times[key].append(time_once(fn, 300) * 1e3)
         med = {k: statistics.median(v) for k, v in times.items()}
-        print("resnet-18 latency (ms, median of round medians):")
+        print(f"{net} latency (ms, median of round medians):")
         for k, v in med.items():
             print(f"  {k:18s} {v:8.3f}   min {min(times[k]):8.3f}")
         print(
@@ -249,7 +251,8 @@ if __name__ == "__main__":  # the build pool's workers re-import this file
                 f"per-layer geomean: int8 / ORT int8 = {doc['geomean_vs_ort_int8']:.2f}x, "
                 f"int8 / float32 = {doc['geomean_vs_float32']:.2f}x (GOPS, best config)"
             )
-        doc["resnet18"] = network(args)
+        for net in args.networks.split(","):
+            doc[net] = network(args, net)
         Path(args.out).write_text(json.dumps(doc, indent=1, default=str))
         print(f"written {args.out}")
 

@@ -52,6 +52,18 @@ CASES = {
         residual=[0.05, 0.04, 0.07, 90, 110],
         relu=True,
     ),
+    # ReLU6 in the quantized domain: an upper clip at out_max
+    "relu6_out_max": dict(
+        data=(1, 8, 6, 6),
+        weight=(16, 8, 3, 3),
+        padding=1,
+        data_zero_point=2,
+        bias=True,
+        out_dtype="uint8",
+        out_zero_point=20,
+        relu=True,
+        out_max=200,
+    ),
     # 1x1, plain int32 accumulator output
     "pointwise_int32": dict(data=(1, 32, 6, 6), weight=(16, 32, 1, 1), data_zero_point=255),
     # RGB stem: 3 input channels, stride 2, 7x7

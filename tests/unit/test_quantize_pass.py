@@ -164,3 +164,16 @@ def test_cli_tune_quantize_int8_tunes_int8_tasks(tmp_path, capsys) -> None:
         "conv2d",
         "dense",
     }
+
+
+@pytest.mark.parametrize("name", ["mobilenet-v2", "resnet-50"])
+def test_other_zoo_networks_quantize_and_compile(name: str, tmp_path) -> None:
+    """Depthwise convs, ReLU6 (an upper clip on the output grid), bottlenecks."""
+    graph = load_model(zoo.build(name, image_size=32))[1]
+    qgraph, report = quantize_graph(graph, QuantizeOptions(num_random=2))
+    assert len(report.kept_float) == 1 and qgraph.op_counts()["qconv2d"] > 30
+    compile_graph(qgraph, "cpu", optimized=True).save(tmp_path / "q.tfa", jobs=2)
+    x = random_inputs(graph, 9)
+    got = only(GraphExecutor.load(tmp_path / "q.tfa").run(x))
+    assert cosine(got, only(run_graph(qgraph, x))) > 0.9999
+    assert cosine(got, only(run_graph(graph, x))) >= 0.99

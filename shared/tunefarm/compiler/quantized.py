@@ -37,8 +37,9 @@ def qconv2d(low, node) -> None:
     ib, ob = task.args["blocks"]
     data = _blocked(low, x, f"NCHW{ib}c")
     shape = low.buffers[data].shape
-    words = low.new_buffer((*shape[:-1], ib // 4), "int32", alias_of=data)
-    args = [words, low.param(w, kdef.packers[1], kdef.io_key)]
+    if task.op == "conv2d_int8":  # reads packed words; depthwise reads the bytes
+        data = low.new_buffer((*shape[:-1], ib // 4), "int32", alias_of=data)
+    args = [data, low.param(w, kdef.packers[1], kdef.io_key)]
     for i in (2, 3):
         args.append(low.param(node.inputs[i], kdef.packers[i], f"{kdef.io_key}#{i}"))
     out_layout = kdef.notes["out_layout"]
@@ -53,7 +54,7 @@ def quantize(low, node) -> None:
     x = node.inputs[0]
     shape = low.g.shape(x)
     layout = low.layout.get(x)
-    if len(shape) == 4:
+    if len(shape) == 4 and shape[1] % 4 == 0:
         probe = Task.make("conv2d_int8", target=low.target, data=shape, weight=(4, shape[1], 1, 1))
         layout = f"NCHW{registry.anchor_variants(probe)[0].args['blocks'][0]}c"
     _elementwise(low, node, low.in_layout(x, layout), layout)
@@ -66,6 +67,8 @@ def dequantize(low, node) -> None:
 
 def _elementwise(low, node, buf: str, layout) -> None:
     a = node.attrs
+    if isinstance(a["scale"], list):
+        raise low.error("per-channel quantize/dequantize of a run-time value is not compiled")
     shape = low.buffers[buf].shape
     params: dict[str, Any] = {"shape": shape, "scale": float(a["scale"])}
     params["zero_point"] = int(a.get("zero_point", 0))

@@ -14,6 +14,7 @@ from tunefarm.frontend import zoo
 from tunefarm.frontend.onnx_import import FrontendError, load_onnx, read_model
 from tunefarm.graph.ir import Graph
 from tunefarm.graph.passes import optimize
+from tunefarm.graph.passes.qdq import fold_qdq
 
 ZOO_PREFIX = "zoo:"
 
@@ -45,4 +46,4 @@ def load_model(
         else:
             model, name = read_model(text)[0], Path(text).stem
     graph = load_onnx(model, input_shapes=input_shapes, name=name)
-    return model, optimize(graph)
+    return model, optimize(fold_qdq(graph))

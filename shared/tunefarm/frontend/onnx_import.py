@@ -34,7 +34,7 @@ import onnx
 from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from tunefarm.frontend import validate
+from tunefarm.frontend import onnx_quant, validate
 from tunefarm.frontend.limits import default_max_tensor_bytes, over_budget, predict_outputs
 from tunefarm.graph.ir import Graph, GraphError, Node, Value
 from tunefarm.graph.shapes import infer_node, infer_shapes
@@ -812,10 +812,13 @@ HANDLERS: dict[str, Callable[[_Ctx], None]] = {
     "Sum": _sum,
     "Transpose": _transpose,
     "Unsqueeze": _unsqueeze,
+    **onnx_quant.HANDLERS,
 }
 # Handlers that also take constant inputs themselves (aliases and shape queries), rather than
 # folding the node with the reference evaluator.
-NO_FOLD = frozenset({"Identity", "Dropout", "Shape", "Size", "ConvTranspose"})
+NO_FOLD = frozenset(
+    {"Identity", "Dropout", "Shape", "Size", "ConvTranspose", "QuantizeLinear", "DequantizeLinear"}
+)
 # Supported only when every input is a constant: evaluated at import, never a graph node.
 FOLD_ONLY = frozenset(
     {

@@ -73,8 +73,13 @@ def _qconv_shape(node: Node, ins: list[Value]) -> Value:
         raise _fail(node, f"data must be uint8 and weight int8, got {data.dtype}, {weight.dtype}")
     n, c, h, w = data.shape
     o, i, kh, kw = weight.shape
-    if i != c:
-        raise _fail(node, f"weight {list(weight.shape)} does not match {c} data channels")
+    groups = int(node.attrs.get("groups", 1))
+    if groups not in (1, c) or i * groups != c or (groups > 1 and o != c):
+        raise _fail(
+            node,
+            f"weight {list(weight.shape)} does not match {c} data channels "
+            f"with groups={groups} (dense or depthwise only)",
+        )
     a = node.attrs
     s, p, d = a.get("strides", [1, 1]), a.get("padding", [0, 0, 0, 0]), a.get("dilation", [1, 1])
     try:
@@ -90,10 +95,12 @@ def _qconv_shape(node: Node, ins: list[Value]) -> Value:
 # ---- numpy kernels
 def kernel(node: Node, args: list[np.ndarray]) -> list[np.ndarray]:
     a = node.attrs
+    axis = int(a.get("axis", 1))  # used only by per-channel (list) scales and zero points
     if node.op == "quantize":
-        return [QR.quantize(args[0], a["scale"], a.get("zero_point", 0), a.get("dtype", "uint8"))]
+        dtype = a.get("dtype", "uint8")
+        return [QR.quantize(args[0], a["scale"], a.get("zero_point", 0), dtype, axis)]
     if node.op == "dequantize":
-        return [QR.dequantize(args[0], a["scale"], a.get("zero_point", 0))]
+        return [QR.dequantize(args[0], a["scale"], a.get("zero_point", 0), axis)]
     x = QR.conv2d_int(
         args[0],
         args[1],
@@ -102,6 +109,7 @@ def kernel(node: Node, args: list[np.ndarray]) -> list[np.ndarray]:
         a.get("strides", [1, 1]),
         a.get("padding", [0, 0, 0, 0]),
         a.get("dilation", [1, 1]),
+        int(a.get("groups", 1)),
     )
     residual = args[4] if len(args) > 4 else None
     out = QR.int8_conv_epilogue(
@@ -113,6 +121,7 @@ def kernel(node: Node, args: list[np.ndarray]) -> list[np.ndarray]:
         residual,
         _residual_params(node),
         bool(a.get("relu", False)),
+        a.get("out_max"),
     )
     return [out]
 
@@ -133,8 +142,12 @@ def qconv_task(shape_of, node: Node, target: str) -> Task:
         "out_zero_point": int(a.get("out_zero_point", 0)),
         "relu": bool(a.get("relu", False)),
     }
+    if a.get("out_max") is not None:
+        params["out_max"] = int(a["out_max"])
     if a.get("residual") is not None:
         params["residual"] = [float(v) for v in a["residual"][:3]] + [
             int(v) for v in a["residual"][3:]
         ]
+    if int(a.get("groups", 1)) > 1:
+        return Task.make("depthwise_conv2d_int8", target=target, **params)
     return Task.make("conv2d_int8", target=target, **params)

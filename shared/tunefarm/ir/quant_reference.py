@@ -88,6 +88,7 @@ def int8_conv_epilogue(
     residual: np.ndarray | None = None,
     residual_params: tuple | None = None,
     relu: bool = False,
+    out_max: int | None = None,
 ) -> np.ndarray:
     """The int8 conv epilogue on an int32 NCHW accumulator (already zero-point corrected):
     + bias, requantize per channel, fixed-point residual add, ReLU at the zero point.
@@ -103,4 +104,6 @@ def int8_conv_epilogue(
         q = add(q, residual, mults, (out_zero_point, z_r, z_final), out_dtype)
     if relu:
         q = np.maximum(q, np.array(z_final, q.dtype))
+    if out_max is not None:
+        q = np.minimum(q, np.array(out_max, q.dtype))
     return q

@@ -204,6 +204,15 @@ class CEmitter:
             self.helpers.add(helper)
             return f"tf_v{width}_rint({self.vec(x, xv, width)})", True
         src, dst = e.value.dtype, e.dtype  # type: ignore[attr-defined]
+        sel = e.value  # type: ignore[attr-defined]
+        if isinstance(sel, Select) and v not in free_vars(sel.cond):
+            # a guarded (padding) read: the condition is the same for every lane, so the
+            # ternary picks one whole vector and never loads outside the buffer
+            branches = []
+            for branch in (sel.true_value, sel.false_value):
+                code, is_vec = self.vexpr(Cast(branch, dst), v, width)
+                branches.append(self.vec(code, is_vec, width, dst))
+            return f"({self.expr(sel.cond)} ? {branches[0]} : {branches[1]})", True
         if isinstance(e.value, BufferLoad) and src in BYTES:  # type: ignore[attr-defined]
             return self.vexpr_int(e, v, width) if dst == "int32" else self._no(e)
         kinds = {"float32": "f", "int32": "i", **BYTES}
@@ -219,6 +228,10 @@ class CEmitter:
                 self.helpers.add(byte_vector_helpers(width, BYTES[dtype], dtype))
             if dtype == "int32":
                 self.helpers.add(int_vector_helpers(width))
+        fast = _byte_convert(width, effective_isa(self.target), src, dst, x)
+        if fast is not None:
+            self.helpers.add("#include <immintrin.h>")
+            return fast, True
         return f"__builtin_convertvector({x}, tf_v{width}{kinds[dst]})", True
 
     @staticmethod
@@ -253,6 +266,10 @@ class CEmitter:
             self.helpers.add(byte_vector_helpers(width, kind, load.dtype))
             self.helpers.add(int_vector_helpers(width))
             ptr = f"*(const tf_v{width}{kind}*)(&{load.buffer.name}[{base}])"
+            fast = _byte_convert(width, effective_isa(self.target), load.dtype, "int32", ptr)
+            if fast is not None:
+                self.helpers.add("#include <immintrin.h>")
+                return fast, True
             return f"__builtin_convertvector({ptr}, tf_v{width}i)", True
         raise NotVectorizable(type(e).__name__)
 
@@ -460,6 +477,20 @@ static inline tf_v{w}f tf_v{w}_sel(tf_v{w}i m, tf_v{w}f a, tf_v{w}f b) {{
   return (tf_v{w}f)(((tf_v{w}i)a & m) | ((tf_v{w}i)b & ~m)); }}
 static inline tf_v{w}f tf_v{w}_max(tf_v{w}f a, tf_v{w}f b) {{ return tf_v{w}_sel(a > b, a, b); }}
 static inline tf_v{w}f tf_v{w}_min(tf_v{w}f a, tf_v{w}f b) {{ return tf_v{w}_sel(a < b, a, b); }}"""
+
+
+def _byte_convert(w: int, isa: str, src: str, dst: str, x: str) -> str | None:
+    """Widening bytes to int32 lanes and narrowing back as one AVX-512 instruction each
+    (vpmovzxbd / vpmovsxbd / vpmovdb); GCC 12 scalarises `__builtin_convertvector` between
+    these. Narrowing truncates, which is exact here: values are saturated before."""
+    if w != 16 or isa not in ("avx512", "avx512vnni"):
+        return None
+    if src in BYTES and dst == "int32":
+        sign = "u" if src == "uint8" else "i"
+        return f"((tf_v16i)_mm512_cvtep{sign}8_epi32((__m128i)({x})))"
+    if src == "int32" and dst in BYTES:
+        return f"((tf_v16{BYTES[dst]})_mm512_cvtepi32_epi8((__m512i)({x})))"
+    return None
 
 
 def _is_dot4(e: Expr) -> bool:

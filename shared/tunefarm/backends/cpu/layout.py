@@ -23,6 +23,9 @@ def int8_block(channels: int, lanes: int) -> int:
 
 def anchor_variants(task: Task) -> list[Task]:
     """The tasks that can run an anchor node given as a logical task, the direct one first."""
+    if task.op == "depthwise_conv2d_int8":
+        b = int8_block(task.args["data"][1], vector_lanes(parse(task.target)))
+        return [Task.make(task.op, target=task.target, **{**task.args, "blocks": [b, b]})]
     if task.op == "conv2d_int8":
         lanes = vector_lanes(parse(task.target))
         c, o = task.args["data"][1], task.args["weight"][0]

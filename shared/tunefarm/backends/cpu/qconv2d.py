@@ -99,6 +99,9 @@ def qconv_params(task: Task) -> dict[str, Any]:
     if out_dtype != "int32":
         p["zo"] = check_zero_point(op, "out_zero_point", a.get("out_zero_point", 0), out_dtype)
     p["bias"], p["relu"] = _flag(task, "bias"), _flag(task, "relu")
+    p["out_max"] = None
+    if "out_max" in a and out_dtype != "int32":
+        p["out_max"] = check_zero_point(op, "out_max", a["out_max"], out_dtype)
     p["residual"] = _residual(task, out_dtype)
     p["blocks"] = _blocks(task, p["cp"], o)
     return p
@@ -222,6 +225,7 @@ class Conv2dInt8(Template):
             inputs.get("residual"),
             p["residual"],
             p["relu"],
+            p["out_max"],
         )
 
     @staticmethod
@@ -294,7 +298,15 @@ class Conv2dInt8(Template):
         wsum = weight_sums(weight) if p["za"] else None
         extra = self.epilogue_inputs(p, ob)
         out = conv_int8_epilogue(
-            conv, wsum, p["za"], dict(extra), p["out_dtype"], p["zo"], p["residual"], p["relu"]
+            conv,
+            wsum,
+            p["za"],
+            dict(extra),
+            p["out_dtype"],
+            p["zo"],
+            p["residual"],
+            p["relu"],
+            out_max=p["out_max"],
         )
         steps: list[S.Step] = []
         if wsum is not None:

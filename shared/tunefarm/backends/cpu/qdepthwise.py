@@ -105,7 +105,15 @@ class DepthwiseInt8(Conv2dInt8):
         )
         extra = self.epilogue_inputs(p, cb)
         out = conv_int8_epilogue(
-            conv, None, 0, dict(extra), p["out_dtype"], p["zo"], p["residual"], p["relu"]
+            conv,
+            None,
+            0,
+            dict(extra),
+            p["out_dtype"],
+            p["zo"],
+            p["residual"],
+            p["relu"],
+            out_max=p["out_max"],
         )
         steps = []
         if any(p["padding"]):

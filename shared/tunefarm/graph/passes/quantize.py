@@ -129,20 +129,31 @@ def calibrate(graph: Graph, opts: QuantizeOptions) -> dict[str, tuple[float, flo
     return ranges
 
 
+def _relu6(step: str) -> bool:
+    """A clip at zero and above (ReLU6): ReLU plus an upper clamp in the quantized domain."""
+    kind, *args = str(step).split(":")
+    return kind == "clip" and len(args) == 2 and float(args[0]) == 0.0 and float(args[1]) > 0
+
+
 def _why_float(g: Graph, node: Node, index: int, opts: QuantizeOptions) -> str | None:
     a = node.attrs
     if index == 0 and opts.skip_first:
         return "first conv (kept float by default)"
     if node.name in opts.skip or index in opts.skip:
         return "skipped by option"
-    if a.get("groups", 1) != 1:
-        return "grouped or depthwise conv"
+    o, c = g.shape(node.inputs[1])[:2]
+    groups = a.get("groups", 1)
+    depthwise = groups > 1 and c == 1 and groups == o == g.shape(node.inputs[0])[1]
+    if groups != 1 and not depthwise:
+        return "grouped conv"
     if list(a.get("dilation", [1, 1])) != [1, 1]:
         return "dilated conv"
-    o, c = g.shape(node.inputs[1])[:2]
-    if c % 4 or o % 4:
+    if (c % 4 and not depthwise) or o % 4:
         return f"channels {c} -> {o} are not multiples of 4"
-    if list(a.get("epilogue", [])) not in [list(e) for e in EPILOGUES]:
+    epi = [e for e in a.get("epilogue", []) if not _relu6(e)]
+    if epi != list(a.get("epilogue", [])) and epi not in ([], ["bias"]):
+        return f"epilogue {a.get('epilogue')} has no int8 form"
+    if epi not in [list(e) for e in EPILOGUES]:
         return f"epilogue {a.get('epilogue')} has no int8 form"
     return None
 
@@ -235,8 +246,11 @@ class _Rewriter:
             g.add_param(f"{node.name}.weight_q", wq),
             g.add_param(f"{node.name}.bias_q", bias_q),
         ]
-        attrs = {k: node.attrs[k] for k in ("strides", "padding", "dilation") if k in node.attrs}
-        attrs.update(data_zero_point=z_x, out_dtype="uint8", relu="relu" in epi, residual=None)
+        keys = ("strides", "padding", "dilation", "groups")
+        attrs = {k: node.attrs[k] for k in keys if k in node.attrs}
+        clip = [e for e in epi if _relu6(e)]
+        relu = "relu" in epi or bool(clip)
+        attrs.update(data_zero_point=z_x, out_dtype="uint8", relu=relu, residual=None)
         if "residual" in epi:
             s_c, z_c = self.params_of(f"{node.name}.pre")
             r = self.quantized(node.inputs[3 if "bias" in epi else 2])
@@ -248,6 +262,9 @@ class _Rewriter:
             attrs.update(out_zero_point=z_y)
             requant = acc_scale / s_y
             ins_tail = []
+        if clip:  # the clip's upper bound on the output's grid
+            hi = float(clip[0].split(":")[2])
+            attrs["out_max"] = int(min(255, z_y + np.rint(hi / s_y)))
         ins.append(g.add_param(f"{node.name}.requant", requant.astype(np.float32)))
         q_out = g.unique_name(f"{out}.u8")
         self.nodes.append(Node(node.name, "qconv2d", ins + ins_tail, [q_out], attrs))

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tunefarm.ir import tensor as te
-from tunefarm.ir.expr import Const, Expr, cast, dot4, max_
+from tunefarm.ir.expr import Const, Expr, cast, dot4, max_, min_
 from tunefarm.ir.ops.conv import _conv_attrs, _out_hw, _window, pad
 from tunefarm.ir.ops.quantize import add_value, requant_value
 from tunefarm.ir.tensor import Tensor
@@ -101,6 +101,7 @@ def conv_int8_epilogue(
     residual: tuple[tuple[int, int, int], tuple[int, int]] | None = None,
     relu: bool = False,
     name: str = "out",
+    out_max: int | None = None,
 ) -> Tensor:
     """The int8 conv's epilogue as one elementwise stage on the int32 accumulator:
 
@@ -131,6 +132,8 @@ def conv_int8_epilogue(
             q = add_value(q, res[idx], (out_zero_point, z_res, z_final), mults, out_dtype)
         if relu:
             q = cast(max_(cast(q, "int32"), Const(z_final, "int32")), out_dtype)
+        if out_max is not None:  # ReLU6-style upper clip, in the quantized domain
+            q = cast(min_(cast(q, "int32"), Const(out_max, "int32")), out_dtype)
         return q
 
     return te.compute(acc.shape, body, name=name, tag="epilogue", axis_names=names)

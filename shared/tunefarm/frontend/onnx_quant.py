@@ -1,0 +1,106 @@
+"""Import of ONNX's quantization ops: QuantizeLinear and DequantizeLinear, per tensor and per
+channel (the QDQ format `onnxruntime.quantization.quantize_static` writes).
+
+A DequantizeLinear of a constant (int8 weights, int32 bias) is folded at import like any
+constant node; on run-time values both ops become the graph's `quantize` / `dequantize`
+nodes, so a QDQ model computes what its Q/DQ pairs say (each activation rounded and
+saturated at the model's scales). Bad parameters are errors naming the node: a scale that
+is not a positive finite constant, a zero point outside its dtype, an axis out of range, a
+per-channel parameter whose length is not the channel count. QLinearConv, QLinearMatMul,
+ConvInteger and MatMulInteger are refused by the importer's unsupported-op error, which
+names the node.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tunefarm.ir import quant_reference as QR
+
+# the integer tensor and scale behind a folded DequantizeLinear of a constant, kept as params
+# next to its float value for `graph.passes.qdq` (unused ones are dropped as dead code)
+QDQ_INT, QDQ_SCALE = "#qdq_int", "#qdq_scale"
+ZERO_DTYPES = {np.dtype(np.uint8): "uint8", np.dtype(np.int8): "int8"}
+
+
+def _qparams(cx, rank: int, shape: tuple[int, ...]) -> tuple[Any, Any, int, str]:
+    """(scale, zero point, axis, dtype) of a Q/DQ node: Python numbers per tensor, lists per
+    channel; FrontendError naming the node for bad ones."""
+    scale = cx.maybe_const(1)
+    if scale is None:
+        raise cx.fail(f"scale {cx.input(1)!r} must be a constant initializer")
+    scale = np.asarray(scale, np.float64)
+    if scale.ndim > 1 or scale.size == 0:
+        raise cx.fail(f"scale must be a scalar or 1-D (per channel), got shape {list(scale.shape)}")
+    if not np.all(np.isfinite(scale)) or np.any(scale <= 0):
+        raise cx.fail(f"scale must be positive and finite, got {scale.ravel()[:4].tolist()}")
+    zero = cx.maybe_const(2) if cx.has(2) else np.zeros(scale.shape, np.uint8)
+    if zero is None:
+        raise cx.fail(f"zero point {cx.input(2)!r} must be a constant initializer")
+    zero = np.asarray(zero)
+    dtype = ZERO_DTYPES.get(zero.dtype) or {"int32": "int32"}.get(str(zero.dtype))
+    if dtype is None:
+        raise cx.fail(f"zero point dtype {zero.dtype} is not supported (uint8, int8, int32)")
+    if zero.size != scale.size:
+        raise cx.fail(
+            f"zero point shape {list(zero.shape)} does not match scale's {list(scale.shape)}"
+        )
+    zero = zero.reshape(scale.shape)
+    axis = int(cx.attr("axis", 1))
+    if scale.ndim == 1 and scale.size > 1:
+        if not -rank <= axis < rank:
+            raise cx.fail(f"axis {axis} is out of range for a {rank}-D input")
+        axis %= rank
+        if shape[axis] != scale.size:
+            raise cx.fail(
+                f"per-channel scale has {scale.size} values; axis {axis} has {shape[axis]}"
+            )
+        return scale.astype(np.float32).tolist(), zero.astype(int).tolist(), axis, dtype
+    return float(np.float32(scale.ravel()[0])), int(zero.ravel()[0]), axis, dtype
+
+
+def _fold(cx, fn) -> bool:
+    """Evaluate a Q/DQ of a constant here (ONNX's reference evaluator lacks them at some
+    opsets): the output becomes a constant, as any folded node's."""
+    arr = cx.maybe_const(0)
+    if arr is None:
+        return False
+    arr = np.asarray(arr)
+    scale, zero, axis, dtype = _qparams(cx, arr.ndim, arr.shape)
+    out = cx.outputs[0]
+    cx.imp.consts[out] = fn(arr, scale, zero, axis, dtype)
+    if cx.node.op_type == "DequantizeLinear" and arr.dtype in (np.int8, np.int32):
+        if not np.any(np.asarray(zero)):  # symmetric: keep the integers for QDQ folding
+            cx.imp.add_param(out + QDQ_INT, arr)
+            cx.imp.add_param(out + QDQ_SCALE, np.asarray(scale, np.float32).reshape(-1))
+    return True
+
+
+def quantize_linear(cx) -> None:
+    if _fold(cx, lambda a, s, z, ax, dt: QR.quantize(a, s, z, dt, ax)):
+        return
+    x = cx.value(0)
+    shape = cx.imp.graph.shape(x)
+    scale, zero, axis, dtype = _qparams(cx, len(shape), shape)
+    if dtype not in ("uint8", "int8"):
+        raise cx.fail(f"zero point dtype {dtype}: a run-time QuantizeLinear makes uint8 or int8")
+    attrs = {"scale": scale, "zero_point": zero, "dtype": dtype, "axis": axis}
+    cx.emit("quantize", [x], attrs, cx.outputs[0])
+
+
+def dequantize_linear(cx) -> None:
+    if _fold(cx, lambda a, s, z, ax, dt: QR.dequantize(a, s, z, ax)):
+        return
+    x = cx.imp.graph_value(cx.input(0), cx)
+    value = cx.imp.graph.values[x]
+    if value.dtype not in ("uint8", "int8"):
+        raise cx.fail(f"input {cx.input(0)!r} is {value.dtype}; DequantizeLinear takes uint8/int8")
+    scale, zero, axis, dtype = _qparams(cx, len(value.shape), value.shape)
+    if dtype != value.dtype:
+        raise cx.fail(f"zero point is {dtype} but the input is {value.dtype}")
+    cx.emit("dequantize", [x], {"scale": scale, "zero_point": zero, "axis": axis}, cx.outputs[0])
+
+
+HANDLERS = {"QuantizeLinear": quantize_linear, "DequantizeLinear": dequantize_linear}

@@ -1,0 +1,93 @@
+"""QDQ folding: a float conv between a DequantizeLinear and a QuantizeLinear, as QDQ models
+write it, becomes one `qconv2d` (int8 x uint8 products accumulated exactly in int32, as
+ONNX Runtime's QLinearConv does), instead of float arithmetic on dequantized values.
+
+Pattern (after import, before fusion):
+    dequantize(q_x; s_x, z_x) -> conv2d(w, [b]) -> quantize(s_y, z_y) -> q_y
+where w and b are folded DequantizeLinears of constants whose integers the importer kept
+(`frontend.onnx_quant.QDQ_INT`): symmetric int8 weights per tensor or per output channel,
+int32 bias at scale s_x * s_w. The requantize scale is computed in float32 as
+(s_x * s_w) / s_y, as ONNX Runtime computes it. Anything else stays as imported (float
+arithmetic between Q/DQ pairs, which computes what the model says up to float rounding).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tunefarm.graph.ir import Graph, Node
+from tunefarm.graph.passes.dead_code import eliminate_dead_code
+
+QDQ_INT, QDQ_SCALE = "#qdq_int", "#qdq_scale"  # as frontend.onnx_quant names them
+
+
+def _ints(g: Graph, value: str) -> tuple[np.ndarray, np.ndarray] | None:
+    if value + QDQ_INT in g.params and value + QDQ_SCALE in g.params:
+        return g.params[value + QDQ_INT], g.params[value + QDQ_SCALE]
+    return None
+
+
+def _single_reader(readers: dict, value: str, op: str) -> Node | None:
+    users = readers.get(value, [])
+    return users[0] if len(users) == 1 and users[0].op == op else None
+
+
+def fold_qdq(graph: Graph) -> Graph:
+    g = graph.copy()
+    producers, readers = g.producers(), g.consumers()
+    replaced: dict[str, Node] = {}  # quantize node name -> qconv2d taking its place
+    dropped: set[str] = set()
+    for node in g.nodes:
+        folded = _fold_conv(g, node, producers, readers)
+        if folded is not None:
+            quant, qconv = folded
+            replaced[quant.name] = qconv
+            dropped.add(node.name)
+    g.nodes = [replaced.get(n.name, n) for n in g.nodes if n.name not in dropped]
+    return eliminate_dead_code(g) if replaced else graph
+
+
+def _fold_conv(g: Graph, node: Node, producers: dict, readers: dict):
+    a = node.attrs
+    if node.op != "conv2d" or list(a.get("epilogue", [])) not in ([], ["bias"]):
+        return None
+    deq = producers.get(node.inputs[0])
+    quant = _single_reader(readers, node.outputs[0], "quantize")
+    weights = _ints(g, node.inputs[1])
+    if deq is None or deq.op != "dequantize" or quant is None or weights is None:
+        return None
+    if node.outputs[0] in g.outputs or quant.attrs.get("dtype") != "uint8":
+        return None
+    s_x, z_x = deq.attrs["scale"], deq.attrs.get("zero_point", 0)
+    s_y, z_y = quant.attrs["scale"], quant.attrs.get("zero_point", 0)
+    if isinstance(s_x, list) or isinstance(s_y, list) or g.value(deq.inputs[0]).dtype != "uint8":
+        return None
+    w_int, s_w = weights
+    if w_int.dtype != np.int8 or s_w.size not in (1, w_int.shape[0]):
+        return None
+    groups = int(a.get("groups", 1))
+    depthwise = groups > 1 and w_int.shape[1] == 1 and groups == w_int.shape[0]
+    if groups > 1 and not depthwise:
+        return None
+    if w_int.shape[0] % 4 or (w_int.shape[1] % 4 and not depthwise):  # packed words
+        return None
+    o = w_int.shape[0]
+    s_w = np.broadcast_to(s_w, (o,)).astype(np.float32)
+    acc_scale = np.float32(s_x) * s_w
+    bias = np.zeros(o, np.int32)
+    if "bias" in a.get("epilogue", []):
+        b = _ints(g, node.inputs[2])
+        if b is None or b[0].dtype != np.int32:
+            return None
+        bias = b[0].reshape(-1).astype(np.int32)
+    requant = (acc_scale / np.float32(s_y)).astype(np.float32)
+    ins = [
+        deq.inputs[0],
+        g.add_param(f"{node.name}.weight_q", w_int),
+        g.add_param(f"{node.name}.bias_q", bias),
+        g.add_param(f"{node.name}.requant", requant),
+    ]
+    attrs = {k: a[k] for k in ("strides", "padding", "dilation", "groups") if k in a}
+    attrs.update(data_zero_point=int(z_x), out_dtype="uint8", out_zero_point=int(z_y), relu=False)
+    attrs["residual"] = None
+    return quant, Node(node.name, "qconv2d", ins, list(quant.outputs), attrs)
