@@ -133,9 +133,66 @@ def test_per_channel_qdq_imports_and_interprets() -> None:
     np.testing.assert_array_equal(got, want.astype(np.float32))
 
 
-@pytest.mark.parametrize("op", ["QLinearConv", "ConvInteger", "MatMulInteger", "QLinearMatMul"])
+@pytest.mark.parametrize("op", ["ConvInteger", "MatMulInteger", "QLinearMatMul"])
 def test_qlinear_and_integer_ops_are_named(op: str) -> None:
     node = helper.make_node(op, ["x", "w"], ["y"], name="n1")
     model = q_model([node], {"w": np.ones((4, 4, 1, 1), np.int8)})
     with pytest.raises(FrontendError, match=f"node 'n1' \\({op}\\)"):
+        load_model(model)
+
+
+def qlinearconv_model(per_channel: bool, rng) -> onnx.ModelProto:
+    o, c = 16, 8
+    ws = rng.uniform(0.002, 0.02, o if per_channel else 1).astype(np.float32)
+    inits = {
+        "xs": np.float32(0.05), "xz": np.uint8(100),
+        "w": rng.integers(-127, 128, (o, c, 3, 3)).astype(np.int8),
+        "ws": ws, "wz": np.zeros(ws.shape, np.int8),
+        "ys": np.float32(0.07), "yz": np.uint8(30),
+        "b": rng.integers(-3000, 3000, o).astype(np.int32),
+    }  # fmt: skip
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="Q"),
+        helper.make_node(
+            "QLinearConv",
+            ["xq", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"],
+            ["yq"],
+            name="qconv",
+            pads=[1, 1, 1, 1],
+            strides=[2, 2],
+        ),
+        helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"], name="DQ"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "qlc",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, 9, 9])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, o, 5, 5])],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_qlinearconv_matches_onnxruntime_exactly(per_channel: bool, tmp_path) -> None:
+    model = qlinearconv_model(per_channel, np.random.default_rng(4))
+    _, graph = load_model(model)
+    assert graph.op_counts()["qconv2d"] == 1
+    compile_graph(graph, "cpu", optimized=True).save(tmp_path / "q.tfa", jobs=2)
+    x = {"x": np.random.default_rng(5).uniform(-6, 6, (1, 8, 9, 9)).astype(np.float32)}
+    want = ort.InferenceSession(model.SerializeToString()).run(None, x)[0]
+    (got,) = GraphExecutor.load(tmp_path / "q.tfa").run(x).values()
+    np.testing.assert_array_equal(got, want)
+
+
+def test_qlinearconv_with_weight_zero_point_is_named() -> None:
+    model = qlinearconv_model(False, np.random.default_rng(4))
+    for t in model.graph.initializer:
+        if t.name == "wz":
+            t.CopyFrom(numpy_helper.from_array(np.array([3], np.int8), "wz"))
+    with pytest.raises(
+        FrontendError, match="node 'qconv' \\(QLinearConv\\).*zero points must be 0"
+    ):
         load_model(model)

@@ -143,6 +143,10 @@ def test_cli_quantize_compile_run_report_accuracy(tmp_path, capsys) -> None:
     assert doc["quantization"]["scheme"] == "int8"
     assert 0 <= doc["quantization"]["accuracy"]["max_rel_error"] < 0.1
     assert main(["compile", str(q), "-o", str(tmp_path / "q2.tfa")]) == 0  # the saved graph
+    capsys.readouterr()
+    assert main(["tasks", str(q), "--json"]) == 0
+    dtypes = {t["op"]: t["dtype"] for t in json.loads(capsys.readouterr().out)["tasks"]}
+    assert dtypes["conv2d_int8"] == "int8" and dtypes["conv2d"] == "float32"
 
 
 def test_cli_tune_quantize_int8_tunes_int8_tasks(tmp_path, capsys) -> None:

@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
                 {
                     "name": t.describe(graph),
                     "op": t.task.op,
+                    "dtype": "int8" if t.task.op.endswith("_int8") else "float32",
                     "params": t.task.to_json()["params"],
                     "weight": t.weight,
                     "workload_key": t.task.workload_key,

@@ -817,7 +817,16 @@ HANDLERS: dict[str, Callable[[_Ctx], None]] = {
 # Handlers that also take constant inputs themselves (aliases and shape queries), rather than
 # folding the node with the reference evaluator.
 NO_FOLD = frozenset(
-    {"Identity", "Dropout", "Shape", "Size", "ConvTranspose", "QuantizeLinear", "DequantizeLinear"}
+    {
+        "Identity",
+        "Dropout",
+        "Shape",
+        "Size",
+        "ConvTranspose",
+        "QuantizeLinear",
+        "DequantizeLinear",
+        "QLinearConv",
+    }
 )
 # Supported only when every input is a constant: evaluated at import, never a graph node.
 FOLD_ONLY = frozenset(

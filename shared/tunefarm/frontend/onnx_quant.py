@@ -6,9 +6,9 @@ constant node; on run-time values both ops become the graph's `quantize` / `dequ
 nodes, so a QDQ model computes what its Q/DQ pairs say (each activation rounded and
 saturated at the model's scales). Bad parameters are errors naming the node: a scale that
 is not a positive finite constant, a zero point outside its dtype, an axis out of range, a
-per-channel parameter whose length is not the channel count. QLinearConv, QLinearMatMul,
-ConvInteger and MatMulInteger are refused by the importer's unsupported-op error, which
-names the node.
+per-channel parameter whose length is not the channel count. QLinearConv becomes a
+`qconv2d` (uint8 x int8, symmetric weights); QLinearMatMul, ConvInteger and MatMulInteger
+are refused by the importer's unsupported-op error, which names the node.
 """
 
 from __future__ import annotations
@@ -103,4 +103,66 @@ def dequantize_linear(cx) -> None:
     cx.emit("dequantize", [x], {"scale": scale, "zero_point": zero, "axis": axis}, cx.outputs[0])
 
 
-HANDLERS = {"QuantizeLinear": quantize_linear, "DequantizeLinear": dequantize_linear}
+def _scalar_q(cx, i: int, what: str, dtype: str) -> tuple[float, int]:
+    """A per-tensor (scale, zero point) pair at inputs i, i+1."""
+    scale, zero = cx.maybe_const(i), cx.maybe_const(i + 1)
+    if scale is None or zero is None:
+        raise cx.fail(f"{what} scale and zero point must be constant initializers")
+    scale, zero = np.asarray(scale, np.float64), np.asarray(zero)
+    if scale.size != 1 or zero.size != 1:
+        raise cx.fail(f"{what} scale and zero point must be per tensor")
+    if not (np.isfinite(scale).all() and scale.ravel()[0] > 0):
+        raise cx.fail(f"{what} scale must be positive and finite, got {scale.ravel()[0]}")
+    if str(zero.dtype) != dtype:
+        raise cx.fail(f"{what} zero point must be {dtype}, got {zero.dtype}")
+    return float(np.float32(scale.ravel()[0])), int(zero.ravel()[0])
+
+
+def qlinear_conv(cx) -> None:
+    """QLinearConv (uint8 x, int8 symmetric weights per tensor or channel, int32 bias, uint8
+    y) as a `qconv2d` with the model's integers; the requantize scale is
+    (s_x * s_w) / s_y in float32, as ONNX Runtime computes it."""
+    from tunefarm.frontend.onnx_import import _window  # the importer's window attrs
+
+    x = cx.imp.graph_value(cx.input(0), cx)
+    if cx.imp.graph.value(x).dtype != "uint8":
+        raise cx.fail("input x must be uint8 (from a QuantizeLinear)")
+    s_x, z_x = _scalar_q(cx, 1, "x", "uint8")
+    w = cx.maybe_const(3)
+    if w is None or np.asarray(w).dtype != np.int8 or np.asarray(w).ndim != 4:
+        raise cx.fail("weight must be a constant int8 OIHW initializer")
+    w = np.asarray(w)
+    s_w, z_w = cx.maybe_const(4), cx.maybe_const(5)
+    if s_w is None or z_w is None:
+        raise cx.fail("weight scale and zero point must be constant initializers")
+    s_w = np.asarray(s_w, np.float32).reshape(-1)
+    if s_w.size not in (1, w.shape[0]) or not (np.isfinite(s_w).all() and (s_w > 0).all()):
+        raise cx.fail(f"weight scale must be 1 or {w.shape[0]} positive values")
+    if np.any(np.asarray(z_w)):
+        raise cx.fail("weight zero points must be 0 (symmetric int8 weights)")
+    s_y, z_y = _scalar_q(cx, 6, "y", "uint8")
+    if int(cx.attr("group", 1)) != 1:
+        raise cx.fail("grouped QLinearConv is not supported")
+    o = w.shape[0]
+    bias = cx.maybe_const(8) if cx.has(8) else np.zeros(o, np.int32)
+    if bias is None or np.asarray(bias).dtype != np.int32:
+        raise cx.fail("bias must be a constant int32 initializer")
+    kernel = cx.ints("kernel_shape", list(w.shape[2:]), 2)
+    strides, pads, dilation = _window(cx, kernel, cx.imp.graph.shape(x)[2:])
+    requant = (np.float32(s_x) * np.broadcast_to(s_w, (o,))).astype(np.float32) / np.float32(s_y)
+    ins = [
+        x,
+        cx.param(f"{cx.name}.weight_q", w),
+        cx.param(f"{cx.name}.bias_q", np.asarray(bias).reshape(-1)),
+        cx.param(f"{cx.name}.requant", requant.astype(np.float32)),
+    ]
+    attrs = {"strides": strides, "padding": pads, "dilation": dilation, "data_zero_point": z_x}
+    attrs.update(out_dtype="uint8", out_zero_point=z_y, relu=False, residual=None)
+    cx.emit("qconv2d", ins, attrs, cx.outputs[0])
+
+
+HANDLERS = {
+    "QuantizeLinear": quantize_linear,
+    "DequantizeLinear": dequantize_linear,
+    "QLinearConv": qlinear_conv,
+}

@@ -8,8 +8,9 @@ What it does, in order:
    N seeded random ones) and record each activation's range, by min/max or a percentile;
    in global-scale mode (the VTA tutorial's `global_scale=8.0`) every range is [-g, g]
    (or [0, g] for a value that is never negative);
-2. pick the convs: groups 1, dilation 1, channel counts divisible by 4, an epilogue of
-   bias / residual add / ReLU in that order; skipped by name or by conv index, and the
+2. pick the convs: dense or depthwise, dilation 1, channel counts divisible by 4, an
+   epilogue of bias / residual add / ReLU or ReLU6 (a clip at 0; its upper bound becomes
+   an `out_max` on the output grid); skipped by name or by conv index, and the
    first conv stays float by default (as the tutorial's `skip_conv_layers=[0]`);
 3. rewrite: weights symmetric per output channel (int8, [-127, 127]), bias to int32 at
    scale s_x * s_w, activations asymmetric uint8; requantize, bias, ReLU and the residual
