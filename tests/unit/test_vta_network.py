@@ -238,7 +238,7 @@ def test_cli_tasks_lists_the_packed_convs(model_file, capsys):
     assert main(["tasks", model_file, "--target", "vta", "--quantize", "int8", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["tasks"]) == 10
-    assert {t["op"] for t in doc["tasks"]} == {"conv2d_packed"}
+    assert {(t["op"], t["dtype"]) for t in doc["tasks"]} == {("conv2d_packed", "int8")}
 
 
 def test_cli_tune_prints_top1_and_time(model_file, tmp_path, capsys):

@@ -71,14 +71,13 @@ def _packed(args: argparse.Namespace, graph, tgt: str) -> int:
     import sys
 
     from tunefarm.graph.ir import GraphError
+    from tunefarm.graph.passes.graph_pack import packed_tasks
     from tunefarm.recipe.packed import pack_for_target, print_packed_tasks
 
     try:
         packed = pack_for_target(graph, tgt, args.global_scale)
     except GraphError as exc:
         raise CommandError(str(exc)) from None
-    from tunefarm.graph.passes.graph_pack import packed_tasks
-
     tasks = packed_tasks(packed, tgt)
     if not args.json:
         print_packed_tasks(tasks, sys.stdout)
@@ -89,6 +88,7 @@ def _packed(args: argparse.Namespace, graph, tgt: str) -> int:
         "tasks": [
             {
                 "op": t.op,
+                "dtype": "int8",
                 "params": t.to_json()["params"],
                 "weight": n,
                 "workload_key": t.workload_key,
