@@ -153,6 +153,20 @@ def test_graph_pack_errors_name_the_problem(resnet):
         graph_pack(mobilenet)
 
 
+def test_tiny_weights_keep_the_bias_within_int32(resnet):
+    """Weights near zero would take a shift of 20+; the bias at that accumulator scale would
+    wrap int32, so the shift stops where the bias stays below 2**30."""
+    g = resnet.copy()
+    g.params = dict(g.params)
+    g.params["layer1.0.conv1.weight_bn"] = g.params["layer1.0.conv1.weight_bn"] * 1e-5
+    g.params["layer1.0.conv1.bias_bn"] = g.params["layer1.0.conv1.bias_bn"] + 100.0
+    packed = graph_pack(g)
+    conv = next(n for n in packed.nodes if n.name == "layer1.0.conv1")
+    bias = packed.params[conv.inputs[2]].astype(np.int64)
+    assert 2**29 <= np.abs(bias).max() < 2**30
+    assert (bias > 0).all()  # every bias ~ +100, none wrapped
+
+
 def test_packed_tasks_share_one_task_per_shape(packed):
     tasks = packed_tasks(packed, "vta")
     assert len(tasks) == 10 and sum(n for _, n in tasks) == 19

@@ -78,10 +78,14 @@ def pack_region(graph: Graph) -> tuple[int, int]:
     return first, stop
 
 
-def _weights(node: Node, w: np.ndarray) -> tuple[np.ndarray, int]:
-    """int8 weights at scale 2**-k with the largest k keeping them in [-127, 127]."""
+def _weights(node: Node, w: np.ndarray, act_k: int, bias: np.ndarray) -> tuple[np.ndarray, int]:
+    """int8 weights at scale 2**-k with the largest k keeping them in [-127, 127] and the bias,
+    at the accumulator's scale 2**-(act_k + k), within 2**30 (headroom in the int32 sum)."""
     peak = float(np.abs(w).max())
     k = 31 if peak == 0 else math.floor(math.log2(127.0 / peak))
+    top = float(np.abs(bias).max()) if bias.size else 0.0
+    while k > 0 and top * 2.0 ** (act_k + k) >= 2.0**30:
+        k -= 1
     if not 0 <= k <= 31:
         raise GraphError(f"{node.where()}: weights up to {peak:g} need a shift {k} outside [0, 31]")
     return np.clip(np.rint(w.astype(np.float64) * 2.0**k), -127, 127).astype(np.int8), k
@@ -131,14 +135,13 @@ class _Packer:
             why = "grouped or dilated"
         elif c % bi or o % bo:
             why = f"channels {c} -> {o} are not multiples of the blocks {bi}, {bo}"
-        elif epi not in (e for e in _EPILOGUES):
+        elif epi not in _EPILOGUES:
             why = f"epilogue {epi} has no packed form"
         if why:
             raise GraphError(f"graph_pack: {node.where()}: {why}")
-        wq, k = _weights(node, g.params[node.inputs[1]])
-        scale = 2.0 ** -(self.act_k + k)  # the accumulator's
         bias = g.params[node.inputs[2]] if "bias" in epi else np.zeros(o, np.float32)
-        bias_q = np.rint(bias.astype(np.float64) / scale).astype(np.int32)
+        wq, k = _weights(node, g.params[node.inputs[1]], self.act_k, bias)
+        bias_q = np.rint(bias.astype(np.float64) * 2.0 ** (self.act_k + k)).astype(np.int32)
         ins = [
             self.enter(node.inputs[0]),
             g.add_param(f"{node.name}.weight_packed", layouts.transform(wq, "OIHW", self.wlayout)),
