@@ -166,7 +166,19 @@ def run_packed_job(
     )
 
 
+def print_nodes(result: PackedJobResult, out: TextIO) -> None:
+    """Per packed conv: its shapes and its accelerator time untuned and tuned."""
+    print("packed conv                    data              weight          untuned    tuned",
+          file=out)  # fmt: skip
+    for k in result.kernels:
+        node, w = k["node"], k["workload"]
+        before, after = result.untuned.nodes[node] * 1e3, result.tuned.nodes[node] * 1e3
+        print(f"  {node:<28} {str(list(w['data'])):<17} {str(list(w['weight'])):<15} "
+              f"{before:7.3f}  {after:7.3f} ms", file=out)  # fmt: skip
+
+
 def print_result(result: PackedJobResult, clock_note: str, out: TextIO) -> None:
+    print_nodes(result, out)
     tuned_from = sum(k["source"] == "record" for k in result.kernels)
     print(f"compiled: {len(result.kernels)} packed conv(s), {tuned_from} with a tuned config",
           file=out)  # fmt: skip
