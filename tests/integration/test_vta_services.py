@@ -6,6 +6,7 @@ time of the candidate's program at the config's clock."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -99,3 +100,49 @@ def test_a_vta_agent_tunes_a_packed_conv(app, tuner_name):
         default = registry.default_config(TASK).as_dict()
         sim, _ = simulate(lower_conv2d_packed(workload(TASK), default, hw), Simulator(hw))
         assert tuner.best_cost <= hw.seconds(sim.cycles)
+
+
+def test_the_tutorials_network_flow_through_a_vta_agent(app, tmp_path):
+    """Quantized, packed resnet-18 (64x64): its packed convs tuned on the vta agent with a
+    small budget, compiled with the agent's best records and run split CPU + simulator; the
+    output equals the int8 CPU reference bit for bit."""
+    from tunefarm.distributed.remote import CeleryBuilder, CeleryRunner
+    from tunefarm.frontend import zoo
+    from tunefarm.frontend.models import load_model
+    from tunefarm.recipe.packed import PackedJobOptions, run_packed_job
+    from tunefarm.tune.records import load_records
+    from tunefarm.tune.tuner import MeasureOption
+
+    graph = load_model(zoo.build("resnet-18", image_size=64))[1]
+    settings = MeasureSettings(repeat=1, min_repeat_ms=0, timeout_s=60)
+    option = MeasureOption(CeleryBuilder(app), CeleryRunner(app, KEY, settings))
+    opts = PackedJobOptions(target="vta", trials=20, tuner="random", trials_per_round=10)
+    log = str(tmp_path / "r18.jsonl")
+    with open(tmp_path / "out.txt", "w") as out:
+        result = run_packed_job(graph, opts, log, out=out, remote=(option, KEY))
+    records = load_records(log)
+    assert len(records) == 20 and {r.device_key for r in records} == {KEY}
+    assert sum(k["source"] == "record" for k in result.kernels) >= 1
+    assert result.exact
+    assert result.top1 == result.float_top1
+
+
+def test_the_cli_tunes_a_network_through_the_vta_agent(
+    services, app, tmp_path, monkeypatch, capsys
+):
+    """`tunefarm tune MODEL --target vta --quantize int8 --key KEY`: the packed convs measured
+    by the agent, the network run here, bit-exact; a key with no vta agent is refused."""
+    from tunefarm.frontend import zoo
+
+    for name in ("TUNEFARM_BROKER_URL", "TUNEFARM_REDIS_URL", "TUNEFARM_PREFIX"):
+        monkeypatch.setenv(name, services.env[name])
+    model = tmp_path / "r18.onnx"
+    zoo.save("resnet-18", str(model), image_size=64)
+    log = tmp_path / "r.jsonl"
+    argv = ["tune", str(model), "--target", "vta", "--quantize", "int8", "--trials", "10",
+            "--tuner", "random", "--trials-per-round", "10", "--log", str(log)]  # fmt: skip
+    assert main([*argv, "--key", KEY]) == 0
+    assert "equal bit for bit" in capsys.readouterr().out
+    assert {json.loads(line)["device_key"] for line in log.read_text().splitlines()} == {KEY}
+    assert main([*argv, "--key", "nobody"]) == 2
+    assert "no live agent of that key serves vta" in capsys.readouterr().err

@@ -147,7 +147,7 @@ def test_dynamic_dim_needs_input_shape(tmp_path, capsys) -> None:
         ),
         (
             ["compile", "zoo:resnet-18", "-o", "x.tfa", "--target", "vta"],
-            "--target 'vta': the vta backend runs packed int8 convs (op conv2d_packed) only",
+            "--target 'vta': the vta backend runs networks quantized to int8 and packed",
         ),
         (
             [

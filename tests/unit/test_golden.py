@@ -160,6 +160,11 @@ VTA_CASES: dict[str, tuple[Task, dict]] = {
         Task.make("conv2d_packed", target="vta -config=1x32x32", **PACKED),
         {},
     ),
+    # a network's conv: bias loaded into the accumulator and added by the ALU, two threads
+    "conv2d_packed_bias": (
+        Task.make("conv2d_packed", target="vta", **PACKED, bias=True, shift=10, clip=(-128, 127)),
+        {"tile_h": (2, 7), "tile_co": (2, 1), "oc_nthread": 2},
+    ),
 }
 CASES.update({("vta", name): case for name, case in VTA_CASES.items()})
 # vta kernels are programs: their golden file is the listing (`program.disassemble`)

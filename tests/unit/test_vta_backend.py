@@ -44,6 +44,9 @@ SMALL = [
     conv_task((1, 32, 9, 7), (32, 32, 3, 3), padding=1, shift=9, clip=(-128, 127)),
     conv_task((1, 48, 11, 13), (16, 48, 3, 3), strides=2, padding=(0, 1, 2, 1), shift=10),
     conv_task((2, 16, 5, 5), (32, 16, 1, 1)),
+    # with a bias (a network's folded batch norm): loaded into the accumulator, added by the ALU
+    conv_task((1, 32, 9, 7), (48, 32, 3, 3), padding=1, shift=9, clip=(-128, 127), bias=True),
+    conv_task((2, 32, 6, 6), (32, 32, 1, 1), strides=2, shift=8, clip=(-128, 127), bias=True),
 ]
 
 
@@ -104,7 +107,8 @@ def test_network_commands_refuse_vta_up_front(argv, capsys, tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)
     assert main([argv[0], "zoo:resnet-18", "--target", "vta", *argv[1:]]) == 2
     err = capsys.readouterr().err
-    assert "--target 'vta': the vta backend runs packed int8 convs" in err
+    assert "--target 'vta': the vta backend runs networks quantized to int8 and packed" in err
+    assert "--quantize int8" in err
     assert "Traceback" not in err
 
 

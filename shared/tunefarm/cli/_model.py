@@ -41,15 +41,45 @@ def add_model_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch", type=number(int, 1), default=1, help="batch size of zoo models")
 
 
-def target(args: argparse.Namespace) -> str:
-    """The canonical --target, of a backend that compiles whole networks."""
-    from tunefarm.backends import network_target_error
+def add_packed_arguments(p: argparse.ArgumentParser) -> None:
+    """--quantize int8 and --global-scale of the packed (VTA) network flow."""
+    p.add_argument(
+        "--quantize",
+        choices=("int8",),
+        help="with --target vta: quantize the network's body to int8 with power-of-two "
+        "scales and pack it for the accelerator (graph_pack), as the VTA tutorial",
+    )
+    p.add_argument(
+        "--global-scale",
+        type=number(float, 0.0, strict=True),
+        default=8.0,
+        help="activation range [-g, g] of the packed flow, g / 128 a power of two (default 8)",
+    )
+
+
+def target(args: argparse.Namespace, packed_ok: bool = False) -> str:
+    """The canonical --target, of a backend that compiles whole networks (or, where the
+    command runs the packed flow, `packed_ok`, one that packs them with --quantize int8)."""
+    from tunefarm.backends import get_backend, network_target_error
 
     parsed = checked_target(args.target)
     problem = network_target_error(parsed.kind)
+    packs = hasattr(get_backend(parsed.kind), "pack_blocks")
+    if packed_ok and packs and getattr(args, "quantize", None) == "int8":
+        return str(parsed)
     if problem:
         raise CommandError(f"--target {str(parsed)!r}: {problem}")
     return str(parsed)
+
+
+def packed_flow(args: argparse.Namespace, tgt: str) -> bool:
+    """Whether a network command runs the packed flow: --quantize int8 on a target whose
+    backend packs networks (vta); other targets quantize their own way (the int8 pass)."""
+    from tunefarm.backends import get_backend, parse_target
+
+    if getattr(args, "quantize", None) != "int8":
+        return False
+    return hasattr(get_backend(parse_target(tgt).kind), "pack_blocks")
 
 
 def load(args: argparse.Namespace) -> tuple[Any, Any]:

@@ -2,6 +2,7 @@
 
     tunefarm tasks model.onnx --target "cpu -isa=avx512"
     tunefarm tasks zoo:resnet-18 --json > resnet18_tasks.json   # input of tune-tasks
+    tunefarm tasks zoo:resnet-18 --target vta --quantize int8   # the packed convs (graph_pack)
 
 The tasks are the distinct fused conv2d/dense subgraphs of the optimised graph; the weight is
 how often each occurs. `--json` prints the TASKS.json document `tunefarm tune-tasks` reads.
@@ -12,8 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from tunefarm.cli import CommandError
 from tunefarm.cli._args import add_target_argument
-from tunefarm.cli._model import add_model_arguments, load, target
+from tunefarm.cli._model import add_model_arguments, add_packed_arguments, load, packed_flow, target
 
 HELP = "print the tuning tasks of a network (ONNX file or zoo model)"
 
@@ -21,6 +23,7 @@ HELP = "print the tuning tasks of a network (ONNX file or zoo model)"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_model_arguments(p)
     add_target_argument(p)
+    add_packed_arguments(p)
     p.add_argument("--json", action="store_true", help="print a TASKS.json document")
 
 
@@ -28,8 +31,15 @@ def run(args: argparse.Namespace) -> int:
     from tunefarm.graph.extract import extract_tasks
     from tunefarm.recipe import print_tasks
 
-    tgt = target(args)
+    tgt = target(args, packed_ok=True)
     _, graph = load(args)
+    if packed_flow(args, tgt):
+        return _packed(args, graph, tgt)
+    if args.quantize:
+        raise CommandError(
+            f"--quantize int8 here is the packed flow of the vta target, not {tgt!r}; the "
+            "int8 CPU tasks come with `tunefarm tune MODEL --quantize int8`"
+        )
     tasks = extract_tasks(graph, tgt)
     if args.json:
         doc = {
@@ -53,4 +63,38 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=2))
     else:
         print_tasks(tasks, graph)
+    return 0
+
+
+def _packed(args: argparse.Namespace, graph, tgt: str) -> int:
+    """The packed convs of the graph_pack'ed network, as a table or a TASKS.json."""
+    import sys
+
+    from tunefarm.graph.ir import GraphError
+    from tunefarm.graph.passes.graph_pack import packed_tasks
+    from tunefarm.recipe.packed import pack_for_target, print_packed_tasks
+
+    try:
+        packed = pack_for_target(graph, tgt, args.global_scale)
+    except GraphError as exc:
+        raise CommandError(str(exc)) from None
+    tasks = packed_tasks(packed, tgt)
+    if not args.json:
+        print_packed_tasks(tasks, sys.stdout)
+        return 0
+    doc = {
+        "network": graph.name,
+        "target": tgt,
+        "tasks": [
+            {
+                "op": t.op,
+                "dtype": "int8",
+                "params": t.to_json()["params"],
+                "weight": n,
+                "workload_key": t.workload_key,
+            }
+            for t, n in tasks
+        ],
+    }
+    print(json.dumps(doc, indent=2))
     return 0

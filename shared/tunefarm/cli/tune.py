@@ -2,13 +2,17 @@
 
     tunefarm tune zoo:resnet-18 --target cpu --trials 2000 --tuner xgb --log r18.jsonl
     tunefarm tune model.onnx --input-shape data:1,3,224,224 --trials 500 --log m.jsonl -o m.tfa
+    tunefarm tune zoo:resnet-18 --target vta --quantize int8 --trials 200 --log r18_vta.jsonl
 
 Runs the library's network job (`tunefarm.recipe.run_job`): extracts the tasks (printing
 their table), tunes them with the task scheduler under one trial budget (printing its table
 each round; the log makes the run resumable with --resume), compiles the network with the
 best records, keeps each task's fastest of its --select-top best inside the network, checks
 the output against ONNX Runtime on a random input, times tuned, untuned and ONNX Runtime, and
-hands back the faster of tuned and untuned. This module only parses and prints.
+hands back the faster of tuned and untuned. With `--target vta --quantize int8` it runs the
+VTA tutorial's flow instead (`tunefarm.recipe.packed`): graph_pack, tune the packed convs,
+compile with the best records, run split between the CPU and the simulated accelerator,
+print the top-1 class and the time. This module only parses and prints.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from tunefarm.cli._args import (
     measure_settings,
     number,
 )
-from tunefarm.cli._model import add_model_arguments, load, target
+from tunefarm.cli._model import add_model_arguments, load, packed_flow, target
 from tunefarm.cli.compile import add_select_argument, report_choices
 from tunefarm.cli.quantize import add_quantize_arguments
 
@@ -62,10 +66,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the tuners and the check input")
     p.add_argument("--json", action="store_true", help="print the result as JSON (tables: stderr)")
     p.add_argument(
+        "--key",
+        metavar="KEY",
+        help="with --target vta --quantize int8: measure through the services, on the agents "
+        "of this device key (`tunefarm agent --key KEY --target vta`; Redis from the "
+        "environment)",
+    )
+    p.add_argument(
         "--quantize",
         choices=("int8",),
         help="quantize to int8 first (options below) and tune the int8 tasks; the check "
-        f"against ONNX Runtime's float output then allows {INT8_TOLERANCE:g} (relative)",
+        f"against ONNX Runtime's float output then allows {INT8_TOLERANCE:g} (relative). "
+        "With --target vta: the VTA tutorial's flow (power-of-two scales, graph_pack, "
+        "--global-scale default 8)",
     )
     add_quantize_arguments(p)
 
@@ -107,8 +120,10 @@ def run(args: argparse.Namespace) -> int:
     from tunefarm.recipe import TOLERANCE, JobOptions, RecipeError, run_job
     from tunefarm.runtime.artifact import ArtifactError
 
-    tgt = target(args)
+    tgt = target(args, packed_ok=True)
     model, graph = load(args)
+    if packed_flow(args, tgt):
+        return _packed(args, graph, tgt)
     out = sys.stderr if args.json else sys.stdout
     quant = None
     if args.quantize:
@@ -158,3 +173,57 @@ def run(args: argparse.Namespace) -> int:
             doc["quantization"] = quant
         print(json.dumps(doc, indent=2, default=str))
     return 0 if ok else 1
+
+
+def _packed(args: argparse.Namespace, graph, tgt: str) -> int:
+    """The VTA tutorial's flow; 0 if the network equals its int8 CPU reference bit for bit."""
+    from tunefarm.backends import get_backend, parse_target
+    from tunefarm.graph.ir import GraphError
+    from tunefarm.recipe.packed import PackedJobOptions, print_result, run_packed_job
+
+    out = sys.stderr if args.json else sys.stdout
+    options = PackedJobOptions(
+        target=tgt,
+        trials=args.trials,
+        tuner=args.tuner,
+        strategy=args.strategy,
+        early_stopping=args.early_stopping,
+        settings=measure_settings(args),
+        trials_per_round=args.trials_per_round or 16,
+        global_scale=args.global_scale or 8.0,
+        seed=args.seed,
+    )
+    remote = _remote(args, tgt, options.settings) if args.key else None
+    print(graph.summary(), file=out)
+    try:
+        result = run_packed_job(graph, options, args.log, args.resume, out, remote)
+    except GraphError as exc:
+        raise CommandError(str(exc)) from None
+    parsed = parse_target(tgt)
+    clock = getattr(get_backend(parsed.kind), "clock_note", lambda t: "simulated")(parsed)
+    print_result(result, clock, out)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2, default=str))
+    return 0 if result.exact else 1
+
+
+def _remote(args: argparse.Namespace, tgt: str, settings) -> tuple:
+    """(MeasureOption over Celery to the agents of --key, the key); CommandError if no live
+    agent of that key serves the target."""
+    from tunefarm.backends import parse_target
+    from tunefarm.cli._services import config
+    from tunefarm.distributed.celery_app import make_app
+    from tunefarm.distributed.remote import CeleryBuilder, CeleryRunner
+    from tunefarm.distributed.tracker import Tracker
+    from tunefarm.tune.tuner import MeasureOption
+
+    cfg = config()
+    served = Tracker(cfg).targets().get(args.key, set())
+    kind = parse_target(tgt).kind
+    if not any(parse_target(t).kind == kind for t in served):
+        raise CommandError(
+            f"--key {args.key!r}: no live agent of that key serves {kind} (serving: "
+            f"{sorted(served) or 'none'}); start `tunefarm agent --key {args.key} --target {tgt}`"
+        )
+    app = make_app(cfg)
+    return MeasureOption(CeleryBuilder(app), CeleryRunner(app, args.key, settings)), args.key

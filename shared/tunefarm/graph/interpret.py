@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from tunefarm.graph import quant_ops
+from tunefarm.graph import packed_ops, quant_ops
 from tunefarm.graph.ir import OPS, Graph, GraphError, Node
 from tunefarm.ir import layouts
 from tunefarm.ir import reference as R
@@ -149,6 +149,7 @@ KERNELS: dict[str, Kernel] = {
         layouts.transform(a[0], node.attrs["src"], node.attrs["dst"])
     ],
     **{op: quant_ops.kernel for op in quant_ops.QUANT_OPS},
+    **{op: packed_ops.kernel for op in packed_ops.PACKED_OPS},
 }
 assert set(KERNELS) == set(OPS), "every graph op needs an interpreter kernel"
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.graph import quant_ops
+from tunefarm.graph import packed_ops, quant_ops
 from tunefarm.graph.ir import OPS, Graph, GraphError, Node, Value
 from tunefarm.ir import layouts
 from tunefarm.ir import reference as R
@@ -407,6 +407,7 @@ RULES: dict[str, Rule] = {
     "reduce_mean": _reduce_mean,
     "layout_transform": _layout_transform,
     **{op: quant_ops.shape_rule for op in quant_ops.QUANT_OPS},
+    **{op: packed_ops.shape_rule for op in packed_ops.PACKED_OPS},
 }
 assert set(RULES) == set(OPS), "every graph op needs a shape rule"
 

@@ -105,14 +105,6 @@ class Template:
     def space(self, task: Task, target: Target) -> ConfigSpace:
         raise NotImplementedError
 
-    def random_inputs(self, task: Task, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        """Seeded logical inputs for measurements and tests: uniform [-1, 1) float32; a
-        template of integer kernels overrides this with values of its dtypes."""
-        return {
-            name: rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
-            for name, shape in self.logical_inputs(task)
-        }
-
     def preferred(self, task: Task, space: ConfigSpace, target: Target) -> dict[str, Any]:
         """Knob values of the untuned default config (others: entity 0)."""
         return {}

@@ -38,13 +38,13 @@ class VtaBackend:
     # Its device is a simulator running on the host: `tunefarm op` and local tuning measure
     # on this machine, as for the CPU, no agent needed.
     simulated = True
-    # Networks reach VTA quantized to int8 and packed (graph_pack), which tunefarm cannot do
-    # yet: network commands and jobs are refused up front with this note.
+    # Networks reach VTA quantized to int8 and packed (graph_pack): `tunefarm tasks` and
+    # `tunefarm tune` do it with `--quantize int8`; the other network commands and REST jobs
+    # are refused up front with this note.
     network_note = (
-        "the vta backend runs packed int8 convs (op conv2d_packed) only: compiling a whole "
-        "network needs int8 quantization and graph packing, not available yet; tune the "
-        "packed convs with `tunefarm op conv2d_packed` or `tunefarm tune-tasks` "
-        "(examples/resnet18_vta_tasks.json)"
+        "the vta backend runs networks quantized to int8 and packed (graph_pack): use "
+        "`tunefarm tasks|tune MODEL --target vta --quantize int8`; compiling a network "
+        "artifact and REST network jobs for vta are not available yet"
     )
 
     def __init__(self) -> None:
@@ -61,6 +61,16 @@ class VtaBackend:
         if found is None:
             raise TaskError(f"unknown op {task.op!r}; vta ops: {', '.join(self.ops())}")
         return found
+
+    def pack_blocks(self, target: Target) -> tuple[int, int, int]:
+        """(batch, block_in, block_out) of the target's hardware config: the blocked layouts
+        graph_pack packs a network into."""
+        hw = vta_target.hw_config(target)
+        return (hw.batch, hw.block_in, hw.block_out)
+
+    def clock_note(self, target: Target) -> str:
+        """How network times are given: simulated at the config's clock."""
+        return f"accelerator simulated at {vta_target.hw_config(target).clock_mhz:g} MHz"
 
     def anchor_variants(self, task: Task) -> list[Task]:
         """A packed conv runs as it is: the network is packed before its tasks are made."""

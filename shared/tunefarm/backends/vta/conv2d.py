@@ -10,7 +10,8 @@ For each group the program is
                  and weight tile (one 2-D DMA)             (waits for the GEMM that last used
                                                             the slot, pushes to compute)
         compute: GEMM over the tile                        (pops the load, pushes to load)
-    compute: ALU  acc >> shift, min(hi), max(lo)           (pushes to store)
+    compute: [LOAD bias into the accumulator, ALU acc += bias]
+             ALU  acc >> shift, min(hi), max(lo)           (pushes to store)
     store:   one 2-D DMA per batch and channel block       (pops compute, pushes to compute)
 
 Step k (counting (group, ci0, thread) in program order) uses buffer slot k mod T, so the
@@ -39,8 +40,8 @@ from tunefarm.backends.vta.simulator import SimResult, Simulator
 class LoweredConv2d:
     """A ready-to-run program: instructions, micro-ops and where each tensor lives in DRAM.
 
-    DRAM regions: "data" and "weight" (packed int8 inputs), "uops" (uint32 micro-ops),
-    "output" (packed int8 result).
+    DRAM regions: "data" and "weight" (packed int8 inputs), "bias" (int32, if the workload
+    has one), "uops" (uint32 micro-ops), "output" (packed int8 result).
     """
 
     workload: Conv2dWorkload
@@ -56,13 +57,17 @@ class LoweredConv2d:
         """The instruction stream in the simulator's binary layout."""
         return self._words
 
-    def dram(self, data: np.ndarray | None = None, weight: np.ndarray | None = None) -> np.ndarray:
+    def dram(
+        self,
+        data: np.ndarray | None = None,
+        weight: np.ndarray | None = None,
+        bias: np.ndarray | None = None,
+    ) -> np.ndarray:
         """A DRAM image holding the micro-ops and the given packed inputs (zeros if None)."""
         arrays = {"uops": isa.encode_uops(self.uops)}
-        if data is not None:
-            arrays["data"] = data
-        if weight is not None:
-            arrays["weight"] = weight
+        for name, value in (("data", data), ("weight", weight), ("bias", bias)):
+            if value is not None:
+                arrays[name] = value
         return self.layout.pack(arrays)
 
     def output(self, dram: np.ndarray) -> np.ndarray:
@@ -84,9 +89,12 @@ class _Emitter:
             "output": layout.element_base("output", hw.elem_bytes("out")),
             "uops": layout.element_base("uops", hw.elem_bytes("uop")),
         }
+        if wl.bias:
+            self.base["bias"] = layout.element_base("bias", hw.elem_bytes("acc"))
         elems = t.slot_elems(wl)
         self.slot = {name: elems[name] for name in ("inp", "wgt", "acc")}
         self.uop_slot = elems["uop"]
+        self.bias_sram = t.threads * elems["acc"]  # after every thread's accumulator slot
 
     def emit(self, insn: isa.Insn) -> None:
         self.insns.append(insn)
@@ -162,9 +170,26 @@ class _Emitter:
             pop_prev=True, push_prev=push_load,
         ))  # fmt: skip
 
-    def requantize(self, thread: int) -> None:
-        """acc >> shift, min(clip_hi), max(clip_lo); the last tells store the tile is ready."""
+    def add_bias(self, thread: int, tile: tuple[int, ...]) -> None:
+        """Load the tile's bias (one accumulator element per batch and co block) behind
+        every slot, then acc += bias, the bias index following (batch, co) only. The compute
+        module runs both in order, so the shared bias area needs no tokens."""
+        t = self.t
+        co0 = tile[1]
+        for b in range(t.b_in):
+            sram, dram = self.bias_sram + b * t.co_in, self.base["bias"] + co0 * t.co_in
+            self.emit(isa.Load(Buffer.ACC, sram, dram, 1, t.co_in, t.co_in))
+        loops = self._elementwise(thread)
+        begin = loops["uop_end"]
+        loops.update(uop_begin=begin, uop_end=begin + t.tw, src_factor_out=1, src_factor_in=0)
+        self.emit(isa.Alu(AluOp.ADD, **loops, use_imm=False))
+
+    def requantize(self, thread: int, tile: tuple[int, ...]) -> None:
+        """[acc += bias,] acc >> shift, min(clip_hi), max(clip_lo); the last tells store the
+        tile is ready."""
         wl, loops = self.wl, self._elementwise(thread)
+        if wl.bias:
+            self.add_bias(thread, tile)
         self.emit(isa.Alu(AluOp.SHR, **loops, use_imm=True, imm=wl.shift))
         self.emit(isa.Alu(AluOp.MIN, **loops, use_imm=True, imm=wl.clip_hi))
         self.emit(isa.Alu(AluOp.MAX, **loops, use_imm=True, imm=wl.clip_lo, push_next=True))
@@ -198,8 +223,8 @@ class _Emitter:
                 for thread in range(t.threads):
                     self.gemm(thread, push_load=step + thread + t.threads < total_steps)
                 step += t.threads
-            for thread in range(t.threads):
-                self.requantize(thread)
+            for thread, tile in enumerate(tiles):
+                self.requantize(thread, tile)
             for thread, tile in enumerate(tiles):
                 self.stores(thread, tile, push_compute=g + 1 < len(groups))
         self.emit(isa.Finish())
@@ -237,6 +262,9 @@ def _uop_kernels(wl: Conv2dWorkload, t: Tiling) -> list[isa.Uop]:
                                 )
                             )
         uops.extend(isa.Uop(acc0 + ow, acc0 + ow, 0) for ow in range(t.tw))
+        if wl.bias:  # acc[column] += bias (the bias element's index comes from the loops)
+            bias0 = t.threads * elems["acc"]
+            uops.extend(isa.Uop(acc0 + ow, bias0, 0) for ow in range(t.tw))
     return uops
 
 
@@ -248,22 +276,21 @@ def lower_conv2d_packed(
     tiling = plan(wl, knobs, hw)
     uops = _uop_kernels(wl, tiling)
     align = max(hw.elem_bytes(b) for b in ("inp", "wgt", "acc", "out", "uop"))
-    layout = DramLayout.build(
-        [
-            ("data", wl.data_shape(hw), "int8"),
-            ("weight", wl.weight_shape(hw), "int8"),
-            ("uops", (len(uops),), "<u4"),
-            ("output", wl.out_shape(hw), "int8"),
-        ],
-        align=align,
-    )
+    regions = [("data", wl.data_shape(hw), "int8"), ("weight", wl.weight_shape(hw), "int8")]
+    if wl.bias:
+        regions.append(("bias", wl.bias_shape(hw), "<i4"))
+    regions += [("uops", (len(uops),), "<u4"), ("output", wl.out_shape(hw), "int8")]
+    layout = DramLayout.build(regions, align=align)
     insns = tuple(_Emitter(wl, tiling, hw, layout, len(uops)).program())
     return LoweredConv2d(wl, hw, dict(knobs), tiling, insns, tuple(uops), layout, isa.encode(insns))
 
 
-def conv2d_packed_reference(data: np.ndarray, weight: np.ndarray, wl: Conv2dWorkload) -> np.ndarray:
-    """numpy oracle: int8 conv -> int32 (wrapping) -> >> shift -> clip -> int8, in the packed
-    layouts (data NCHW{b}n{i}c, weight OIHW{o}o{i}i, output NCHW{b}n{o}c)."""
+def conv2d_packed_reference(
+    data: np.ndarray, weight: np.ndarray, wl: Conv2dWorkload, bias: np.ndarray | None = None
+) -> np.ndarray:
+    """numpy oracle: int8 conv -> int32 (wrapping) [+ bias (O,) int32, wrapping] -> >> shift
+    -> clip -> int8, in the packed layouts (data NCHW{b}n{i}c, weight OIHW{o}o{i}i, output
+    NCHW{b}n{o}c)."""
     nb, icb, h, w, bn, bi = data.shape
     ocb, _, kh, kw, bo, _ = weight.shape
     x = data.transpose(0, 4, 1, 5, 2, 3).reshape(nb * bn, icb * bi, h, w).astype(np.float64)
@@ -277,7 +304,10 @@ def conv2d_packed_reference(data: np.ndarray, weight: np.ndarray, wl: Conv2dWork
     cols = win.transpose(0, 2, 3, 1, 4, 5).reshape(nb * bn * oh * ow, -1)
     # float64 is exact here: |sum| < 2**53 for any int8 conv a buffer could hold
     acc = (cols @ k.reshape(ocb * bo, -1).astype(np.float64).T).astype(np.int64)
-    acc = acc.astype(np.int32) >> wl.shift
+    acc = acc.astype(np.int32)
+    if bias is not None:
+        acc = (acc.astype(np.int64) + bias.reshape(-1).astype(np.int64)).astype(np.int32)
+    acc = acc >> wl.shift
     out = np.clip(acc, wl.clip_lo, wl.clip_hi).astype(np.int8)
     out = out.reshape(nb, bn, oh, ow, ocb, bo).transpose(0, 4, 2, 3, 1, 5)
     return np.ascontiguousarray(out)

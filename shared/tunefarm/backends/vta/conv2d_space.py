@@ -38,7 +38,9 @@ class FitError(ValueError):
 @dataclass(frozen=True)
 class Conv2dWorkload:
     """A packed int8 conv2d: NCHW1n16c data, OIHW16o16i weights, int8 out after the ALU's
-    requantization `clip(acc >> shift, clip_lo, clip_hi)` (the tutorial uses 8, 0, 127).
+    requantization `clip((acc [+ bias]) >> shift, clip_lo, clip_hi)` (the tutorial uses 8,
+    0, 127). With `bias`, an int32 per-output-channel bias is loaded into the accumulator
+    buffer and added by the ALU before the shift (a network's folded batch norm).
 
     Shapes are logical (channels, not channel blocks); padding is (top, left, bottom, right).
     """
@@ -59,6 +61,7 @@ class Conv2dWorkload:
     shift: int = 8
     clip_lo: int = 0
     clip_hi: int = 127
+    bias: bool = False
 
     @classmethod
     def from_tutorial(cls, row: tuple[int, ...], **kwargs: Any) -> Conv2dWorkload:
@@ -96,6 +99,11 @@ class Conv2dWorkload:
     def weight_shape(self, hw: VTAConfig) -> tuple[int, ...]:
         _, icb, ocb = self.blocks(hw)
         return (ocb, icb, self.kernel_h, self.kernel_w, hw.block_out, hw.block_in)
+
+    def bias_shape(self, hw: VTAConfig) -> tuple[int, ...]:
+        """The bias in DRAM: one accumulator element (batch x block_out int32) per output
+        channel block, its batch rows equal."""
+        return (self.out_channels // hw.block_out, hw.batch, hw.block_out)
 
     def out_shape(self, hw: VTAConfig) -> tuple[int, ...]:
         nb, _, ocb = self.blocks(hw)
@@ -155,8 +163,13 @@ class Tiling:
             "inp": self.b_in * self.ci_in * self.rows * self.cols,
             "wgt": self.co_in * self.ci_in * kk,
             "acc": self.b_in * self.co_in * self.th * self.tw,
-            "uop": self.gemm_uops(wl) + self.tw,
+            "uop": self.gemm_uops(wl) + self.tw * (2 if wl.bias else 1),
         }
+
+    def bias_elems(self, wl: Conv2dWorkload) -> int:
+        """Accumulator elements the bias of one tile takes (shared by the threads: the
+        compute module loads it just before each thread's add)."""
+        return self.b_in * self.co_in if wl.bias else 0
 
     def gemm_uops(self, wl: Conv2dWorkload) -> int:
         """Micro-ops of one thread's GEMM kernel: (batch, ci, kh, kw, column)."""
@@ -201,13 +214,14 @@ def plan(wl: Conv2dWorkload, knobs: Mapping[str, Any], hw: VTAConfig) -> Tiling:
     wl.check(hw)
     tiling = _tiling(wl, knobs, hw)
     for buffer, elems in tiling.slot_elems(wl).items():
-        need = tiling.threads * elems
+        need = tiling.threads * elems + (tiling.bias_elems(wl) if buffer == "acc" else 0)
         if need > hw.depth(buffer):
             eb = hw.elem_bytes(buffer)
             raise FitError(
                 f"conv2d_packed config does not fit the {buffer} buffer: it needs "
                 f"{need * eb} bytes ({tiling.threads} thread(s) x {elems} elements x {eb} "
-                f"bytes), the {hw.name} config has {hw.buffer_bytes(buffer)}",
+                f"bytes{', and the bias' if buffer == 'acc' and wl.bias else ''}), "
+                f"the {hw.name} config has {hw.buffer_bytes(buffer)}",
                 buffer,
                 need * eb,
                 hw.buffer_bytes(buffer),

@@ -2,7 +2,8 @@
 
 A task's params are logical, as for the CPU's conv2d: `data` (N, C, H, W) and `weight`
 (O, C, KH, KW), both int8, with `strides`, `padding`, and the requantization `shift` and
-`clip` (lo, hi) that the ALU applies before the int8 store (the tutorial's 8 and (0, 127)).
+`clip` (lo, hi) that the ALU applies before the int8 store (the tutorial's 8 and (0, 127));
+`bias: true` adds a third input, an int32 bias per output channel, added before the shift.
 The kernel's layouts are the accelerator's: data NCHW{b}n{i}c, weight OIHW{o}o{i}i and output
 NCHW{b}n{o}c, blocked by the target's hardware config; the packers here convert.
 
@@ -25,11 +26,22 @@ from tunefarm.backends.vta.conv2d_space import Conv2dWorkload, config_space, def
 from tunefarm.backends.vta.target import hw_config
 from tunefarm.ir import tensor as te
 from tunefarm.schedule.space import ConfigSpace
-from tunefarm.schedule.template import KernelDef, Template, as_padding, as_pair, io_key
+from tunefarm.schedule.template import (
+    INT8,
+    InputSpec,
+    KernelDef,
+    Template,
+    as_padding,
+    as_pair,
+    io_key,
+)
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
 
 OP = "conv2d_packed"
+# Random biases for measurements: large enough to move every output, small enough that the
+# accumulator never wraps on the shapes tested.
+BIAS = InputSpec("int32", -(2**16), 2**16)
 
 
 def workload(task: Task) -> Conv2dWorkload:
@@ -52,7 +64,12 @@ def workload(task: Task) -> Conv2dWorkload:
     shift = a.get("shift", 8)
     if isinstance(shift, bool) or not isinstance(shift, int):
         raise TaskError(f"{OP}: shift must be an integer, got {shift!r}")
-    return Conv2dWorkload(n, c, h, w, o, kh, kw, sh, sw, top, left, bottom, right, shift, lo, hi)
+    bias = a.get("bias", False)
+    if not isinstance(bias, bool):
+        raise TaskError(f"{OP}: bias must be true or false, got {bias!r}")
+    return Conv2dWorkload(
+        n, c, h, w, o, kh, kw, sh, sw, top, left, bottom, right, shift, lo, hi, bias
+    )
 
 
 def checked_workload(task: Task, hw: VTAConfig) -> Conv2dWorkload:
@@ -88,20 +105,27 @@ def pack_output(y: np.ndarray, hw: VTAConfig) -> np.ndarray:
     return _blocked(y, hw.batch, hw.block_out)
 
 
+def pack_bias(b: np.ndarray, hw: VTAConfig) -> np.ndarray:
+    """(O,) int32 -> (O/block_out, batch, block_out): one accumulator element per block."""
+    blocks = b.astype(np.int32).reshape(-1, 1, hw.block_out)
+    return np.ascontiguousarray(np.repeat(blocks, hw.batch, axis=1))
+
+
 def unpack_output(y: np.ndarray) -> np.ndarray:
     """NCHW{b}n{o}c -> NCHW."""
     nb, ocb, oh, ow, b, bo = y.shape
     return np.ascontiguousarray(y.transpose(0, 4, 1, 5, 2, 3).reshape(nb * b, ocb * bo, oh, ow))
 
 
-def reference_nchw(data: np.ndarray, weight: np.ndarray, wl: Conv2dWorkload) -> np.ndarray:
-    """The op in logical layouts: int8 conv, int32 accumulation, >> shift, clip, int8 (the
-    packed oracle with one block holding every channel, so no hardware config is needed)."""
-    return unpack_output(
-        conv2d_packed_reference(
-            _blocked(data, 1, data.shape[1]), _blocked(weight, weight.shape[0], weight.shape[1]), wl
-        )
-    )
+def reference_nchw(
+    data: np.ndarray, weight: np.ndarray, wl: Conv2dWorkload, bias: np.ndarray | None = None
+) -> np.ndarray:
+    """The op in logical layouts: int8 conv, int32 accumulation, + bias, >> shift, clip, int8
+    (the packed oracle with one block holding every channel, so no hardware config is
+    needed)."""
+    packed_data = _blocked(data, 1, data.shape[1])
+    packed_weight = _blocked(weight, weight.shape[0], weight.shape[1])
+    return unpack_output(conv2d_packed_reference(packed_data, packed_weight, wl, bias))
 
 
 class Conv2dPacked(Template):
@@ -115,24 +139,22 @@ class Conv2dPacked(Template):
 
     def logical_inputs(self, task: Task) -> list[tuple[str, tuple[int, ...]]]:
         wl = workload(task)
-        return [
+        inputs = [
             ("data", (wl.batch, wl.in_channels, wl.height, wl.width)),
             ("weight", (wl.out_channels, wl.in_channels, wl.kernel_h, wl.kernel_w)),
         ]
+        return inputs + ([("bias", (wl.out_channels,))] if wl.bias else [])
 
-    def random_inputs(self, task: Task, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        """Uniform int8 over the whole range: every bit of the accumulation is exercised."""
-        return {
-            name: rng.integers(-128, 128, size=shape, dtype=np.int8)
-            for name, shape in self.logical_inputs(task)
-        }
+    def input_specs(self, task: Task) -> dict[str, InputSpec]:
+        """int8 over the whole range: every bit of the accumulation is exercised."""
+        return {"data": INT8, "weight": INT8, "bias": BIAS}
 
     def exact_output(self, task: Task) -> bool:
-        """int8 results are compared bit for bit (for a measure layer that asks)."""
+        """int8 results are compared bit for bit."""
         return True
 
     def reference(self, task: Task, inputs: dict[str, np.ndarray]) -> np.ndarray:
-        return reference_nchw(inputs["data"], inputs["weight"], workload(task))
+        return reference_nchw(inputs["data"], inputs["weight"], workload(task), inputs.get("bias"))
 
     def flops(self, task: Task) -> float:
         """Operations (two per int8 multiply-accumulate), reported as FLOPs."""
@@ -156,13 +178,18 @@ class Conv2dPacked(Template):
             te.placeholder(wl.data_shape(hw), "int8", "data"),
             te.placeholder(wl.weight_shape(hw), "int8", "weight"),
         ]
+        packers = [lambda x: pack_data(x, hw), lambda k: pack_weight(k, hw)]
+        if wl.bias:
+            inputs.append(te.placeholder(wl.bias_shape(hw), "int32", "bias"))
+            packers.append(lambda b: pack_bias(b, hw))
+        names = [t.name for t in inputs] + ["output"]
         return KernelDef(
             inputs=inputs,
             outputs=[te.placeholder(wl.out_shape(hw), "int8", "output")],
             steps=[],
-            packers=[lambda x: pack_data(x, hw), lambda k: pack_weight(k, hw)],
+            packers=packers,
             output_packer=lambda y: pack_output(y, hw),
             io_key=io_key(task, vta=[hw.batch, hw.block_in, hw.block_out]),
             notes={"insns": len(lowered.insns)},
-            code=program.to_text(lowered, ["data", "weight", "output"]),
+            code=program.to_text(lowered, names),
         )
