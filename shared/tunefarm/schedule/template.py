@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from tunefarm.ir.ops.conv import conv_output_size
+from tunefarm.ir.ops.epilogue import parse_epilogue
 from tunefarm.ir.tensor import Tensor
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace, SpaceError
@@ -160,3 +162,40 @@ def check_config(space: ConfigSpace, config: dict[str, Any], op: str) -> dict[st
         return space.validate(config)
     except SpaceError as exc:
         raise SpaceError(f"{op}: {exc}") from None
+
+
+def conv_params(task: Task) -> dict[str, Any]:
+    """Normalised conv params of any backend's conv task: data (N,C,H,W), weight
+    (O,C/g,KH,KW), attrs, output size; TaskError naming what is wrong."""
+    a = task.args
+    try:
+        n, c, h, w = (int(v) for v in a["data"])
+        o, ci, kh, kw = (int(v) for v in a["weight"])
+    except KeyError as exc:
+        raise TaskError(f"{task.op}: missing param {exc.args[0]!r} (need data, weight)") from None
+    except (TypeError, ValueError):
+        raise TaskError(f"{task.op}: data must be (N,C,H,W) and weight (O,I,KH,KW)") from None
+    groups = int(a.get("groups", 1))
+    if groups < 1 or c % groups or o % groups or ci * groups != c:
+        raise TaskError(
+            f"{task.op}: weight {a['weight']} does not match data channels {c} with groups="
+            f"{groups} (need weight I = C/groups and O divisible by groups)"
+        )
+    strides = as_pair(a.get("strides", 1), "strides")
+    dilation = as_pair(a.get("dilation", 1), "dilation")
+    padding = as_padding(a.get("padding", 0))
+    if min(strides) < 1 or min(dilation) < 1 or min(padding) < 0:
+        raise TaskError(f"{task.op}: strides and dilation must be >= 1 and padding >= 0")
+    try:
+        oh = conv_output_size(h, kh, strides[0], padding[0] + padding[2], dilation[0])
+        ow = conv_output_size(w, kw, strides[1], padding[1] + padding[3], dilation[1])
+    except ValueError as exc:
+        raise TaskError(f"{task.op}: {exc}") from None
+    if oh < 1 or ow < 1:
+        raise TaskError(f"{task.op}: kernel {kh}x{kw} is larger than the padded input {h}x{w}")
+    epilogue = tuple(a.get("epilogue", ()))
+    parse_epilogue(epilogue)
+    return dict(
+        n=n, c=c, h=h, w=w, o=o, kh=kh, kw=kw, groups=groups, strides=strides,
+        padding=padding, dilation=dilation, oh=oh, ow=ow, epilogue=epilogue,
+    )  # fmt: skip

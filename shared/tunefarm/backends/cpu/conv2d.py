@@ -25,11 +25,10 @@ from tunefarm.backends.cpu.target import vector_lanes
 from tunefarm.ir import layouts as L
 from tunefarm.ir import reference as R
 from tunefarm.ir import tensor as te
-from tunefarm.ir.ops.conv import conv2d_nchwc, conv_output_size
+from tunefarm.ir.ops.conv import conv2d_nchwc
 from tunefarm.ir.ops.epilogue import (
     build_epilogue,
     epilogue_inputs,
-    parse_epilogue,
     reference_epilogue,
 )
 from tunefarm.schedule import steps as S
@@ -38,11 +37,12 @@ from tunefarm.schedule.template import (
     KernelDef,
     Template,
     accumulator,
-    as_padding,
-    as_pair,
     check_config,
     divisors,
     io_key,
+)
+from tunefarm.schedule.template import (
+    conv_params as logical_conv_params,
 )
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
@@ -51,55 +51,11 @@ ORDERS = ("kw_outer", "icb_outer")
 
 
 def conv_params(task: Task) -> dict[str, Any]:
-    """Normalised conv params: data (N,C,H,W), weight (O,C/g,KH,KW), attrs, output shape."""
-    a = task.args
-    try:
-        n, c, h, w = (int(v) for v in a["data"])
-        o, ci, kh, kw = (int(v) for v in a["weight"])
-    except KeyError as exc:
-        raise TaskError(f"{task.op}: missing param {exc.args[0]!r} (need data, weight)") from None
-    except (TypeError, ValueError):
-        raise TaskError(f"{task.op}: data must be (N,C,H,W) and weight (O,I,KH,KW)") from None
-    groups = int(a.get("groups", 1))
-    if groups < 1 or c % groups or o % groups or ci * groups != c:
-        raise TaskError(
-            f"{task.op}: weight {a['weight']} does not match data channels {c} with groups="
-            f"{groups} (need weight I = C/groups and O divisible by groups)"
-        )
-    strides, dilation = (
-        as_pair(a.get("strides", 1), "strides"),
-        as_pair(a.get("dilation", 1), "dilation"),
-    )
-    padding = as_padding(a.get("padding", 0))
-    if min(strides) < 1 or min(dilation) < 1 or min(padding) < 0:
-        raise TaskError(f"{task.op}: strides and dilation must be >= 1 and padding >= 0")
-    try:
-        oh = conv_output_size(h, kh, strides[0], padding[0] + padding[2], dilation[0])
-        ow = conv_output_size(w, kw, strides[1], padding[1] + padding[3], dilation[1])
-    except ValueError as exc:
-        raise TaskError(f"{task.op}: {exc}") from None
-    if oh < 1 or ow < 1:
-        raise TaskError(f"{task.op}: kernel {kh}x{kw} is larger than the padded input {h}x{w}")
-    epilogue = tuple(a.get("epilogue", ()))
-    parse_epilogue(epilogue)
-    blocks = _pinned_blocks(task, c, o)
-    return dict(
-        n=n,
-        c=c,
-        h=h,
-        w=w,
-        o=o,
-        kh=kh,
-        kw=kw,
-        groups=groups,
-        strides=strides,
-        padding=padding,
-        dilation=dilation,
-        oh=oh,
-        ow=ow,
-        epilogue=epilogue,
-        blocks=blocks,
-    )
+    """The logical conv params (`schedule.template.conv_params`) and the channel blocks the
+    network pinned, if any."""
+    p = logical_conv_params(task)
+    p["blocks"] = _pinned_blocks(task, p["c"], p["o"])
+    return p
 
 
 def _pinned_blocks(task: Task, c: int, o: int) -> tuple[int, int] | None:

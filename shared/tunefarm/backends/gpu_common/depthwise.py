@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.backends.gpu_common.common import conv_params, define_unroll
+from tunefarm.backends.gpu_common.common import define_unroll
 from tunefarm.backends.gpu_common.conv2d import largest_divisor
 from tunefarm.ir import reference as R
 from tunefarm.ir import tensor as te
@@ -21,7 +21,14 @@ from tunefarm.ir.ops.conv import depthwise_conv2d_nchw
 from tunefarm.ir.ops.epilogue import build_epilogue, epilogue_inputs, reference_epilogue
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace
-from tunefarm.schedule.template import KernelDef, Template, accumulator, check_config, io_key
+from tunefarm.schedule.template import (
+    KernelDef,
+    Template,
+    accumulator,
+    check_config,
+    conv_params,
+    io_key,
+)
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
 
