@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 
-from tunefarm.backends.gpu_common import conv2d, dense, depthwise, generic, pool
+from tunefarm.backends.gpu_common import conv2d, dense, depthwise, generic, graph_ops, pool
 from tunefarm.backends.gpu_common.kernel import DeviceLimits, to_kernel
 from tunefarm.backends.gpu_common.render import Dialect, render
 from tunefarm.codegen.loops import LoweredFunc
@@ -39,6 +39,7 @@ class GpuBackend:
             pool.Pool2d(),
             pool.GlobalPool2d(),
             *generic.TEMPLATES,
+            *graph_ops.TEMPLATES,
         ]
         return {t.op: t for t in found}
 

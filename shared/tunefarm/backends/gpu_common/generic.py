@@ -1,5 +1,6 @@
 """GPU templates of one output element per thread, for ops without a tiled template:
-batch_matmul, matmul and elementwise (unary and broadcasting binary).
+batch_matmul, matmul and elementwise (unary and broadcasting binary); `graph_ops` adds the
+light ops between a network's anchors with the same schedule.
 
 The schedule is `pool.thread_steps`: the output's axes fused and split over blocks of
 `threads`, elementwise intermediates inlined, reductions in registers per thread. Correct on
@@ -28,9 +29,19 @@ from tunefarm.schedule.template import KernelDef, Template, check_config, io_key
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
 
-UNARY = {"relu": R.relu, "sigmoid": R.sigmoid}
+UNARY = {
+    "relu": R.relu,
+    "sigmoid": R.sigmoid,
+    "hard_swish": R.hard_swish,
+    "hard_sigmoid": R.hard_sigmoid,
+    "leaky_relu": R.leaky_relu,
+    "clip": R.clip,
+}
 BINARY = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
-          "maximum": np.maximum, "minimum": np.minimum}  # fmt: skip
+          "divide": np.divide, "maximum": np.maximum, "minimum": np.minimum}  # fmt: skip
+# the float attrs of a unary fn and their defaults (the network compiler passes them)
+ATTRS = {"clip": {"lo": 0.0, "hi": 6.0}, "leaky_relu": {"alpha": 0.01},
+         "hard_sigmoid": {"alpha": 0.2, "beta": 0.5}}  # fmt: skip
 
 
 def _shape(task: Task, key: str) -> tuple[int, ...]:
@@ -61,9 +72,25 @@ def _ew_inputs(task: Task) -> list[tuple[str, tuple[int, ...]]]:
     return [(f"x{i}", tuple(int(v) for v in s)) for i, s in enumerate(task.args["shapes"])]
 
 
+def _ew_attrs(task: Task, fn: str) -> dict[str, float]:
+    out = {}
+    for key, default in ATTRS.get(fn, {}).items():
+        value = task.args.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TaskError(f"elementwise {fn}: param {key!r} must be a number, got {value!r}")
+        out[key] = float(value)
+    return out
+
+
+def _ew_build(task: Task, xs: list[Tensor]) -> Tensor:
+    fn = _ew_fn(task)
+    return getattr(E, fn)(*xs, **_ew_attrs(task, fn), name="out")
+
+
 def _ew_ref(task: Task, xs: list[np.ndarray]) -> np.ndarray:
     fn = _ew_fn(task)
-    out = UNARY[fn](xs[0]) if fn in UNARY else BINARY[fn](xs[0], xs[1])
+    attrs = _ew_attrs(task, fn)
+    out = UNARY[fn](xs[0], **attrs) if fn in UNARY else BINARY[fn](xs[0], xs[1])
     return np.asarray(out, dtype=np.float32)
 
 
@@ -98,7 +125,7 @@ SPECS = [
     Spec(
         "elementwise",
         _ew_inputs,
-        lambda t, xs: getattr(E, _ew_fn(t))(*xs, name="out"),
+        _ew_build,
         _ew_ref,
         lambda t, o: float(math.prod(o)),
     ),

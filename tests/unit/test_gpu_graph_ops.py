@@ -1,0 +1,68 @@
+"""The light ops between a network's anchors on a GPU (gpu_common/graph_ops.py and the
+elementwise fns a network uses): each op's default config runs on pocl and matches the numpy
+oracle (checked in the measurement child), and compiles with nvcc for sm_90.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_gpu_kernels import need_nvcc, need_opencl
+
+from tunefarm.backends import registry
+from tunefarm.measure import MeasureErrorNo, MeasureInput, MeasureSettings
+from tunefarm.task import Task, TaskError
+
+CHECK = MeasureSettings(min_repeat_ms=1, repeat=1, number=1, timeout_s=60.0)
+
+OPS: list[dict] = [
+    dict(op="copy", shape=(2, 3, 5)),
+    dict(op="concat", shapes=[(1, 3, 4, 4), (1, 5, 4, 4)], axis=1),
+    dict(op="slice", shape=(1, 8, 3, 3), axis=1, begin=2, end=7),
+    dict(op="pad", shape=(1, 2, 3, 3), pads=[0, 0, 1, 2, 0, 0, 2, 1], value=-1.5),
+    dict(op="transpose", shape=(2, 3, 4), perm=[2, 0, 1]),
+    dict(op="reduce_mean", shape=(1, 6, 5, 5), axes=[2, 3], keepdims=True),
+    dict(op="lrn", shape=(1, 7, 3, 3), size=5, alpha=1e-3, beta=0.75, bias=2.0),
+    dict(op="elementwise", fn="hard_swish", shapes=[(2, 9)]),
+    dict(op="elementwise", fn="clip", shapes=[(2, 9)], lo=-0.5, hi=0.25),
+    dict(op="elementwise", fn="leaky_relu", shapes=[(2, 9)], alpha=0.2),
+    dict(op="elementwise", fn="hard_sigmoid", shapes=[(2, 9)], alpha=0.3, beta=0.4),
+    dict(op="elementwise", fn="divide", shapes=[(2, 3, 4), (1, 3, 1)]),
+]
+
+
+def tasks(target: str) -> list[Task]:
+    out = []
+    for params in OPS:
+        params = dict(params)
+        out.append(Task.make(params.pop("op"), target=target, **params))
+    return out
+
+
+def test_every_graph_op_runs_correctly_on_opencl():
+    need_opencl()
+    inps = [MeasureInput(t, registry.default_config(t)) for t in tasks("opencl")]
+    builds = registry.local_builder(n_parallel=2).build(inps)
+    with registry.local_runner(CHECK, kind="opencl") as runner:
+        results = runner.run(inps, builds)
+    for inp, b, r in zip(inps, builds, results, strict=True):
+        where = f"{inp.task.op} {dict(inp.task.args)}"
+        assert b.ok, f"{where}: {b.error_msg}"
+        assert r.ok, f"{where}: {MeasureErrorNo(r.error_no).name} {r.error_msg}"
+
+
+@pytest.mark.slow
+def test_every_graph_op_compiles_with_nvcc():
+    need_nvcc()
+    inps = [MeasureInput(t, registry.default_config(t)) for t in tasks("cuda -arch=sm_90")]
+    builds = registry.local_builder(n_parallel=2, timeout_s=300).build(inps)
+    for inp, b in zip(inps, builds, strict=True):
+        assert b.ok, f"{inp.task.op}: {b.error_msg}"
+
+
+def test_bad_params_name_the_op_and_param():
+    with pytest.raises(TaskError, match="pad: param 'pads' must be >= 0"):
+        registry.config_space(Task.make("pad", target="opencl", shape=(2, 2), pads=[0, -1, 0, 0]))
+    with pytest.raises(TaskError, match="elementwise clip: param 'lo' must be a number"):
+        registry.config_space(
+            Task.make("elementwise", target="opencl", fn="clip", shapes=[(2,)], lo="x")
+        )
