@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from tunefarm.backends import canonical, check_networks, registry
-from tunefarm.compiler import quantized
+from tunefarm.compiler import gpu, quantized
 from tunefarm.compiler.layouts import Layout, block, physical_shape, same_memory
 from tunefarm.graph.extract import TUNABLE_OPS, anchor_alternatives, choose_alternative
 from tunefarm.graph.ir import Graph, GraphError, Node
@@ -118,6 +118,7 @@ class _Lowering:
         self.packed: dict[tuple[str, str], str] = {}
         self.choices: dict[Task, TaskChoice] = {}
         self.node: Node | None = None
+        self.on_device = gpu.is_device_target(target)  # a GPU: see compiler/gpu.py
 
     # -- buffers ---------------------------------------------------------------------------
     def new_buffer(self, shape, dtype: str, kind: str = "temp", alias_of: str | None = None) -> str:
@@ -240,6 +241,8 @@ class _Lowering:
     # -- node lowering ---------------------------------------------------------------------
     def lower(self, node: Node) -> None:
         self.node = node
+        if self.on_device and gpu.lower(self, node):
+            return
         if node.op in TUNABLE_OPS:
             self.anchor(node)
         elif node.op in ("pool2d", "global_pool2d"):

@@ -260,7 +260,8 @@ def _params_npz(plan: ExecPlan) -> bytes:
     return buf.getvalue()
 
 
-def _manifest(plan: ExecPlan, lib: bytes, compiler: _Compiler) -> dict[str, Any]:
+def _manifest_base(plan: ExecPlan) -> dict[str, Any]:
+    """The manifest entries every artifact has (host library or device kernels)."""
     return {
         **plan.manifest,
         "format": FORMAT,
@@ -268,6 +269,12 @@ def _manifest(plan: ExecPlan, lib: bytes, compiler: _Compiler) -> dict[str, Any]
         "target": plan.target,
         "tunefarm_version": tunefarm_version(),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def _manifest(plan: ExecPlan, lib: bytes, compiler: _Compiler) -> dict[str, Any]:
+    return {
+        **_manifest_base(plan),
         "compiler": compiler.identity or compiler.cc,
         "cflags": list(compiler.flags),
         "lib_sha256": hashlib.sha256(lib).hexdigest(),
@@ -313,7 +320,17 @@ def build_artifact(
     `$TUNEFARM_CACHE` or ~/.cache/tunefarm/build); objects go to `<cache>/runtime/objects`.
     timeout_s: limit per compiler run. Raises PlanError for an inconsistent plan and
     ArtifactError for compile or link errors (naming the kernel) and unusable targets.
+    A target whose backend runs networks on a device (a GPU) gets a device artifact
+    (`runtime.device`).
     """
+    from tunefarm.runtime import device  # it builds on this module
+
+    try:
+        on_device = device.device_backend(plan.target) is not None
+    except TargetError as exc:
+        raise ArtifactError(f"cannot build for target {plan.target!r}: {exc}") from None
+    if on_device:
+        return device.build_device_artifact(plan, path, jobs, cache_dir, timeout_s)
     memory = plan_memory(plan)
     start = time.perf_counter()
     sources = {k.name: rename_symbols(k) for k in plan.kernels}

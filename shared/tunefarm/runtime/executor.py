@@ -182,6 +182,17 @@ def read_artifact(path: str | os.PathLike[str]) -> _Contents:
     return _Contents(manifest, plan, params, lib)
 
 
+def _is_device_artifact(path: Path) -> bool:
+    """Whether `path` is a readable artifact whose manifest says runtime "device"."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            manifest = _read_json(zf, "manifest.json", path)
+            _check_manifest(manifest, path)
+    except (OSError, KeyError, zipfile.BadZipFile, EOFError, ArtifactError):
+        return False  # read_artifact says what is wrong with it
+    return manifest.get("runtime") == "device"
+
+
 def extract_library(lib: bytes, sha: str, cache_dir: str | os.PathLike[str] | None) -> Path:
     """`<cache>/runtime/libs/<sha256>.so`, written unless an intact copy is already there."""
     out = runtime_cache_dir(cache_dir, "libs") / f"{sha}.so"
@@ -250,6 +261,25 @@ def _check_count(method: str, name: str, value: Any, minimum: int) -> None:
         raise ExecutorError(f"{method}: {name} must be an int >= {minimum}, got {value!r}")
 
 
+def check_input(name: str, dest: np.ndarray, array: Any, cast: bool) -> np.ndarray:
+    """`array` as an array that may be copied into input `name`'s `dest`: the same shape,
+    and the same dtype (or, with cast, one that converts within its kind)."""
+    value = np.asarray(array)
+    want = f"expected shape {dest.shape} dtype {dest.dtype.name}"
+    if value.shape != dest.shape:
+        raise ExecutorError(f"input {name!r}: {want}, got shape {value.shape}")
+    if value.dtype != dest.dtype:
+        if not cast:
+            raise ExecutorError(
+                f"input {name!r}: {want}, got dtype {value.dtype.name} (pass cast=True to convert)"
+            )
+        if not np.can_cast(value.dtype, dest.dtype, "same_kind"):
+            raise ExecutorError(
+                f"input {name!r}: {want}; cannot cast {value.dtype.name} to {dest.dtype.name}"
+            )
+    return value
+
+
 class GraphExecutor:
     """Runs one compiled network. Create with `GraphExecutor.load(path)`."""
 
@@ -276,7 +306,13 @@ class GraphExecutor:
     def load(
         path: str | os.PathLike[str], cache_dir: str | os.PathLike[str] | None = None
     ) -> GraphExecutor:
-        """Open an artifact made by `build_artifact`; ArtifactError if it is not a usable one."""
+        """Open an artifact made by `build_artifact`; ArtifactError if it is not a usable one.
+        A device artifact (a GPU network) opens as a `runtime.device.DeviceExecutor`, which
+        has the same interface."""
+        if _is_device_artifact(Path(path)):
+            from tunefarm.runtime.device import open_device_artifact
+
+            return open_device_artifact(Path(path))  # type: ignore[return-value]
         contents = read_artifact(path)
         lib_path = extract_library(contents.lib, contents.manifest["lib_sha256"], cache_dir)
         return GraphExecutor(contents, lib_path)
@@ -316,20 +352,7 @@ class GraphExecutor:
         if name not in self._inputs:
             raise ExecutorError(f"unknown input {name!r}; inputs are {self.input_names}")
         dest = self._arrays[self._inputs[name]]
-        value = np.asarray(array)
-        want = f"expected shape {dest.shape} dtype {dest.dtype.name}"
-        if value.shape != dest.shape:
-            raise ExecutorError(f"input {name!r}: {want}, got shape {value.shape}")
-        if value.dtype != dest.dtype:
-            if not cast:
-                raise ExecutorError(
-                    f"input {name!r}: {want}, got dtype {value.dtype.name} "
-                    "(pass cast=True to convert)"
-                )
-            if not np.can_cast(value.dtype, dest.dtype, "same_kind"):
-                raise ExecutorError(
-                    f"input {name!r}: {want}; cannot cast {value.dtype.name} to {dest.dtype.name}"
-                )
+        value = check_input(name, dest, array, cast)
         dest[...] = value
 
     def _failed(self, index: int, what: str) -> ExecutorError:

@@ -240,7 +240,8 @@ def _best_gap(taken: list[tuple[int, int]], size: int) -> int:
 
 def place(blocks: dict[str, tuple[int, int, int]]) -> tuple[dict[str, int], int]:
     """Offsets for blocks name -> (size, first, last) so that blocks live at the same time
-    never overlap; returns (offsets, arena size). Sizes must be multiples of ALIGN."""
+    never overlap; returns (offsets, arena size). Sizes must be multiples of the alignment
+    (offsets are then multiples of it too)."""
     order = sorted(blocks, key=lambda n: (-blocks[n][0], blocks[n][1], n))
     offsets: dict[str, int] = {}
     arena = 0
@@ -256,13 +257,15 @@ def place(blocks: dict[str, tuple[int, int, int]]) -> tuple[dict[str, int], int]
     return offsets, arena
 
 
-def plan_memory(plan: ExecPlan) -> MemoryPlan:
-    """Check `plan` and place its temps in one arena (see the module docstring)."""
+def plan_memory(plan: ExecPlan, align: int = ALIGN) -> MemoryPlan:
+    """Check `plan` and place its temps in one arena (see the module docstring), every offset
+    a multiple of `align` (a GPU's arena is cut into sub-buffers, whose origins the device
+    wants aligned more coarsely than a cache line)."""
     roots = check_plan(plan)
     table = {b.name: b for b in plan.buffers}
     lifetimes = temp_lifetimes(plan, roots)
     temps = [b for b in plan.buffers if b.kind == "temp" and b.alias_of is None]
-    sizes = {b.name: align_up(max(b.nbytes, 1)) for b in temps}
+    sizes = {b.name: align_up(max(b.nbytes, 1), align) for b in temps}
     blocks = {n: (sizes[n], *lifetimes[n]) for n in sizes if n in lifetimes}
     root_offsets, arena = place(blocks)
     for name in sizes:  # unused temps: nobody touches them, any in-bounds offset will do

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tunefarm.backends.cuda import driver
+from tunefarm.backends.cuda import driver, network
 from tunefarm.backends.cuda import target as cuda_target
 from tunefarm.backends.cuda.driver import load_cuda_kernel
 from tunefarm.backends.cuda.resources import resource_usage
@@ -36,6 +36,10 @@ class CudaBackend(GpuBackend):
 
     def toolchain(self, target: Target) -> Toolchain:
         return cuda_target.toolchain(target)
+
+    def open_network(self, plan, images, params):
+        """A compiled network's kernels, buffers and params on this machine's device."""
+        return network.open_network(plan, images, params)
 
     def device_info(self) -> dict[str, object]:
         """Name, memory and driver of this machine's device, for the agent's registration."""

@@ -5,9 +5,13 @@ target options, device limits, toolchain and kernel loader."""
 from __future__ import annotations
 
 import functools
+from typing import Any
+
+import numpy as np
 
 from tunefarm.backends.gpu_common import conv2d, dense, depthwise, generic, graph_ops, pool
 from tunefarm.backends.gpu_common.kernel import DeviceLimits, to_kernel
+from tunefarm.backends.gpu_common.network import DEVICE_ALIGN, DeviceNetwork
 from tunefarm.backends.gpu_common.render import Dialect, render
 from tunefarm.codegen.loops import LoweredFunc
 from tunefarm.schedule.template import Template
@@ -22,13 +26,14 @@ class GpuBackend:
     kind = ""
     dialect: Dialect
 
-    @property
-    def network_note(self) -> str:
-        """No GPU graph runtime yet: single ops only."""
-        return (
-            f"whole networks cannot be compiled for {self.kind} yet (its ops can: "
-            "tunefarm op, tune-tasks)"
-        )
+    # whole networks: the runtime plans the arena with this alignment and opens an
+    # artifact's kernels with `open_network` (gpu_common/network.py)
+    network_align = DEVICE_ALIGN
+
+    def open_network(
+        self, plan: dict[str, Any], images: dict[str, bytes], params: dict[str, np.ndarray]
+    ) -> DeviceNetwork:
+        raise NotImplementedError
 
     @functools.cached_property
     def _templates(self) -> dict[str, Template]:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from tunefarm.backends.gpu_common.backend import GpuBackend
 from tunefarm.backends.gpu_common.kernel import DeviceLimits
 from tunefarm.backends.gpu_common.render import OPENCL
-from tunefarm.backends.opencl import driver
+from tunefarm.backends.opencl import driver, network
 from tunefarm.backends.opencl.driver import load_opencl_kernel
 from tunefarm.measure.types import Toolchain
 from tunefarm.target import Target, TargetError
@@ -36,6 +36,10 @@ class OpenCLBackend(GpuBackend):
 
     def limits(self, target: Target) -> DeviceLimits:
         return LIMITS
+
+    def open_network(self, plan, images, params):
+        """A compiled network's kernels, buffers and params on this machine's device."""
+        return network.open_network(plan, images, params)
 
     def device_info(self) -> dict[str, object]:
         """Name, memory and driver of this machine's device, for the agent's registration."""

@@ -104,6 +104,23 @@ def device_info() -> dict[str, str | int]:
     return {"name": text(CL_DEVICE_NAME), "driver": text(CL_DRIVER_VERSION), "memory": mem.value}
 
 
+def build_program(ctx: int, device: int, source: str) -> int:
+    """An OpenCL C program built by the device's driver; OpenCLError with the build log."""
+    src = ctypes.c_char_p(source.encode())
+    program = _make("clCreateProgramWithSource", _ptr(ctx), 1, ctypes.byref(src), None)
+    dev = (_ptr * 1)(device)
+    lib = library()
+    lib.clBuildProgram.restype = ctypes.c_int32
+    rc = lib.clBuildProgram(_ptr(program), 1, dev, b"-cl-std=CL1.2", None, None)
+    if rc != 0:
+        log = ctypes.create_string_buffer(16384)
+        lib.clGetProgramBuildInfo(
+            _ptr(program), _ptr(device), CL_PROGRAM_BUILD_LOG, ctypes.c_size_t(16384), log, None
+        )
+        raise OpenCLError(f"clBuildProgram failed ({rc}):\n{log.value.decode()[:2000]}")
+    return program
+
+
 class OpenCLKernel:
     """A kernel built from source on the first OpenCL device, with its buffers there."""
 
@@ -141,23 +158,7 @@ class OpenCLKernel:
             _call("clSetKernelArg", _ptr(self.kernel), i, size, ctypes.byref(handle))
 
     def _build(self, source: str, entry: str) -> int:
-        src = ctypes.c_char_p(source.encode())
-        program = _make("clCreateProgramWithSource", _ptr(self.ctx), 1, ctypes.byref(src), None)
-        dev = (_ptr * 1)(self.device)
-        lib = library()
-        lib.clBuildProgram.restype = ctypes.c_int32
-        rc = lib.clBuildProgram(_ptr(program), 1, dev, b"-cl-std=CL1.2", None, None)
-        if rc != 0:
-            log = ctypes.create_string_buffer(16384)
-            lib.clGetProgramBuildInfo(
-                _ptr(program),
-                _ptr(self.device),
-                CL_PROGRAM_BUILD_LOG,
-                ctypes.c_size_t(16384),
-                log,
-                None,
-            )
-            raise OpenCLError(f"clBuildProgram failed ({rc}):\n{log.value.decode()[:2000]}")
+        program = build_program(self.ctx, self.device, source)
         return _make("clCreateKernel", _ptr(program), entry.encode())
 
     def _enqueue(self, event: ctypes.c_void_p | None) -> None:
