@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from tunefarm.backends import parse_target
 from tunefarm.compiler import CompiledNetwork, compile_graph
 from tunefarm.compiler.select import DEFAULT_TOP_K, Selection, compile_selected
 from tunefarm.graph.extract import NetworkTask, extract_tasks
@@ -149,7 +150,8 @@ def tune_network(
         print(f"resumed: {loaded} trial(s) loaded from {log}", file=stream)
     per_round = trials_per_round or max(8, min(64, trials // max(1, 2 * len(tasks))))
     own = measure_option is None
-    option = MeasureOption.local(settings or network_settings()) if own else measure_option
+    kind = parse_target(tasks[0].task.target).kind if tasks else "cpu"  # measure on its device
+    option = MeasureOption.local(settings or network_settings(), kind=kind) if own else measure_option
     try:
         return scheduler.tune(
             trials,
