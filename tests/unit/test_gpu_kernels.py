@@ -195,16 +195,6 @@ def test_records_keep_the_nvcc_version_and_a_missing_gpu_is_a_runtime_error():
     assert Record.from_json(line).result.compiler == build.compiler
 
 
-@pytest.mark.parametrize("target", ["opencl", "cuda -arch=sm_90"])
-def test_network_commands_refuse_gpu_targets_naming_why(target, capsys):
-    """No GPU graph runtime yet: a network command says so in one line, no traceback."""
-    from tunefarm.cli.main import main
-
-    assert main(["compile", "zoo:resnet-18", "-o", "x.tfa", "--target", target]) == 2
-    err = capsys.readouterr().err
-    assert "whole networks cannot be compiled for" in err and "Traceback" not in err
-
-
 def test_tunefarm_op_build_only_prints_resources_and_the_limit(capsys):
     """`tunefarm op ... --target "cuda -arch=sm_90" --build-only` on a machine without a GPU:
     the default config's registers and shared memory, and a config over the thread limit

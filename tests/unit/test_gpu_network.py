@@ -1,0 +1,197 @@
+"""Whole networks on a GPU target: the compiler lowers every node to GPU kernels, the artifact
+holds the kernels' device images, and the executor runs it on the OpenCL device (pocl here)
+matching ONNX Runtime and the CPU build; for CUDA the artifact builds with nvcc on any
+machine, and runs where a GPU is (marked `gpu`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from test_gpu_kernels import need_nvcc, need_opencl
+
+from tunefarm.backends import get_backend
+from tunefarm.compiler import CompileError, compile_graph
+from tunefarm.frontend.onnx_import import load_onnx
+from tunefarm.runtime.artifact import ArtifactError
+from tunefarm.runtime.executor import ExecutorError, GraphExecutor
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+from tiny_model import tiny_model_bytes  # noqa: E402
+
+
+def branchy_model() -> bytes:
+    """Conv, max pool, hard sigmoid, a concat of two branches (their convs with leaky relu
+    and clip epilogues), average pool, flatten and a dense layer: the light ops between
+    anchors, and temps that share the arena."""
+    rng = np.random.default_rng(3)
+
+    def param(name, shape, scale=0.3):
+        return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype("f4"), name)
+
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("HardSigmoid", ["p1"], ["h1"], alpha=0.3, beta=0.4, name="hsig"),
+        helper.make_node("Conv", ["h1", "w2"], ["c2"], name="conv2"),
+        helper.make_node("LeakyRelu", ["c2"], ["l2"], alpha=0.2, name="leaky"),
+        helper.make_node("Conv", ["h1", "w3"], ["c3"], pads=[1, 1, 1, 1], name="conv3"),
+        helper.make_node("Clip", ["c3", "lo", "hi"], ["k3"], name="clip"),
+        helper.make_node("Concat", ["l2", "k3"], ["cat"], axis=1, name="cat"),
+        helper.make_node("AveragePool", ["cat"], ["ap"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Flatten", ["ap"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "wd", "bd"], ["y"], transB=1, name="fc"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "branchy",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 12])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])],
+        [
+            param("w1", (8, 3, 3, 3)), param("b1", (8,)), param("w2", (6, 8, 1, 1)),
+            param("w3", (6, 8, 3, 3)), param("wd", (5, 12 * 3 * 3)), param("bd", (5,)),
+            numpy_helper.from_array(np.array(-0.5, "f4"), "lo"),
+            numpy_helper.from_array(np.array(0.5, "f4"), "hi"),
+        ],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model.SerializeToString()
+
+
+def onnxruntime_outputs(data: bytes, x: np.ndarray) -> np.ndarray:
+    import onnxruntime as ort
+
+    return ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+
+
+def relative(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.abs(a - b).max() / np.abs(b).max())
+
+
+@pytest.mark.parametrize("make", [tiny_model_bytes, branchy_model])
+def test_a_network_runs_on_opencl_matching_onnxruntime_and_cpu(make, tmp_path):
+    need_opencl()
+    data = make()
+    graph = load_onnx(data)
+    shape = graph.inputs[0].shape
+    x = np.random.default_rng(0).uniform(-1, 1, shape).astype(np.float32)
+    want = onnxruntime_outputs(data, x)
+    compile_graph(graph, "cpu").save(tmp_path / "cpu.tfa")
+    cpu = GraphExecutor.load(tmp_path / "cpu.tfa").run({"x": x})["y"]
+
+    info = compile_graph(graph, "opencl").save(tmp_path / "gpu.tfa")
+    ex = GraphExecutor.load(info.path)
+    got = ex.run({"x": x})["y"]
+    assert relative(got, want) < 1e-5 and relative(got, cpu) < 1e-5
+    # a second input: the device copy of the input is replaced, the result follows it
+    x2 = -x
+    assert relative(ex.run({"x": x2})["y"], onnxruntime_outputs(data, x2)) < 1e-5
+
+    bench = ex.benchmark(repeat=2, min_repeat_ms=0)
+    assert len(bench.costs) == 2 and all(c > 0 for c in bench.costs)
+    profile = ex.profile(repeat=1)
+    assert [p.node for p in profile][0] == "conv1" and all(p.ms > 0 for p in profile)
+    assert len(profile) == ex.num_calls == info.n_calls
+
+
+def test_the_artifact_holds_device_kernels_and_a_device_memory_plan(tmp_path):
+    graph = load_onnx(branchy_model())
+    info = compile_graph(graph, "opencl").save(tmp_path / "net.tfa")
+    with zipfile.ZipFile(info.path) as zf:
+        names = set(zf.namelist())
+        manifest = json.loads(zf.read("manifest.json"))
+        plan = json.loads(zf.read("plan.json"))
+    assert "lib.so" not in names and manifest["runtime"] == "device"
+    assert {f"kernels/{k['name']}.cl" for k in plan["kernels"]} <= names
+    offsets = plan["memory"]["offsets"]
+    assert offsets and all(v % get_backend("opencl").network_align == 0 for v in offsets.values())
+    # temps whose lifetimes do not overlap share device memory
+    assert plan["memory"]["arena_bytes"] < plan["memory"]["naive_bytes"]
+    ops = {c["kernel"].split("_", 1)[1] for c in plan["calls"]}
+    assert {"conv2d", "pool2d", "concat", "elementwise", "dense"} <= ops
+
+
+def test_bad_inputs_and_unsupported_ops_are_clear_errors(tmp_path):
+    need_opencl()
+    info = compile_graph(load_onnx(tiny_model_bytes()), "opencl").save(tmp_path / "t.tfa")
+    ex = GraphExecutor.load(info.path)
+    with pytest.raises(ExecutorError, match=r"input 'x': expected shape \(1, 3, 16, 16\)"):
+        ex.set_input("x", np.zeros((1, 3, 8, 8), np.float32))
+    with pytest.raises(ExecutorError, match="unknown input 'y'"):
+        ex.set_input("y", np.zeros(3, np.float32))
+
+    node = helper.make_node("Softmax", ["x"], ["y"], axis=1, name="probs")
+    g = helper.make_graph(
+        [node],
+        "sm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 7])],
+    )
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(CompileError, match="probs.*no kernel for softmax on opencl"):
+        compile_graph(load_onnx(model.SerializeToString()), "opencl")
+
+
+def test_a_cuda_network_builds_with_nvcc_without_a_gpu(tmp_path):
+    """The build farm's side: every kernel a fat binary, its source beside it; loading it on
+    a machine without the driver is one clear error."""
+    need_nvcc()
+    graph = load_onnx(tiny_model_bytes())
+    info = compile_graph(graph, "cuda -arch=sm_80").save(tmp_path / "net.tfa")
+    with zipfile.ZipFile(info.path) as zf:
+        names = set(zf.namelist())
+        manifest = json.loads(zf.read("manifest.json"))
+        plan = json.loads(zf.read("plan.json"))
+        image = zf.read(f"kernels/{plan['kernels'][0]['name']}.fatbin")
+    assert manifest["target"] == "cuda -arch=sm_80" and "release" in manifest["compiler"]
+    assert {f"kernels/{k['name']}.fatbin" for k in plan["kernels"]} <= names
+    assert {f"kernels/{k['name']}.cu" for k in plan["kernels"]} <= names
+    assert image[:4] == b"\x50\xed\x55\xba"  # the fat binary's magic number
+    if not Path("/dev/nvidia0").exists():
+        with pytest.raises(ArtifactError, match="cannot open the network on cuda.*libcuda"):
+            GraphExecutor.load(info.path)
+
+
+@pytest.mark.gpu
+def test_a_network_runs_on_cuda_matching_onnxruntime(tmp_path):
+    need_nvcc()
+    data = branchy_model()
+    graph = load_onnx(data)
+    x = np.random.default_rng(0).uniform(-1, 1, (1, 3, 12, 12)).astype(np.float32)
+    info = compile_graph(graph, "cuda").save(tmp_path / "net.tfa")
+    ex = GraphExecutor.load(info.path)
+    assert relative(ex.run({"x": x})["y"], onnxruntime_outputs(data, x)) < 1e-5
+    bench = ex.benchmark(repeat=3, min_repeat_ms=10)
+    assert all(c > 0 for c in bench.costs)
+
+
+def test_onnx_model_is_valid():
+    onnx.checker.check_model(onnx.load_from_string(branchy_model()))
+
+
+def test_compile_run_and_bench_commands_take_a_gpu_target(tmp_path, capsys):
+    """`tunefarm compile --target opencl`, then `run` and `bench` (device events) on it."""
+    need_opencl()
+    from tunefarm.cli.main import main
+
+    model, net = tmp_path / "tiny.onnx", tmp_path / "tiny.tfa"
+    model.write_bytes(tiny_model_bytes())
+    assert main(["compile", str(model), "-o", str(net), "--target", "opencl"]) == 0
+    out = tmp_path / "out.npz"
+    assert main(["run", str(net), "--random-inputs", "0", "-o", str(out)]) == 0
+    assert np.load(out)["y"].shape == (1, 10)
+    capsys.readouterr()
+    args = ["bench", str(net), "--repeat", "2", "--min-repeat-ms", "0", "--profile", "--json"]
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["manifest"]["target"] == "opencl" and doc["manifest"]["runtime"] == "device"
+    assert doc["benchmark"]["min_ms"] > 0 and len(doc["profile"]) == 4
