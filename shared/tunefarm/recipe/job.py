@@ -151,7 +151,9 @@ def tune_network(
     per_round = trials_per_round or max(8, min(64, trials // max(1, 2 * len(tasks))))
     own = measure_option is None
     kind = parse_target(tasks[0].task.target).kind if tasks else "cpu"  # measure on its device
-    option = MeasureOption.local(settings or network_settings(), kind=kind) if own else measure_option
+    option = (
+        MeasureOption.local(settings or network_settings(), kind=kind) if own else measure_option
+    )
     try:
         return scheduler.tune(
             trials,
