@@ -195,3 +195,25 @@ def test_compile_run_and_bench_commands_take_a_gpu_target(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["manifest"]["target"] == "opencl" and doc["manifest"]["runtime"] == "device"
     assert doc["benchmark"]["min_ms"] > 0 and len(doc["profile"]) == 4
+
+
+def test_sketch_records_compile_into_a_gpu_network(tmp_path):
+    """Nothing in the GPU network path is template-specific: each anchor task given a sketch
+    config (a step list; here the template default's steps) compiles and runs correctly."""
+    need_opencl()
+    from tunefarm.backends import registry
+    from tunefarm.graph.extract import extract_tasks
+    from tunefarm.graph.passes import optimize
+
+    data = tiny_model_bytes()
+    graph = optimize(load_onnx(data))
+    overrides = {}
+    for t in extract_tasks(graph, "opencl"):
+        steps = registry.instantiate(t.task, registry.default_config(t.task)).steps
+        overrides[t.task] = registry.sketch_config(list(steps))
+    compiled = compile_graph(graph, "opencl", optimized=True, overrides=overrides)
+    assert all(registry.is_sketch(c.config) for c in compiled.choices)
+    info = compiled.save(tmp_path / "sketch.tfa")
+    x = np.random.default_rng(0).uniform(-1, 1, (1, 3, 16, 16)).astype(np.float32)
+    got = GraphExecutor.load(info.path).run({"x": x})["y"]
+    assert relative(got, onnxruntime_outputs(data, x)) < 1e-5
