@@ -252,7 +252,6 @@ def test_select_top_zero_turns_selection_off(client, jobs):
         ({"model": "zoo:alexnet"}, "model", "resnet-18"),
         ({"target": "gpu-x"}, "target", "no backend for 'gpu-x'; targets that exist: cpu"),
         ({"target": "rocm -arch=gfx90a"}, "target", "no backend for 'rocm'"),
-        ({"target": "cuda -arch=sm_90"}, "target", "whole networks cannot be compiled for cuda"),
         ({"target": "cpu -arch=sm_90"}, "target", "unknown option(s) -arch; cpu takes"),
         ({"target": "vta -config=2x8x8"}, "target", "unknown VTA preset '2x8x8'"),
         ({"target": "vta"}, "target", "REST network jobs for vta are not available yet"),

@@ -2,8 +2,9 @@
 
     tunefarm bench net.tfa [--repeat 10] [--min-repeat-ms 100] [--profile] [--json]
 
-Runs are timed inside the compiled library (no Python in the loop); `--profile` adds the
-time of each kernel call, slowest first.
+Runs are timed inside the compiled library (no Python in the loop), or, for a GPU network,
+by device events around the launches (CUDA events, OpenCL profiling events); `--profile`
+adds the time of each kernel call, slowest first.
 """
 
 from __future__ import annotations
