@@ -42,7 +42,11 @@ class Backend(Protocol):
     absent or empty when they can), `min_repeat_ms` (the CLI's
     default for its measurements), `artifact_info(code, target)` (what `tunefarm op
     --build-only` reports, e.g. registers and shared memory) and `device_info()` (what an
-    agent registers about its device: name, memory, driver).
+    agent registers about its device: name, memory, driver), and `open_network(plan, images,
+    params)` with `network_align` (a backend that runs whole networks on a device: the
+    runtime plans the arena with that alignment, stores each kernel's image as its toolchain
+    makes it, and runs the network through the object `open_network` returns; see
+    `tunefarm.runtime.device`).
     """
 
     kind: str
