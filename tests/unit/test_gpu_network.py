@@ -128,6 +128,13 @@ def test_bad_inputs_and_unsupported_ops_are_clear_errors(tmp_path):
         ex.set_input("x", np.zeros((1, 3, 8, 8), np.float32))
     with pytest.raises(ExecutorError, match="unknown input 'y'"):
         ex.set_input("y", np.zeros(3, np.float32))
+    ex.close()
+    with pytest.raises(ExecutorError, match="closed"):
+        ex.run()
+    for _ in range(3):  # device memory and kernels come back on close
+        again = GraphExecutor.load(info.path)
+        assert again.run({"x": np.ones((1, 3, 16, 16), np.float32)})["y"].shape == (1, 10)
+        again.close()
 
     node = helper.make_node("Softmax", ["x"], ["y"], axis=1, name="probs")
     g = helper.make_graph(
@@ -217,3 +224,28 @@ def test_sketch_records_compile_into_a_gpu_network(tmp_path):
     x = np.random.default_rng(0).uniform(-1, 1, (1, 3, 16, 16)).astype(np.float32)
     got = GraphExecutor.load(info.path).run({"x": x})["y"]
     assert relative(got, onnxruntime_outputs(data, x)) < 1e-5
+
+
+@pytest.mark.slow
+def test_the_seed_flow_tunes_resnet18_on_opencl(tmp_path, capsys):
+    """`tunefarm tune zoo:resnet-18 --target opencl --trials 64` end to end on pocl: tuned
+    records, a GPU network compiled with them, its output within the recipe's tolerance of
+    ONNX Runtime. Measurement settings are cut (one repeat, no in-network selection) so that
+    pocl, which runs each conv in 0.1-0.6 s, gets through the 64 trials in minutes."""
+    need_opencl()
+    from tunefarm.cli.main import main
+    from tunefarm.recipe import TOLERANCE
+
+    log = tmp_path / "r18.jsonl"
+    argv = ["tune", "zoo:resnet-18", "--target", "opencl", "--trials", "64", "--log", str(log)]
+    argv += ["--repeat", "1", "--min-repeat-ms", "0", "--select-top", "0"]
+    argv += ["--bench-repeat", "1", "--json"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["relative_error"] <= TOLERANCE
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(records) == 64 and {r["target"] for r in records} == {"opencl"}
+    assert sum(r["error_no"] == 0 for r in records) >= 16
+    assert any(t["tuned"] for t in doc["tasks"])
+    with zipfile.ZipFile(doc["artifact"]["path"]) as zf:
+        assert json.loads(zf.read("manifest.json"))["runtime"] == "device"

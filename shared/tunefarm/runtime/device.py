@@ -238,11 +238,18 @@ class DeviceExecutor:
         check_input(name, self._host[buf], array, cast)
         self._host[buf][...] = np.asarray(array)
         with self._lock:
-            self._net.write(buf, self._host[buf])
+            self._device.write(buf, self._host[buf])
+
+    @property
+    def _device(self):
+        if self._net is None:
+            raise self._error("this executor was closed; load the artifact again")
+        return self._net
 
     def _run(self, calls: range | None = None) -> None:
+        net = self._device
         try:
-            self._net.run(calls)
+            net.run(calls)
         except Exception as exc:
             raise self._error(f"network run failed on the device: {exc}") from None
 
@@ -255,7 +262,7 @@ class DeviceExecutor:
             return {u: self._download(b) for u, b in self._outputs.items()}
 
     def _download(self, buf: str) -> np.ndarray:
-        self._net.read(buf, self._host[buf])
+        self._device.read(buf, self._host[buf])
         return self._host[buf].copy()
 
     def get_output(self, name: str) -> np.ndarray:
@@ -288,7 +295,7 @@ class DeviceExecutor:
         with self._lock:
             for _ in range(warmup):
                 self._run()
-            timing = time_evaluator(self._net.time, settings)
+            timing = time_evaluator(self._device.time, settings)
         return BenchmarkResult(timing.costs, timing.number, repeat)
 
     def profile(self, repeat: int = 10):
@@ -300,13 +307,27 @@ class DeviceExecutor:
         with self._lock:
             for round_ in range(repeat + 1):  # round 0 warms up and is not kept
                 for i in range(len(self._calls)):
-                    elapsed = self._net.time_call(i)
+                    elapsed = self._device.time_call(i)
                     if round_:
                         samples[i].append(elapsed)
         return [
             ProfileEntry(node, kernel, statistics.median(s) * 1e3)
             for (node, kernel), s in zip(self._calls, samples, strict=True)
         ]
+
+    def close(self) -> None:
+        """Give the network's device memory and kernels back now (also done when the
+        executor is garbage collected)."""
+        net = getattr(self, "_net", None)
+        if net is not None:
+            self._net = None
+            net.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the driver may be gone already
+            pass
 
     def __repr__(self) -> str:
         return (

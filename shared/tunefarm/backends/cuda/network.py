@@ -26,10 +26,13 @@ class CudaDevice(Device):
         self.start, self.end = ctypes.c_void_p(), ctypes.c_void_p()
         call("cuEventCreate", ctypes.byref(self.start), 0)
         call("cuEventCreate", ctypes.byref(self.end), 0)
+        self.allocations: list[int] = []
+        self.modules: list[ctypes.c_void_p] = []
 
     def alloc(self, nbytes: int) -> int:
         ptr = ctypes.c_uint64()
         call("cuMemAlloc_v2", ctypes.byref(ptr), ctypes.c_size_t(nbytes))
+        self.allocations.append(ptr.value)
         return ptr.value
 
     def region(self, base: int, offset: int, nbytes: int) -> int:
@@ -46,6 +49,7 @@ class CudaDevice(Device):
     def load(self, name: str, image: bytes) -> tuple[ctypes.c_void_p, tuple, tuple]:
         module = ctypes.c_void_p()
         call("cuModuleLoadData", ctypes.byref(module), ctypes.c_char_p(image))
+        self.modules.append(module)
         ptr, size = ctypes.c_uint64(), ctypes.c_size_t()
         call("cuModuleGetGlobal_v2", ctypes.byref(ptr), ctypes.byref(size), module, b"tf_launch")
         line = ctypes.create_string_buffer(size.value)
@@ -78,6 +82,15 @@ class CudaDevice(Device):
         ms = ctypes.c_float()
         call("cuEventElapsedTime", ctypes.byref(ms), self.start, self.end)
         return ms.value * 1e-3 / max(1, number)
+
+    def release(self) -> None:
+        for ptr in self.allocations:
+            call("cuMemFree_v2", ctypes.c_uint64(ptr))
+        for module in self.modules:
+            call("cuModuleUnload", module)
+        for event in (self.start, self.end):
+            call("cuEventDestroy_v2", event)
+        self.allocations, self.modules = [], []
 
 
 def open_network(

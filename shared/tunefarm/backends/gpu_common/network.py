@@ -70,6 +70,11 @@ class Device(ABC):
         """Seconds of device time per round of `launches`, over `number` rounds back to
         back (events before the first and after the last)."""
 
+    @abstractmethod
+    def release(self) -> None:
+        """Free everything this device object allocated or loaded (a long-lived agent opens
+        a network per evaluation; its device memory must come back)."""
+
 
 def _nbytes(spec: dict[str, Any]) -> int:
     return math.prod(spec["shape"]) * np.dtype(spec["dtype"]).itemsize
@@ -140,3 +145,9 @@ class DeviceNetwork:
     def time_call(self, index: int, number: int = 1) -> float:
         """Seconds of one call, device events around `number` launches of it."""
         return self.device.timed([self.launches[index]], number)
+
+    def close(self) -> None:
+        """Give the device memory, kernels and queue back (idempotent)."""
+        if self.launches is not None:
+            self.launches = None  # type: ignore[assignment]
+            self.device.release()

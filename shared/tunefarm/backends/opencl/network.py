@@ -44,17 +44,24 @@ class OpenCLDevice(Device):
             "clCreateCommandQueue", _ptr(self.ctx), _ptr(self.device),
             ctypes.c_uint64(CL_QUEUE_PROFILING_ENABLE),
         )  # fmt: skip
+        self.owned: list[tuple[str, int]] = []  # (release function, handle), in creation order
+
+    def _own(self, release: str, handle: int) -> int:
+        self.owned.append((release, handle))
+        return handle
 
     def alloc(self, nbytes: int) -> int:
         flags = ctypes.c_uint64(CL_MEM_READ_WRITE)
-        return _make("clCreateBuffer", _ptr(self.ctx), flags, ctypes.c_size_t(nbytes), None)
+        mem = _make("clCreateBuffer", _ptr(self.ctx), flags, ctypes.c_size_t(nbytes), None)
+        return self._own("clReleaseMemObject", mem)
 
     def region(self, base: int, offset: int, nbytes: int) -> int:
         region = _Region(offset, nbytes)
-        return _make(
+        mem = _make(
             "clCreateSubBuffer", _ptr(base), ctypes.c_uint64(CL_MEM_READ_WRITE),
             ctypes.c_uint32(CL_BUFFER_CREATE_TYPE_REGION), ctypes.byref(region),
         )  # fmt: skip
+        return self._own("clReleaseMemObject", mem)
 
     def upload(self, mem: int, array: np.ndarray) -> None:
         _call(
@@ -76,12 +83,14 @@ class OpenCLDevice(Device):
         global_ = (ctypes.c_size_t * 3)(
             *(g * b for g, b in zip(launch["grid"], block, strict=True))  # type: ignore[arg-type]
         )
-        program = driver.build_program(self.ctx, self.device, source)
+        program = self._own("clReleaseProgram", driver.build_program(self.ctx, self.device, source))
         return program, str(launch["entry"]), global_, local
 
     def prepare(self, module: tuple[int, str, Any, Any], args: list[int]) -> tuple:
         program, entry, global_, local = module
-        kernel = _make("clCreateKernel", _ptr(program), entry.encode())
+        kernel = self._own(
+            "clReleaseKernel", _make("clCreateKernel", _ptr(program), entry.encode())
+        )
         for i, mem in enumerate(args):
             handle = _ptr(mem)
             size = ctypes.c_size_t(ctypes.sizeof(handle))
@@ -116,6 +125,14 @@ class OpenCLDevice(Device):
         for ev in (first, last) if total > 1 else (first,):
             driver.library().clReleaseEvent(ev)
         return (end - start) * 1e-9 / max(1, number)
+
+    def release(self) -> None:
+        lib = driver.library()
+        for fn, handle in reversed(self.owned):  # kernels before programs, sub-buffers first
+            getattr(lib, fn)(_ptr(handle))
+        self.owned = []
+        lib.clReleaseCommandQueue(_ptr(self.queue))
+        lib.clReleaseContext(_ptr(self.ctx))
 
 
 def open_network(
