@@ -163,6 +163,8 @@ def test_a_cuda_network_builds_with_nvcc_without_a_gpu(tmp_path):
     assert {f"kernels/{k['name']}.fatbin" for k in plan["kernels"]} <= names
     assert {f"kernels/{k['name']}.cu" for k in plan["kernels"]} <= names
     assert image[:4] == b"\x50\xed\x55\xba"  # the fat binary's magic number
+    again = compile_graph(graph, "cuda -arch=sm_80").save(tmp_path / "again.tfa")
+    assert again.cached_objects == again.n_kernels  # nvcc's images are cached by source
     if not Path("/dev/nvidia0").exists():
         with pytest.raises(ArtifactError, match="cannot open the network on cuda.*libcuda"):
             GraphExecutor.load(info.path)

@@ -61,15 +61,18 @@ def device_backend(target: str) -> tuple[Backend, Target] | None:
 # ----------------------------------------------------------------------------- building
 
 
-def _image(name: str, code: str, tc: Toolchain, cache: Path, timeout_s: float) -> bytes:
-    """The kernel's device image: the source where the driver builds it, else the
-    toolchain's output, cached by (compiler, version, flags, source)."""
+def _image(
+    name: str, code: str, tc: Toolchain, cache: Path, timeout_s: float
+) -> tuple[bytes, bool]:
+    """The kernel's device image and whether it came from the cache: the source where the
+    driver builds it, else the toolchain's output, cached by (compiler, version, flags,
+    source)."""
     if not tc.compiler:
-        return code.encode()
+        return code.encode(), False
     key = json.dumps([tc.compiler, compiler_identity(tc.compiler), list(tc.flags), code])
     out = cache / f"{hashlib.sha256(key.encode()).hexdigest()}{tc.artifact_suffix}"
     if out.exists():
-        return out.read_bytes()
+        return out.read_bytes(), True
     stem = cache / f"{name}.{os.getpid()}.{secrets.token_hex(4)}"
     src, tmp = Path(f"{stem}{tc.source_suffix}"), Path(f"{stem}.tmp{tc.artifact_suffix}")
     try:
@@ -88,7 +91,7 @@ def _image(name: str, code: str, tc: Toolchain, cache: Path, timeout_s: float) -
     finally:
         src.unlink(missing_ok=True)
         tmp.unlink(missing_ok=True)
-    return out.read_bytes()
+    return out.read_bytes(), False
 
 
 def build_device_artifact(
@@ -107,12 +110,11 @@ def build_device_artifact(
     tc = backend.toolchain(target)
     cache = runtime_cache_dir(cache_dir, "device")
     start = time.perf_counter()
-    before = {p.name for p in cache.iterdir()}
     with ThreadPoolExecutor(max_workers=max(1, jobs or os.cpu_count() or 1)) as pool:
         futures = {k.name: pool.submit(_image, k.name, k.code, tc, cache, timeout_s)
                    for k in plan.kernels}  # fmt: skip
-        images = {name: f.result() for name, f in futures.items()}
-    compiled = len({p.name for p in cache.iterdir()} - before)
+        built = {name: f.result() for name, f in futures.items()}  # the first error raises
+    images = {name: image for name, (image, _) in built.items()}
     seconds = time.perf_counter() - start
     layout = plan_json(plan, memory)
     for entry in layout["kernels"]:
@@ -142,7 +144,7 @@ def build_device_artifact(
         memory.arena_bytes,
         memory.naive_bytes,
         seconds,
-        len(plan.kernels) - compiled if tc.compiler else 0,
+        sum(cached for _, cached in built.values()),
     )
 
 
