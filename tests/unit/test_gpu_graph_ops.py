@@ -1,5 +1,5 @@
-"""The light ops between a network's anchors on a GPU (gpu_common/graph_ops.py and the
-elementwise fns a network uses): each op's default config runs on pocl and matches the numpy
+"""The light ops between a network's anchors on a GPU (gpu_common/graph_ops.py, softmax.py
+and the elementwise fns a network uses): each op's default config runs on pocl and matches the numpy
 oracle (checked in the measurement child), and compiles with nvcc for sm_90.
 """
 
@@ -20,6 +20,8 @@ OPS: list[dict] = [
     dict(op="slice", shape=(1, 8, 3, 3), axis=1, begin=2, end=7),
     dict(op="pad", shape=(1, 2, 3, 3), pads=[0, 0, 1, 2, 0, 0, 2, 1], value=-1.5),
     dict(op="transpose", shape=(2, 3, 4), perm=[2, 0, 1]),
+    dict(op="softmax", shape=(3, 37), axis=-1),
+    dict(op="softmax", shape=(2, 5, 4), axis=1),
     dict(op="reduce_mean", shape=(1, 6, 5, 5), axes=[2, 3], keepdims=True),
     dict(op="lrn", shape=(1, 7, 3, 3), size=5, alpha=1e-3, beta=0.75, bias=2.0),
     dict(op="elementwise", fn="hard_swish", shapes=[(2, 9)]),

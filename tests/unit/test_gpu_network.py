@@ -29,8 +29,8 @@ from tiny_model import tiny_model_bytes  # noqa: E402
 
 def branchy_model() -> bytes:
     """Conv, max pool, hard sigmoid, a concat of two branches (their convs with leaky relu
-    and clip epilogues), average pool, flatten and a dense layer: the light ops between
-    anchors, and temps that share the arena."""
+    and clip epilogues), average pool, flatten, a dense layer and softmax: the light ops
+    between anchors, and temps that share the arena."""
     rng = np.random.default_rng(3)
 
     def param(name, shape, scale=0.3):
@@ -48,7 +48,8 @@ def branchy_model() -> bytes:
         helper.make_node("Concat", ["l2", "k3"], ["cat"], axis=1, name="cat"),
         helper.make_node("AveragePool", ["cat"], ["ap"], kernel_shape=[2, 2], strides=[2, 2]),
         helper.make_node("Flatten", ["ap"], ["f"], name="flatten"),
-        helper.make_node("Gemm", ["f", "wd", "bd"], ["y"], transB=1, name="fc"),
+        helper.make_node("Gemm", ["f", "wd", "bd"], ["z"], transB=1, name="fc"),
+        helper.make_node("Softmax", ["z"], ["y"], axis=1, name="probs"),
     ]
     graph = helper.make_graph(
         nodes,
@@ -117,7 +118,7 @@ def test_the_artifact_holds_device_kernels_and_a_device_memory_plan(tmp_path):
     # temps whose lifetimes do not overlap share device memory
     assert plan["memory"]["arena_bytes"] < plan["memory"]["naive_bytes"]
     ops = {c["kernel"].split("_", 1)[1] for c in plan["calls"]}
-    assert {"conv2d", "pool2d", "concat", "elementwise", "dense"} <= ops
+    assert {"conv2d", "pool2d", "concat", "elementwise", "dense", "softmax"} <= ops
 
 
 def test_bad_inputs_and_unsupported_ops_are_clear_errors(tmp_path):
@@ -136,15 +137,22 @@ def test_bad_inputs_and_unsupported_ops_are_clear_errors(tmp_path):
         assert again.run({"x": np.ones((1, 3, 16, 16), np.float32)})["y"].shape == (1, 10)
         again.close()
 
-    node = helper.make_node("Softmax", ["x"], ["y"], axis=1, name="probs")
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="quant"),
+        helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], name="dequant"),
+    ]
     g = helper.make_graph(
-        [node],
-        "sm",
+        nodes,
+        "qdq",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 7])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 7])],
+        [
+            numpy_helper.from_array(np.array(0.1, "f4"), "s"),
+            numpy_helper.from_array(np.array(0, "i1"), "z"),
+        ],
     )
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-    with pytest.raises(CompileError, match="probs.*no kernel for softmax on opencl"):
+    with pytest.raises(CompileError, match="'quant'.*no kernel for quantize on opencl: int8"):
         compile_graph(load_onnx(model.SerializeToString()), "opencl")
 
 

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 
 # graph ops that have no GPU kernel yet (the message names the node)
 UNSUPPORTED = {
-    "softmax": "softmax has no GPU template yet",
     "qconv2d": "int8 networks run on cpu and vta only",
     "quantize": "int8 networks run on cpu and vta only",
     "dequantize": "int8 networks run on cpu and vta only",

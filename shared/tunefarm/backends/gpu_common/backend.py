@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.backends.gpu_common import conv2d, dense, depthwise, generic, graph_ops, pool
+from tunefarm.backends.gpu_common import conv2d, dense, depthwise, generic, graph_ops, pool, softmax
 from tunefarm.backends.gpu_common.kernel import DeviceLimits, to_kernel
 from tunefarm.backends.gpu_common.network import DEVICE_ALIGN, DeviceNetwork
 from tunefarm.backends.gpu_common.render import Dialect, render
@@ -45,6 +45,7 @@ class GpuBackend:
             pool.GlobalPool2d(),
             *generic.TEMPLATES,
             *graph_ops.TEMPLATES,
+            softmax.SoftmaxThreadPerOutput(),
         ]
         return {t.op: t for t in found}
 

@@ -1,7 +1,6 @@
 """GPU templates for the light ops between a network's anchors: data movement (copy, concat,
-slice, pad, transpose) and the small reductions (reduce_mean, LRN). Softmax has none yet
-(its max is read by two stages, which the one-thread-per-output schedule cannot place): a
-network with one is refused naming the node.
+slice, pad, transpose) and the small reductions (reduce_mean, LRN); softmax has its own
+schedule (`softmax.py`).
 
 They exist so that a whole network compiles for a GPU: each is one output element per
 thread (`generic.ThreadPerOutput`, the schedule of `pool.thread_steps`), correct on any shape
