@@ -209,7 +209,8 @@ def compile_packed_builds(
     untuned_path: str | Path,
 ) -> dict[str, Any]:
     """Both builds of a packed network as files (`packed_artifact`): tuned (each packed conv's
-    best record of `device_key`) and untuned (default configs). Returns their infos."""
+    best record of `device_key`) and untuned (default configs). Returns their infos and the
+    packed convs that run their default config in the tuned build, with why."""
     from tunefarm.recipe.packed_artifact import save_packed
 
     history = None
@@ -217,7 +218,8 @@ def compile_packed_builds(
         history = ApplyHistoryBest(str(records), device_key)
     tuned = save_packed(packed, target, history, tuned_path)
     untuned = save_packed(packed, target, None, untuned_path)
-    return {"tuned": tuned.to_json(), "untuned": untuned.to_json()}
+    fallbacks = [f"{k['node']}: {k['source']}" for k in tuned.choices if k["source"] != "record"]
+    return {"tuned": tuned.to_json(), "untuned": untuned.to_json(), "fallbacks": fallbacks}
 
 
 def _run_file(path: str | Path, inputs: dict[str, np.ndarray], reference: bool):
