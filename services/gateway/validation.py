@@ -45,6 +45,7 @@ FIELDS = (
     "quantize",
 )
 QUANTIZE = ("int8",)  # the only scheme a job can ask for: the packed (vta) flow's
+PACKED_TARGETS = ("vta", "vta -config=1x32x32")  # offered by the submit form (the presets)
 TOO_LARGE_STATUS = 413
 
 
