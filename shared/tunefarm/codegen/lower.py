@@ -241,7 +241,11 @@ class Lowerer:
         for lf in st.leaves:
             if lf.name == name:
                 return lf.kind == "reduce"
-        return name in reduce_names or any(name.startswith(r + ".") for r in reduce_names)
+        # a split (r.0) or a fused loop (r1+r2: fuse never mixes kinds) of reduce axes
+        return any(
+            part in reduce_names or any(part.startswith(r + ".") for r in reduce_names)
+            for part in name.split("+")
+        )
 
     def _bound_guard(self, info: LoopInfo, axis: str, size: int) -> None:
         """A computed-at region may stick out of the tensor; guard it unless provably not."""
