@@ -13,8 +13,8 @@ import json
 
 import numpy as np
 import pytest
-
 from tests.unit.test_gpu_kernels import need_nvcc, need_opencl
+
 from tunefarm.backends import registry
 from tunefarm.backends.gpu_common.sketch_rules import (
     RULES,
@@ -235,7 +235,6 @@ def test_sketch_rules_come_from_the_gpu_backends():
 
 
 # --------------------------------------------------------------- compiled and checked
-@pytest.mark.slow
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_random_sketch_states_compile_with_nvcc(arch):
     need_nvcc()
@@ -245,7 +244,6 @@ def test_random_sketch_states_compile_with_nvcc(arch):
         assert b.ok, f"{inp.task.op}: {b.error_msg}\n{json.dumps(inp.config.as_dict())}"
 
 
-@pytest.mark.slow
 def test_random_sketch_states_run_correctly_on_opencl():
     need_opencl()
     inps = states("opencl")
