@@ -10,10 +10,10 @@ Needs nvcc and an OpenCL device (pocl); each skips with the reason where it is m
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
-from tests.unit.test_gpu_kernels import need_nvcc, need_opencl
 
 from tunefarm.backends import registry
 from tunefarm.backends.gpu_common.sketch_rules import (
@@ -24,6 +24,7 @@ from tunefarm.backends.gpu_common.sketch_rules import (
     sketch_params,
 )
 from tunefarm.backends.opencl import LIMITS
+from tunefarm.cli.main import main
 from tunefarm.codegen.lower import lower
 from tunefarm.ir import tensor as te
 from tunefarm.ir.ops.dense import matmul
@@ -57,6 +58,20 @@ OPS: dict[str, dict] = {
     "softmax": dict(op="softmax", shape=(3, 37)),
     "reduce_mean": dict(op="reduce_mean", shape=(2, 6, 5, 7), axes=(2, 3)),
 }  # fmt: skip
+
+
+def need_nvcc() -> None:
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc is not installed (the CUDA toolkit compiles the cuda backend)")
+
+
+def need_opencl() -> None:
+    from tunefarm.backends.opencl import driver
+
+    try:
+        driver.first_device()
+    except driver.OpenCLError as exc:
+        pytest.skip(f"no OpenCL device: {exc}")
 
 
 def make_task(name: str, target: str) -> Task:
@@ -255,3 +270,35 @@ def test_random_sketch_states_run_correctly_on_opencl():
         assert b.ok, f"{where}: {b.error_msg}"
         assert r.ok, f"{where}: {E(r.error_no).name} {r.error_msg}"
     assert {inp.task.op for inp in inps} >= {"conv2d", "dense", "softmax", "reduce_mean"}
+
+
+def test_cli_builds_sketch_states_for_cuda_without_a_gpu(capsys: pytest.CaptureFixture[str]):
+    need_nvcc()
+    code = main(
+        ["op", "dense", "-p", "data=8,96", "-p", "weight=40,96", "-p", "epilogue=bias,relu"]
+        + ["--target", "cuda -arch=sm_90", "--policy", "sketch", "--sweep", "3"]
+        + ["--build-only", "--json"]
+    )
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and len(doc["builds"]) == 3, doc
+    for row in doc["builds"]:
+        assert row["ok"], row["error_msg"]
+        assert 0 < row["info"]["registers"] <= 255
+
+
+def test_cli_tunes_dense_with_the_sketch_policy_on_opencl(tmp_path, capsys):
+    """The evolutionary search end to end on pocl: every trial built, run and checked."""
+    need_opencl()
+    tasks = tmp_path / "tasks.json"
+    dense = {"op": "dense", "params": {"data": [8, 96], "weight": [40, 96]}}
+    tasks.write_text(json.dumps({"tasks": [dense]}))
+    log = tmp_path / "log.jsonl"
+    code = main(
+        ["tune-tasks", str(tasks), "--target", "opencl", "--policy", "sketch", "--trials", "8"]
+        + ["--log", str(log), "--repeat", "1", "--min-repeat-ms", "1", "--timeout", "60"]
+    )
+    capsys.readouterr()
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert code == 0 and len(records) == 8
+    assert all(r["error_no"] == 0 for r in records), [r["error_msg"] for r in records]
+    assert all(S.SKETCH_KNOB in r["config"]["values"] for r in records)
