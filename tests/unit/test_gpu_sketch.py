@@ -272,6 +272,18 @@ def test_random_sketch_states_run_correctly_on_opencl():
     assert {inp.task.op for inp in inps} >= {"conv2d", "dense", "softmax", "reduce_mean"}
 
 
+@pytest.mark.gpu
+def test_random_sketch_states_run_correctly_on_cuda():
+    """On a GPU machine: the same states measured through libcuda, checked against numpy."""
+    need_nvcc()
+    inps = states("cuda -arch=sm_90")
+    builds = registry.local_builder(n_parallel=4, timeout_s=300).build(inps)
+    with registry.local_runner(CHECK, kind="cuda") as runner:
+        results = runner.run(inps, builds)
+    for inp, b, r in zip(inps, builds, results, strict=True):
+        assert b.ok and r.ok, f"{inp.task.op}: {b.error_msg} {r.error_msg}"
+
+
 def test_cli_builds_sketch_states_for_cuda_without_a_gpu(capsys: pytest.CaptureFixture[str]):
     need_nvcc()
     code = main(

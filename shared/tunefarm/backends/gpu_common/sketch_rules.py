@@ -62,7 +62,7 @@ class GpuSketchParams(SketchParams):
     max_threads: int = 1024  # threads per block
     max_vthreads: int = 8  # virtual threads per thread (serial copies of the thread tile)
     thread_counts: tuple[int, ...] = THREAD_COUNTS
-    max_reduce_tile: int = 64  # R1 x R2 of one reduce axis: the shared tile's depth
+    max_reduce_tile: int = 64  # R1 x R2 over all reduce axes: the shared tiles' depth
 
 
 def sketch_params(limits: DeviceLimits) -> GpuSketchParams:
@@ -84,6 +84,10 @@ def sketch_params(limits: DeviceLimits) -> GpuSketchParams:
 
 def _pick(rng: np.random.Generator, n: int, cap: int) -> int:
     return int(rng.choice([d for d in divisors(n) if d <= cap] or [1]))
+
+
+def _least_factor(n: int) -> int:
+    return min(p for p in range(2, n + 1) if n % p == 0)
 
 
 def _fused(stage: str, names: list[str]) -> tuple[list[S.Step], str]:
@@ -137,9 +141,20 @@ class GpuTilePlan:
             r2 = _pick(rng, ext, 4)
             r1 = _pick(rng, ext // r2, params.max_reduce_tile // r2)
             d[f"tile:{self.stage}:{ax}"] = (r1, r2)
+        while self._depth(d) > params.max_reduce_tile:  # the shared tiles' reduce depth
+            k = max(self._reduce_keys(), key=lambda key: math.prod(d[key]))
+            r1, r2 = d[k]
+            d[k] = (r1 // _least_factor(r1), r2) if r1 > 1 else (r1, r2 // _least_factor(r2))
         d[f"unroll:{self.stage}"] = int(rng.choice(params.unroll_steps))
         d[f"vec:{self.stage}"] = int(rng.integers(0, 2))
         return d
+
+    def _reduce_keys(self) -> list[str]:
+        return [f"tile:{self.stage}:{ax}" for ax, _ in self.reduce]
+
+    def _depth(self, d: Decisions) -> int:
+        """Reduce iterations one shared tile holds: R1 x R2 over every reduce axis."""
+        return math.prod(math.prod(d[k]) for k in self._reduce_keys())
 
     def _levels(self, d: Decisions, level: int) -> list[int]:
         return [d[f"tile:{self.stage}:{ax}"][level] for ax, _ in self.spatial]
@@ -163,8 +178,7 @@ class GpuTilePlan:
         keys = [f"tile:{self.stage}:{ax}" for ax, _ in self.spatial]
         k = max(keys, key=lambda key: d[key][level])
         tiles = list(d[k])
-        q = min(p for p in range(2, tiles[level] + 1) if tiles[level] % p == 0)
-        tiles[level] //= q
+        tiles[level] //= _least_factor(tiles[level])
         d[k] = tuple(tiles)
 
     def fits(self, d: Decisions, params: GpuSketchParams) -> bool:
@@ -173,10 +187,7 @@ class GpuTilePlan:
             math.prod(self._levels(d, 1)) <= params.max_threads
             and math.prod(self._levels(d, 0)) <= params.max_vthreads
             and regs <= params.max_register
-            and all(
-                math.prod(d[f"tile:{self.stage}:{ax}"]) <= params.max_reduce_tile
-                for ax, _ in self.reduce
-            )
+            and self._depth(d) <= params.max_reduce_tile
         )
 
     def mutate(self, key: str, d: Decisions, params: GpuSketchParams, rng) -> Any:
