@@ -37,6 +37,7 @@ from tunefarm.schedule.schedule import Schedule
 from tunefarm.schedule.sketch import InlinePlan, derive_sketches
 from tunefarm.schedule.sketch_state import mutate, realise, sample
 from tunefarm.task import Task
+from tunefarm.tune.policy import uses_sketch
 from tunefarm.tune.sketch_search import SketchTuner, State
 
 E = MeasureErrorNo
@@ -247,6 +248,11 @@ def test_sketch_rules_come_from_the_gpu_backends():
         sketches, params = registry.sketches(make_task("softmax", target))
         assert len(sketches) == 2 and params.max_threads == 1024
         assert params.check_lowered is not None
+    # auto: sketches for the ops served by the one-output-a-thread fallback only
+    assert uses_sketch("auto", make_task("batch_matmul", "opencl"))
+    assert uses_sketch("auto", make_task("softmax", "opencl"))
+    assert not uses_sketch("auto", make_task("dense", "opencl"))
+    assert not uses_sketch("auto", make_task("conv2d", "opencl"))
 
 
 # --------------------------------------------------------------- compiled and checked
@@ -314,3 +320,18 @@ def test_cli_tunes_dense_with_the_sketch_policy_on_opencl(tmp_path, capsys):
     assert code == 0 and len(records) == 8
     assert all(r["error_no"] == 0 for r in records), [r["error_msg"] for r in records]
     assert all(S.SKETCH_KNOB in r["config"]["values"] for r in records)
+
+
+def test_softmax_and_reduce_mean_templates_run_correctly_on_opencl():
+    """The one-output-a-thread templates of the two ops the GPU gained with the sketch
+    rules, at their default configs (softmax's max and sum both at the thread loop)."""
+    need_opencl()
+    inps = [
+        MeasureInput(t, registry.default_config(t))
+        for t in (make_task("softmax", "opencl"), make_task("reduce_mean", "opencl"))
+    ]
+    builds = registry.local_builder(n_parallel=2).build(inps)
+    with registry.local_runner(CHECK, kind="opencl") as runner:
+        results = runner.run(inps, builds)
+    for inp, r in zip(inps, results, strict=True):
+        assert r.ok, f"{inp.task.op}: {E(r.error_no).name} {r.error_msg}"

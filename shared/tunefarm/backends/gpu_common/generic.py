@@ -133,6 +133,8 @@ SPECS = [
 class ThreadPerOutput(Template):
     """One op of `SPECS` with the thread-per-output schedule."""
 
+    generic = True  # the fallback: `--policy auto` searches sketches for these ops
+
     def __init__(self, spec: Spec) -> None:
         self.spec, self.op = spec, spec.op
 
