@@ -260,6 +260,8 @@ def test_sketch_rules_come_from_the_gpu_backends():
 def test_random_sketch_states_compile_with_nvcc(arch):
     need_nvcc()
     inps = states(f"cuda -arch={arch}")
+    same = [inp.config.as_dict() for inp in states("opencl")]
+    assert [inp.config.as_dict() for inp in inps] == same  # the states pocl runs
     builds = registry.local_builder(n_parallel=2, timeout_s=300).build(inps)
     for inp, b in zip(inps, builds, strict=True):
         assert b.ok, f"{inp.task.op}: {b.error_msg}\n{json.dumps(inp.config.as_dict())}"
