@@ -337,3 +337,19 @@ def test_softmax_and_reduce_mean_templates_run_correctly_on_opencl():
         results = runner.run(inps, builds)
     for inp, r in zip(inps, results, strict=True):
         assert r.ok, f"{inp.task.op}: {E(r.error_no).name} {r.error_msg}"
+
+
+@pytest.mark.parametrize("name", ["dense", "reduce_mean", "softmax"])
+def test_mutated_states_of_every_sketch_still_lower_within_the_limits(name):
+    """Every mutation a plan makes (tile factors, thread counts, rows per block, unroll)
+    realises into steps that lower to a kernel the device can launch."""
+    task = make_task(name, "opencl")
+    sketches, params = registry.sketches(task)
+    kdef = registry.base_kernel(task)
+    rng = np.random.default_rng(2)
+    for sketch in sketches:
+        d = sample(sketch, params, rng)
+        for _ in range(12):
+            d = mutate(sketch, d, params, rng) or d
+            func = lower(Schedule(kdef.outputs, kdef.inputs).apply_all(realise(sketch, d)))
+            params.check_lowered(func)

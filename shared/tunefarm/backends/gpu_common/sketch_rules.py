@@ -315,13 +315,16 @@ class CrossThreadPlan:
         return d
 
     def mutate(self, key: str, d: Decisions, params: GpuSketchParams, rng) -> Any:
+        """A new thread count, unroll step or rows per block (None past the block's limit)."""
+        rows = int(d.get(f"tile:{self.stage}:rows", 1))
+        threads = int(d[f"par:{self.stage}"])
         if key.startswith("par:"):
-            return int(rng.choice(self._threads(params)))
+            threads = int(rng.choice(self._threads(params)))
+            return threads if threads * rows <= params.max_threads else None
         if key.startswith("unroll:"):
             return int(rng.choice(params.unroll_steps))
-        rows = [r for r in ROWS if self.points % r == 0]
-        r = int(rng.choice(rows))
-        return r if r * int(d[f"par:{self.stage}"]) <= params.max_threads else None
+        rows = int(rng.choice([r for r in ROWS if self.points % r == 0]))
+        return rows if rows * threads <= params.max_threads else None
 
     def steps(self, d: Decisions, outer: dict[str, list[str]]) -> list[S.Step]:
         a = self.stage
