@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from tunefarm.backends import registry
+from tunefarm.backends.gpu_common.kernel import to_kernel
 from tunefarm.backends.gpu_common.sketch_rules import (
     RULES,
     BindPlan,
@@ -141,8 +142,9 @@ def test_tile_state_gives_the_sssrrsrs_steps():
     ]
     assert S.Bind("out", "i.0+j.0", "blockIdx.x") in steps
     assert S.Bind("out", "i.1+j.1", "vthread") in steps
-    assert S.Bind("out", "i.2+j.2", "threadIdx.x") in steps
-    assert S.ComputeAt("out.local", "out", "i.2+j.2") in steps
+    assert S.Bind("out", "i.2", "threadIdx.y") in steps  # one tag an axis: affine indices
+    assert S.Bind("out", "j.2", "threadIdx.x") in steps
+    assert S.ComputeAt("out.local", "out", "j.2") in steps
     order = ("k.0", "k.1", "i.0", "j.0", "k.2", "i.1", "j.1")  # R0 R1 S3 R2 S4
     assert S.Reorder("out.local", order) in steps
     assert S.Pragma("out.local", "k.0", "auto_unroll_max_step", 64) in steps
@@ -151,9 +153,15 @@ def test_tile_state_gives_the_sssrrsrs_steps():
     # tile is 2 x 3 = 6 wide along j, not a multiple of 4: scalar fetches
     assert S.Vectorize("a.shared", "ax1.1") in steps
     assert not any(isinstance(s, S.Vectorize) and s.stage == "b.shared" for s in steps)
-    assert S.Bind("b.shared", "ax0+ax1.1", "threadIdx.x") in steps
+    assert S.Split("b.shared", "ax0+ax1", (4, 2)) in steps  # over threadIdx.y, x
+    assert S.Bind("b.shared", "ax0+ax1.1", "threadIdx.y") in steps
+    assert S.Bind("b.shared", "ax0+ax1.2", "threadIdx.x") in steps
     func = lower(Schedule([out], [a, b]).apply_all(steps))
     PARAMS.check_lowered(func)  # within the limits
+    # the shared tiles hold what the block reads: a's 4 x 2 rows of the thread tile by
+    # 8 k, b's 8 k by 2 x 3 columns (times the 2 virtual threads: refilled per vthread)
+    shared = {b.name: b.size for b in to_kernel(func, LIMITS).shared}
+    assert shared == {"a_shared": 8 * 8, "b_shared": 8 * 6}, shared
 
 
 def test_softmax_reduces_across_threads_or_one_row_a_thread():
@@ -233,11 +241,12 @@ def test_sampled_and_mutated_tiles_stay_within_the_launch_limits():
 
 
 def test_states_over_a_device_limit_are_dropped_and_counted_by_the_limit():
-    """A tile state whose shared tiles need more than 48 KiB is never measured."""
+    """A tile state whose shared tiles need more than 48 KiB (32 + 64 rows of 256 floats)
+    is never measured."""
     task = Task.make("dense", target="opencl", data=(64, 512), weight=(256, 512))
     tuner = SketchTuner(task, seed=0, evolve=False)
     k = next(i for i, s in enumerate(tuner.sketches) if isinstance(s.plans[0], GpuTilePlan))
-    d = {"tile:dense:i": (1, 8, 2, 2), "tile:dense:j": (1, 16, 2, 2), "tile:dense:k": (32, 2)}
+    d = {"tile:dense:i": (1, 8, 2, 2), "tile:dense:j": (1, 16, 2, 2), "tile:dense:k": (64, 4)}
     d |= {"unroll:dense": 0, "vec:dense": 0}
     assert tuner._make(State(k, tuple(sorted(d.items())))) is None
     assert "DeviceLimitError: shared memory per block" in tuner.why()

@@ -52,6 +52,7 @@ from tunefarm.schedule.sketch_state import Decisions, SketchParams, divisors, mo
 Axes = tuple[tuple[str, int], ...]
 UNROLL_STEPS = (0, 16, 64, 512, 1500)
 THREAD_COUNTS = (32, 64, 128, 256, 512, 1024)
+THREAD_TAGS = ("threadIdx.z", "threadIdx.y", "threadIdx.x")
 ROWS = (1, 2, 4, 8)  # outputs per block (threadIdx.y) of a cross-thread reduction
 
 
@@ -130,10 +131,12 @@ class GpuTilePlan:
     def sample(self, params: GpuSketchParams, rng: np.random.Generator) -> Decisions:
         d: Decisions = {}
         last = self.spatial[-1][0]
-        for ax, ext in self.spatial:
+        tagged = self.thread_axes()
+        for k, (ax, ext) in enumerate(self.spatial):
             i4 = _pick(rng, ext, 4 if ax == last else 2)
             i3 = _pick(rng, ext // i4, 4)
-            th = _pick(rng, ext // (i4 * i3), 64 if ax == last else 16)
+            most = (64 if ax == last else 16) if k in tagged else 1
+            th = _pick(rng, ext // (i4 * i3), most)
             v = _pick(rng, ext // (i4 * i3 * th), 2) if rng.random() < 0.3 else 1
             d[f"tile:{self.stage}:{ax}"] = (v, th, i3, i4)
         self._fit(d, params)
@@ -201,8 +204,22 @@ class GpuTilePlan:
             return int(rng.choice(params.unroll_steps))
         return None
 
+    def thread_axes(self) -> list[int]:
+        """The spatial axes with a thread level: the last three (threadIdx.z, y, x); the
+        others keep one thread. One tag an axis keeps each thread's index affine, so a shared
+        tile spans just the block's threads (a fused thread index would make it div/mod,
+        and bound inference would take the whole axis)."""
+        n = len(self.spatial)
+        return list(range(max(0, n - 3), n))
+
+    def thread_tags(self) -> list[str]:
+        return THREAD_TAGS[-len(self.thread_axes()) :]
+
     def threads(self, d: Decisions) -> int:
         return math.prod(self._levels(d, 1))
+
+    def thread_extents(self, d: Decisions) -> tuple[int, ...]:
+        return tuple(self._levels(d, 1)[k] for k in self.thread_axes())
 
     def vector_width(self, op: Operand, d: Decisions) -> int:
         """4 (float4 fetches) where every row of the shared tile starts 16-byte aligned in
@@ -222,15 +239,20 @@ class GpuTilePlan:
         tiles = {ax: tuple(d[f"tile:{self.stage}:{ax}"]) for ax in sp + rd}
         steps: list[S.Step] = [S.CacheWrite(self.stage)] if self.cache_write else []
         steps += [S.CacheRead(op.tensor, "shared", (acc,)) for op in self.operands]
-        # the output stage: S0 -> blockIdx.x, S1 -> vthread, S2 -> threadIdx.x, S3 S4 inside
+        # the output stage: S0 fused -> blockIdx.x, S1 fused -> vthread, S2 -> threadIdx.z
+        # y x (one axis each), S3 S4 inside
         steps += [S.Split(o, a, tiles[ax]) for a, ax in zip(self.out_axes, sp, strict=True)]
         levels = [[f"{a}.{k}" for a in self.out_axes] for k in range(5)]
         steps.append(S.Reorder(o, tuple(x for lv in levels for x in lv)))
         bound = []
-        for level, tag in zip(levels[:3], ("blockIdx.x", "vthread", "threadIdx.x"), strict=True):
+        for level, tag in zip(levels[:2], ("blockIdx.x", "vthread"), strict=True):
             fuse, name = _fused(o, level)
             steps += [*fuse, S.Bind(o, name, tag)]
             bound.append(name)
+        thread_loops = [levels[2][k] for k in self.thread_axes()]
+        tags = self.thread_tags()
+        steps += [S.Bind(o, x, tag) for x, tag in zip(thread_loops, tags, strict=True)]
+        bound.append(thread_loops[-1])
         steps += [S.Unroll(o, x) for x in levels[3] + levels[4]]
         steps.append(S.ComputeAt(acc, o, bound[2]))
         # the accumulator: R0 R1 S3 R2 S4, its register tile (S3 S4) unrolled
@@ -244,26 +266,29 @@ class GpuTilePlan:
         if unroll and r0:
             steps.append(S.Pragma(acc, r0[0], "auto_unroll_max_step", unroll))
         # shared tiles of both operands, refilled at every step of the outer reduce loops
-        threads = self.threads(d)
+        threads = self.thread_extents(d)
         for op in self.operands:
             shared = f"{op.tensor}.shared"
             steps.append(S.ComputeAt(shared, acc, r0[-1]))
-            steps += fetch_steps(shared, op.ndim, threads, self.vector_width(op, d))
+            steps += fetch_steps(shared, op.ndim, threads, tags, self.vector_width(op, d))
         outer[o] = bound
         return steps
 
 
-def fetch_steps(stage: str, ndim: int, threads: int, vec: int) -> list[S.Step]:
+def fetch_steps(
+    stage: str, ndim: int, threads: tuple[int, ...], tags: list[str], vec: int
+) -> list[S.Step]:
     """Cooperative fetch of a shared tile: (the last axis split by the vector width, when
-    vectorised) the axes fused, split over the block's threads, `vec` contiguous elements a
-    thread as one load and store."""
+    vectorised) the axes fused, split over the block's threads (`threads` along `tags`,
+    innermost last), `vec` contiguous elements a thread as one load and store."""
     axes = [f"ax{i}" for i in range(ndim)]
     steps: list[S.Step] = []
     if vec > 1:
         steps.append(S.Split(stage, axes[-1], (vec,)))
         axes[-1] = f"{axes[-1]}.0"
     fuse, fused = _fused(stage, axes)
-    steps += [*fuse, S.Split(stage, fused, (threads,)), S.Bind(stage, f"{fused}.1", "threadIdx.x")]
+    steps += [*fuse, S.Split(stage, fused, threads)]
+    steps += [S.Bind(stage, f"{fused}.{k}", tag) for k, tag in enumerate(tags, start=1)]
     if vec > 1:
         steps.append(S.Vectorize(stage, f"ax{ndim - 1}.1"))
     return steps
