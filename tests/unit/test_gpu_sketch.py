@@ -362,3 +362,22 @@ def test_mutated_states_of_every_sketch_still_lower_within_the_limits(name):
             d = mutate(sketch, d, params, rng) or d
             func = lower(Schedule(kdef.outputs, kdef.inputs).apply_all(realise(sketch, d)))
             params.check_lowered(func)
+
+
+def test_float4_fetches_and_vector_stores_run_correctly_on_opencl():
+    """A dense tile state with float4 shared fetches (K rows of 20, a reduce tile of 4) and
+    float2 output stores (S4 = 2 on the output's last axis), checked against numpy."""
+    need_opencl()
+    task = make_task("dense", "opencl")
+    sketches, _ = registry.sketches(task)
+    tile = next(s for s in sketches if isinstance(s.plan_of("dense"), GpuTilePlan))
+    d = {"tile:dense:i": (1, 3, 1, 1), "tile:dense:j": (1, 7, 1, 2), "tile:dense:k": (2, 2)}
+    d |= {"unroll:dense": 16, "vec:dense": 1}
+    inp = MeasureInput(task, registry.sketch_config(realise(tile, d)))
+    code = registry.generate_source(inp).code
+    assert "float4*)(&data_shared" in code and "float4*)(&weight_shared" in code
+    assert "float2*)(&out" in code
+    (build,) = registry.local_builder(n_parallel=1).build([inp])
+    with registry.local_runner(CHECK, kind="opencl") as runner:
+        (result,) = runner.run([inp], [build])
+    assert result.ok, f"{E(result.error_no).name} {result.error_msg}"

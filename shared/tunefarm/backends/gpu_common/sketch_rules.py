@@ -253,7 +253,10 @@ class GpuTilePlan:
         tags = self.thread_tags()
         steps += [S.Bind(o, x, tag) for x, tag in zip(thread_loops, tags, strict=True)]
         bound.append(thread_loops[-1])
-        steps += [S.Unroll(o, x) for x in levels[3] + levels[4]]
+        # the register tile's stores unrolled; 2 or 4 along the last axis: one float2/4 store
+        store = levels[4][-1] if tiles[sp[-1]][3] in (2, 4) else None
+        steps += [S.Unroll(o, x) for x in levels[3] + levels[4] if x != store]
+        steps += [S.Vectorize(o, store)] if store else []
         steps.append(S.ComputeAt(acc, o, bound[2]))
         # the accumulator: R0 R1 S3 R2 S4, its register tile (S3 S4) unrolled
         steps += [S.Split(acc, ax, (tiles[ax][3],)) for ax in sp]
