@@ -227,15 +227,12 @@ def _extract(path: str | os.PathLike, root: Path) -> dict[str, Any]:
 def _rebuild(manifest: dict[str, Any], root: Path) -> StatsNetwork:
     graph = Graph.load(str(root / GRAPH))
     target = manifest["target"]
-    runs = cpu_segments._runs(graph)
+    segments = cpu_segments.float_segments(graph)
     stored = manifest["segments"]
-    if [(s["first"], s["nodes"]) for s in stored] != [(f, len(n)) for f, n in runs]:
+    if [(s["first"], s["nodes"]) for s in stored] != [(g.first, len(g.nodes)) for g in segments]:
         raise PackedArtifactError("its CPU segments do not match its graph's float runs")
-    segments = [
-        cpu_segments.Segment(first, nodes, cpu_segments._subgraph(graph, first, nodes, i),
-                             GraphExecutor.load(str(root / s["file"])))
-        for i, ((first, nodes), s) in enumerate(zip(runs, stored, strict=True))
-    ]  # fmt: skip
+    for seg, s in zip(segments, stored, strict=True):
+        seg.executor = GraphExecutor.load(str(root / s["file"]))
     programs = {k["node"]: (root / k["file"]).read_text() for k in manifest["kernels"]}
     choices = _StoredChoices(graph, target, manifest["kernels"])
     net = StatsNetwork(graph, target, choices, root / "kernels", segments)
