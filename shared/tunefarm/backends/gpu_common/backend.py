@@ -9,11 +9,21 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.backends.gpu_common import conv2d, dense, depthwise, generic, graph_ops, pool, softmax
+from tunefarm.backends.gpu_common import (
+    conv2d,
+    dense,
+    depthwise,
+    generic,
+    graph_ops,
+    pool,
+    sketch_rules,
+)
 from tunefarm.backends.gpu_common.kernel import DeviceLimits, to_kernel
 from tunefarm.backends.gpu_common.network import DEVICE_ALIGN, DeviceNetwork
 from tunefarm.backends.gpu_common.render import Dialect, render
 from tunefarm.codegen.loops import LoweredFunc
+from tunefarm.schedule.sketch import SketchRule
+from tunefarm.schedule.sketch_state import SketchParams
 from tunefarm.schedule.template import Template
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
@@ -45,7 +55,6 @@ class GpuBackend:
             pool.GlobalPool2d(),
             *generic.TEMPLATES,
             *graph_ops.TEMPLATES,
-            softmax.SoftmaxThreadPerOutput(),
         ]
         return {t.op: t for t in found}
 
@@ -73,3 +82,7 @@ class GpuBackend:
 
     def emit(self, func: LoweredFunc, target: Target) -> str:
         return render(to_kernel(func, self.limits(target)), self.dialect)
+
+    def sketch_rules(self, target: Target) -> tuple[tuple[SketchRule, ...], SketchParams]:
+        """The GPU derivation rules, sampling within this target's launch limits."""
+        return sketch_rules.RULES, sketch_rules.sketch_params(self.limits(target))

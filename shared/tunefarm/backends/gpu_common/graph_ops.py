@@ -1,6 +1,5 @@
 """GPU templates for the light ops between a network's anchors: data movement (copy, concat,
-slice, pad, transpose) and the small reductions (reduce_mean, LRN); softmax has its own
-schedule (`softmax.py`).
+slice, pad, transpose) and LRN; softmax and reduce_mean are in `generic.py`.
 
 They exist so that a whole network compiles for a GPU: each is one output element per
 thread (`generic.ThreadPerOutput`, the schedule of `pool.thread_steps`), correct on any shape
@@ -20,7 +19,7 @@ from tunefarm.backends.gpu_common.generic import Spec, ThreadPerOutput
 from tunefarm.ir import reference as R
 from tunefarm.ir.ops.conv import pad
 from tunefarm.ir.ops.movement import concat, copy, slice_axis, transpose
-from tunefarm.ir.ops.reduction import lrn, reduce_mean
+from tunefarm.ir.ops.reduction import lrn
 from tunefarm.task import Task, TaskError
 
 Inputs = list[tuple[str, tuple[int, ...]]]
@@ -79,13 +78,6 @@ def _pad_ref(task: Task, xs: list[np.ndarray]) -> np.ndarray:
     return R.pad(xs[0], begins + ends, value)
 
 
-def _keepdims(task: Task) -> bool:
-    value = task.args.get("keepdims", True)
-    if value not in (True, False):
-        raise TaskError(f"{task.op}: param 'keepdims' must be a bool, got {value!r}")
-    return bool(value)
-
-
 def _lrn(task: Task) -> dict[str, Any]:
     return {
         "size": _int(task, "size"),
@@ -135,14 +127,6 @@ SPECS = [
         lambda t, xs: transpose(xs[0], t.args.get("perm"), name="out"),
         lambda t, xs: R.transpose(xs[0], t.args.get("perm")),
         _moves,
-    ),
-    Spec(
-        "reduce_mean",
-        _one_input,
-        lambda t, xs: reduce_mean(xs[0], t.args.get("axes"), _keepdims(t), name="out"),
-        # a full reduction without keepdims is 0-d in numpy; the kernel writes shape (1,)
-        lambda t, xs: np.atleast_1d(R.reduce_mean(xs[0], t.args.get("axes"), _keepdims(t))),
-        lambda t, o: float(math.prod(_one_input(t)[0][1])),
     ),
     Spec(
         "lrn",
