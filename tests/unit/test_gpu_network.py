@@ -238,7 +238,7 @@ def test_sketch_records_compile_into_a_gpu_network(tmp_path):
 
 @pytest.mark.slow
 def test_the_seed_flow_tunes_resnet18_on_opencl(tmp_path, capsys):
-    """`tunefarm tune zoo:resnet-18 --target opencl --trials 64` end to end on pocl: tuned
+    """`tunefarm tune zoo:resnet-18 --target opencl --policy sketch --trials 64` on pocl: tuned
     records, a GPU network compiled with them, its output within the recipe's tolerance of
     ONNX Runtime. Measurement settings are cut (one repeat, no in-network selection) so that
     pocl, which runs each conv in 0.1-0.6 s, gets through the 64 trials in minutes."""
@@ -248,6 +248,7 @@ def test_the_seed_flow_tunes_resnet18_on_opencl(tmp_path, capsys):
 
     log = tmp_path / "r18.jsonl"
     argv = ["tune", "zoo:resnet-18", "--target", "opencl", "--trials", "64", "--log", str(log)]
+    argv += ["--policy", "sketch"]
     argv += ["--repeat", "1", "--min-repeat-ms", "0", "--select-top", "0"]
     argv += ["--bench-repeat", "1", "--json"]
     assert main(argv) == 0
