@@ -3,7 +3,7 @@
 PY ?= .venv/bin/python
 VENV_STAMP := .venv/.stamp
 
-.PHONY: venv test lint lint-imports golden bench bench-int8 bench-kernels bench-tuners bench-networks bench-gpu bench-autoscheduler bench-metaschedule run docker-build k8s-render bench-pipeline serve
+.PHONY: venv test lint lint-imports golden bench bench-int8 bench-kernels bench-tuners bench-networks bench-gpu bench-gpu-network bench-autoscheduler bench-metaschedule run docker-build k8s-render bench-pipeline serve
 
 venv: $(VENV_STAMP)
 
@@ -53,6 +53,10 @@ bench-networks: venv
 BENCH_GPU_ARGS ?=
 bench-gpu: venv
 	$(PY) benchmarks/gpu.py $(BENCH_GPU_ARGS)
+
+# On a GPU machine: resnet-50 tuned as a whole network against PyTorch eager and max-autotune.
+bench-gpu-network: venv
+	$(PY) benchmarks/gpu_network.py $(BENCH_GPU_NETWORK_ARGS)
 
 # The sketch policy against the template policy, the default schedule and ONNX Runtime per op.
 BENCH_AUTOSCHEDULER_ARGS ?= --trials 64,256 --vs-random
