@@ -16,8 +16,8 @@ have them), in one run:
     python benchmarks/gpu.py [--trials 256] [--tuners xgb,sketch] [--layers 0,3]
         [--arch sm_90] [--json out.json]
 
-The whole-network comparison (tuned resnet-50 against PyTorch eager and torch.compile) needs
-the GPU graph runtime, which tunefarm does not have yet; this script says so in its report.
+The whole-network comparison (tuned resnet-50 against PyTorch eager and torch.compile) is
+`benchmarks/gpu_network.py` (`make bench-gpu-network`).
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     positive = [x for x in ratios if x > 0]
     geomean = math.exp(sum(map(math.log, positive)) / len(positive)) if positive else 0.0
     print(f"geomean cuDNN / tunefarm: {geomean:.2f} (goal >= 1.0)")
-    print("whole resnet-50: not measured (tunefarm has no GPU graph runtime yet)")
+    print("whole resnet-50: see benchmarks/gpu_network.py (make bench-gpu-network)")
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "geomean": geomean}, indent=2))
     return 0
