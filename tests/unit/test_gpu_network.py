@@ -260,3 +260,23 @@ def test_the_seed_flow_tunes_resnet18_on_opencl(tmp_path, capsys):
     assert any(t["tuned"] for t in doc["tasks"])
     with zipfile.ZipFile(doc["artifact"]["path"]) as zf:
         assert json.loads(zf.read("manifest.json"))["runtime"] == "device"
+
+
+def test_a_kernel_the_driver_cannot_build_is_named_and_nothing_leaks(tmp_path):
+    """The device's own error names the kernel; what was allocated before it is released
+    (the device object is released, and a later network opens normally)."""
+    need_opencl()
+    info = compile_graph(load_onnx(tiny_model_bytes()), "opencl").save(tmp_path / "t.tfa")
+    with zipfile.ZipFile(info.path) as zf:
+        plan = json.loads(zf.read("plan.json"))
+        images = {k["name"]: zf.read(k["image"]) for k in plan["kernels"]}
+        with zf.open("params.npz") as f:
+            params = dict(np.load(f))
+    broken = next(iter(images))
+    bad = dict(images)
+    bad[broken] = images[broken].replace(b"{", b"{ this is not C;", 1)
+    with pytest.raises(RuntimeError, match=f"kernel '{broken}' cannot be loaded.*clBuildProgram"):
+        get_backend("opencl").open_network(plan, bad, params)
+    net = get_backend("opencl").open_network(plan, images, params)
+    net.run()
+    net.close()

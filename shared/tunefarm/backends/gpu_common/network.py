@@ -91,6 +91,17 @@ class DeviceNetwork:
         params: dict[str, np.ndarray],
     ) -> None:
         self.device = device
+        self.launches: list[Any] | None = None
+        try:
+            self._setup(plan, images, params)
+        except BaseException:
+            device.release()  # what was allocated before the failure comes back
+            raise
+
+    def _setup(
+        self, plan: dict[str, Any], images: dict[str, bytes], params: dict[str, np.ndarray]
+    ) -> None:
+        device = self.device
         specs = {b["name"]: b for b in plan["buffers"]}
         memory = plan["memory"]
         roots, offsets = memory["roots"], memory["offsets"]
@@ -114,7 +125,6 @@ class DeviceNetwork:
                 data = np.ascontiguousarray(params[name], dtype=spec["dtype"])
                 device.upload(owned[name], data)
         self.mem = {name: owned[roots[name]] for name in specs}
-        self._keep = [arena, owned]
         modules = {}
         for name, image in images.items():
             try:
@@ -149,5 +159,5 @@ class DeviceNetwork:
     def close(self) -> None:
         """Give the device memory, kernels and queue back (idempotent)."""
         if self.launches is not None:
-            self.launches = None  # type: ignore[assignment]
+            self.launches = None
             self.device.release()
