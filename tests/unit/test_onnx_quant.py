@@ -133,7 +133,7 @@ def test_per_channel_qdq_imports_and_interprets() -> None:
     np.testing.assert_array_equal(got, want.astype(np.float32))
 
 
-@pytest.mark.parametrize("op", ["ConvInteger", "MatMulInteger", "QLinearMatMul"])
+@pytest.mark.parametrize("op", ["ConvInteger", "MatMulInteger", "QLinearMatMul"])  # float x
 def test_qlinear_and_integer_ops_are_named(op: str) -> None:
     node = helper.make_node(op, ["x", "w"], ["y"], name="n1")
     model = q_model([node], {"w": np.ones((4, 4, 1, 1), np.int8)})

@@ -34,7 +34,7 @@ import onnx
 from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from tunefarm.frontend import onnx_quant, validate
+from tunefarm.frontend import onnx_integer, onnx_quant, validate
 from tunefarm.frontend.limits import default_max_tensor_bytes, over_budget, predict_outputs
 from tunefarm.graph.ir import Graph, GraphError, Node, Value
 from tunefarm.graph.shapes import infer_node, infer_shapes
@@ -755,6 +755,9 @@ def _cast(cx: _Ctx) -> None:
     """A runtime Cast is only supported as a no-op (float32 to float32)."""
     to = _cast_to(cx)
     src = cx.imp.dtype(cx.input(0), cx)
+    if src == "int32" and np.dtype(to) == np.float32:  # an int8 op's int32 accumulator
+        onnx_quant.int32_to_float(cx)
+        return
     if np.dtype(to) != np.dtype(src):
         raise cx.fail(
             f"casting a run-time value from {src} to {np.dtype(to)} is not supported "
@@ -813,6 +816,7 @@ HANDLERS: dict[str, Callable[[_Ctx], None]] = {
     "Transpose": _transpose,
     "Unsqueeze": _unsqueeze,
     **onnx_quant.HANDLERS,
+    **onnx_integer.HANDLERS,
 }
 # Handlers that also take constant inputs themselves (aliases and shape queries), rather than
 # folding the node with the reference evaluator.
@@ -826,6 +830,7 @@ NO_FOLD = frozenset(
         "QuantizeLinear",
         "DequantizeLinear",
         "QLinearConv",
+        *onnx_integer.HANDLERS,
     }
 )
 # Supported only when every input is a constant: evaluated at import, never a graph node.

@@ -8,7 +8,8 @@ saturated at the model's scales). Bad parameters are errors naming the node: a s
 is not a positive finite constant, a zero point outside its dtype, an axis out of range, a
 per-channel parameter whose length is not the channel count. QLinearConv becomes a
 `qconv2d` (uint8 x int8, symmetric weights); QLinearMatMul, ConvInteger and MatMulInteger
-are refused by the importer's unsupported-op error, which names the node.
+are in `frontend.onnx_integer`. The int32 accumulators they make turn float by a
+DequantizeLinear or a Cast (a `dequantize` with scale 1).
 """
 
 from __future__ import annotations
@@ -95,12 +96,25 @@ def dequantize_linear(cx) -> None:
         return
     x = cx.imp.graph_value(cx.input(0), cx)
     value = cx.imp.graph.values[x]
-    if value.dtype not in ("uint8", "int8"):
-        raise cx.fail(f"input {cx.input(0)!r} is {value.dtype}; DequantizeLinear takes uint8/int8")
+    if value.dtype not in ("uint8", "int8", "int32"):
+        raise cx.fail(
+            f"input {cx.input(0)!r} is {value.dtype}; DequantizeLinear takes uint8/int8/int32"
+        )
     scale, zero, axis, dtype = _qparams(cx, len(value.shape), value.shape)
+    if value.dtype == "int32" and not cx.has(2):
+        dtype = "int32"
     if dtype != value.dtype:
         raise cx.fail(f"zero point is {dtype} but the input is {value.dtype}")
+    if dtype == "int32" and (isinstance(scale, list) or zero != 0):
+        raise cx.fail("an int32 input takes a per-tensor scale and a zero point of 0")
     cx.emit("dequantize", [x], {"scale": scale, "zero_point": zero, "axis": axis}, cx.outputs[0])
+
+
+def int32_to_float(cx) -> None:
+    """Cast of a run-time int32 (an int8 op's accumulator) to float32: exact below 2**24,
+    rounded to nearest as C's conversion above, which is what ONNX Runtime's Cast does."""
+    x = cx.imp.graph_value(cx.input(0), cx)
+    cx.emit("dequantize", [x], {"scale": 1.0, "zero_point": 0, "axis": 1}, cx.outputs[0])
 
 
 def _scalar_q(cx, i: int, what: str, dtype: str) -> tuple[float, int]:

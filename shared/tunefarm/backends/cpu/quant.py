@@ -6,6 +6,7 @@ bit for bit against `tunefarm.ir.quant_reference`. Params (logical layout):
 
 - quantize:   shape, dtype (int8|uint8), scale, zero_point     float32 x -> q
 - dequantize: shape, dtype (of q), scale, zero_point           q -> float32
+              (dtype int32, an accumulator: one scale, zero_point 0)
 - requantize: shape, dtype (out), scale, zero_point            int32 x -> q
 - qadd:       shape, dtype, scales [a, b, out], zero_points [a, b, out]
 
@@ -72,6 +73,12 @@ def _params(task: Task) -> dict[str, Any]:
     if not shape or min(shape) < 1:
         raise TaskError(f"{op}: param 'shape' must be a non-empty shape of positive ints")
     dtype = a.get("dtype", "int8")
+    if op == "dequantize" and dtype == "int32":  # an accumulator to float: scale only
+        p = {"shape": shape, "dtype": dtype, "axis": None, "zero_point": 0}
+        p["scale"] = check_scale(op, "scale", a.get("scale", 1.0))
+        if a.get("zero_point", 0) != 0 or "axis" in a:
+            raise TaskError("dequantize: an int32 input takes one scale and zero_point 0")
+        return p
     if dtype not in Q.QUANT_DTYPES:
         raise TaskError(f"{op}: param 'dtype' must be one of {Q.QUANT_DTYPES}, got {dtype!r}")
     p: dict[str, Any] = {"shape": shape, "dtype": dtype, "axis": None}
@@ -132,9 +139,9 @@ class QuantTemplate(Template):
 
     def input_specs(self, task):
         p = self.validate(task)
-        q = INT8 if p["dtype"] == "int8" else UINT8
+        q = {"int8": INT8, "uint8": UINT8, "int32": ACC}[p["dtype"]]
         x = {"quantize": FLOAT_IN, "requantize": ACC}.get(self.op, q)
-        lo, hi = ZP_RANGE[p["dtype"]]
+        lo, hi = ZP_RANGE.get(p["dtype"], (0, 0))
         return {"x": x, "a": q, "b": q, "scale": SCALE, "zero_point": InputSpec("int32", lo, hi)}
 
     def exact_output(self, task):
