@@ -54,22 +54,17 @@ def output_step(path: str) -> float:
     return float(np.asarray(inits[node.input[1]]).ravel()[0])
 
 
-MOBILENET_GAP = (
-    "mobilenet-v2: 90.6% of outputs within one step (max 4 steps); ONNX Runtime runs its "
-    "fused int8 ops (QLinearAdd, QLinearGlobalAveragePool, QGemm), whose rounding differs "
-    "from the model's Q/DQ semantics that tunefarm computes; with those fusions blocked "
-    "(intermediate outputs) every quantized activation matches. Not resolved yet."
-)
-
-
-@pytest.mark.parametrize(
-    "name",
-    ["resnet-18", pytest.param("mobilenet-v2", marks=pytest.mark.xfail(reason=MOBILENET_GAP))],
-)
+@pytest.mark.parametrize("name", ["resnet-18", "mobilenet-v2"])
 def test_qdq_model_matches_onnxruntime_int8(name: str, tmp_path) -> None:
+    """mobilenet-v2 matches only because its QDQ adds become `qadd` with QLinearAdd's float
+    rounding: with the model's own Q/DQ semantics (float add, then quantize) one residual
+    element in 15,000 rounds the other way and 9% of the outputs move by up to 4 steps."""
     path = qdq_model(name, tmp_path)
     _, graph = load_model(path)
-    assert graph.op_counts().get("quantize", 0) > 10  # the QDQ pairs became graph ops
+    counts = graph.op_counts()
+    assert counts.get("quantize", 0) > 10  # the QDQ pairs became graph ops
+    if name == "mobilenet-v2":
+        assert counts["qadd"] == 10 and "dense" not in counts  # adds and the Gemm folded
     compile_graph(graph, "cpu", optimized=True).save(tmp_path / "q.tfa", jobs=2)
     session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     ex = GraphExecutor.load(tmp_path / "q.tfa")

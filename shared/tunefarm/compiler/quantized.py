@@ -80,4 +80,25 @@ def _elementwise(low, node, buf: str, layout) -> None:
     low.call_default(task, [buf, out])
 
 
-LOWERING = {"qconv2d": qconv2d, "quantize": quantize, "dequantize": dequantize}
+def qadd(low, node) -> None:
+    """Elementwise in the layout `a` is held in (`b` must be the same bytes there)."""
+    a, b = node.inputs
+    layout = low.layout.get(a)
+    bufs = [low.held(a), _blocked(low, b, layout) if layout else low.logical(b)]
+    if layout is None:
+        bufs[0] = low.logical(a)
+    shape = low.buffers[bufs[0]].shape
+    at = node.attrs
+    params: dict[str, Any] = {"shape": shape, "dtype": low.g.value(a).dtype}
+    params.update(scales=list(at["scales"]), zero_points=list(at["zero_points"]))
+    params["rule"] = at.get("rule", "fixed")
+    task = Task.make("qadd", target=low.target, **params)
+    low.call_default(task, [*bufs, low.define(node.outputs[0], shape, layout)])
+
+
+LOWERING = {
+    "qconv2d": qconv2d,
+    "quantize": quantize,
+    "dequantize": dequantize,
+    "qadd": qadd,
+}

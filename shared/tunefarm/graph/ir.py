@@ -25,7 +25,7 @@ Op set (logical NCHW layout for 4-D activations, OIHW weights; `attrs` as listed
   softmax         axis
   reduce_mean     axes keepdims
   layout_transform src dst                 (inserted by the layout pass)
-  quantize dequantize qconv2d             int8 ops: see `tunefarm.graph.quant_ops`
+  quantize dequantize qconv2d qadd        int8 ops: see `tunefarm.graph.quant_ops`
   conv2d_packed int8_add                  accelerator-packed ops: `tunefarm.graph.packed_ops`
 Params (weights, constants) are numpy arrays keyed by value name.
 """
@@ -68,6 +68,7 @@ OPS = (
     "quantize",
     "dequantize",
     "qconv2d",
+    "qadd",
     # ops of a network packed for an accelerator (`tunefarm.graph.packed_ops`)
     "conv2d_packed",
     "int8_add",

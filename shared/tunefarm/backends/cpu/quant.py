@@ -8,7 +8,9 @@ bit for bit against `tunefarm.ir.quant_reference`. Params (logical layout):
 - dequantize: shape, dtype (of q), scale, zero_point           q -> float32
               (dtype int32, an accumulator: one scale, zero_point 0)
 - requantize: shape, dtype (out), scale, zero_point            int32 x -> q
-- qadd:       shape, dtype, scales [a, b, out], zero_points [a, b, out]
+- qadd:       shape, dtype, scales [a, b, out], zero_points [a, b, out], rule: "fixed"
+              (our fixed-point rescale, the default) or "float" (ONNX Runtime's
+              QLinearAdd rounding, for imported QDQ adds)
 
 quantize, dequantize and requantize take `axis: K` for per-channel parameters: then scale
 and zero_point are kernel inputs of shape [shape[K]] (float32, int32) instead of params.
@@ -92,8 +94,14 @@ def _params(task: Task) -> dict[str, Any]:
         p["zero_points"] = tuple(
             check_zero_point(op, f"zero_points[{i}]", z, dtype) for i, z in enumerate(zps)
         )
+        p["rule"] = a.get("rule", "fixed")
+        if p["rule"] not in ("fixed", "float"):
+            raise TaskError(f"qadd: param 'rule' must be 'fixed' or 'float', got {p['rule']!r}")
         try:
-            p["mults"] = Q.add_multipliers(*p["scales"])
+            if p["rule"] == "float":
+                p["ratios"] = Q.add_float_params(p["scales"], p["zero_points"])
+            else:
+                p["mults"] = Q.add_multipliers(*p["scales"])
         except ValueError as exc:
             raise TaskError(f"qadd: {exc}") from None
         return p
@@ -149,6 +157,8 @@ class QuantTemplate(Template):
 
     def reference(self, task, inputs):
         p, xs = self.validate(task), list(inputs.values())
+        if self.op == "qadd" and p["rule"] == "float":
+            return QR.add_float(xs[0], xs[1], p["ratios"], p["dtype"])
         if self.op == "qadd":
             return QR.add(xs[0], xs[1], p["mults"], p["zero_points"], p["dtype"])
         s, z = (xs[1], xs[2]) if p["axis"] is not None else (p["scale"], p["zero_point"])
@@ -171,6 +181,9 @@ class QuantTemplate(Template):
         if self.op == "qadd":
             a = te.placeholder(p["shape"], p["dtype"], "a")
             b = te.placeholder(p["shape"], p["dtype"], "b")
+            if p["rule"] == "float":
+                out = Q.add_float(a, b, p["scales"], p["zero_points"], p["dtype"], name="out")
+                return [a, b], out
             return [a, b], Q.add(a, b, p["scales"], p["zero_points"], p["dtype"], name="out")
         x = te.placeholder(p["shape"], self._in_dtype(p), "x")
         inputs = [x]

@@ -19,8 +19,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 from tunefarm.ir import tensor as te
-from tunefarm.ir.expr import Expr, cast, const, max_, min_, nearbyint
+from tunefarm.ir.expr import Expr, call, cast, const, max_, min_, nearbyint
 from tunefarm.ir.tensor import Tensor
 
 QRANGE = {"int8": (-128, 127), "uint8": (0, 255), "int32": (-(2**31), 2**31 - 1)}
@@ -172,5 +174,44 @@ def add(
 
     def body(*idx: Expr) -> Expr:
         return add_value(a[idx], b[idx], zps, mults, dtype)
+
+    return te.compute(a.shape, body, name=name, tag="qadd")
+
+
+def add_float_params(scales: Sequence[float], zero_points: Sequence[int]) -> tuple[float, ...]:
+    """(ra, rb, c) of `add_float`: ra = s_a / s_out and rb = s_b / s_out in float32, and
+    c = z_out - (ra * z_a + rb * z_b), each step rounded to float32 (no FMA)."""
+    f = np.float32
+    sa, sb, so = (f(s) for s in scales)
+    for s in (sa, sb, so):
+        if not (s > 0 and math.isfinite(s)):
+            raise ValueError(f"scales must be positive and finite, got {float(s)!r}")
+    za, zb, zo = (f(int(z)) for z in zero_points)
+    ra, rb = f(sa / so), f(sb / so)
+    c = f(zo - f(f(ra * za) + f(rb * zb)))
+    return float(ra), float(rb), float(c)
+
+
+def add_float(
+    a: Tensor,
+    b: Tensor,
+    scales: Sequence[float],
+    zero_points: Sequence[int],
+    dtype: str = "uint8",
+    name: str = "qadd",
+) -> Tensor:
+    """Quantized a + b rounded as ONNX Runtime's QLinearAdd does on x86 (its float kernel):
+    saturate(rint(fma(a, ra, fma(b, rb, c)))), the zero points folded into c. A QDQ model's
+    DequantizeLinear-Add-QuantizeLinear becomes this op so that it matches ONNX Runtime's
+    fused output bit for bit; the fixed-point `add` is our own quantization pass's rule."""
+    if a.shape != b.shape:
+        raise ValueError(f"qadd: shapes {a.shape} and {b.shape} differ")
+    ra, rb, c = add_float_params(scales, zero_points)
+
+    def body(*idx: Expr) -> Expr:
+        fa = cast(cast(a[idx], "int32"), "float32")
+        fb = cast(cast(b[idx], "int32"), "float32")
+        value = call("fma", fa, const(ra), call("fma", fb, const(rb), const(c)))
+        return saturate(nearbyint(value), const(0, "int32"), dtype)
 
     return te.compute(a.shape, body, name=name, tag="qadd")
