@@ -1,0 +1,92 @@
+"""QDQ pairs around Add and Gemm fold into int8 ops (`graph.passes.qdq`) and, compiled,
+match ONNX Runtime's fused QLinearAdd / QGemm bit for bit on small onnx.helper models."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from tunefarm.compiler import compile_graph
+from tunefarm.frontend.models import load_model
+from tunefarm.graph.interpret import run_graph
+from tunefarm.runtime.executor import GraphExecutor
+
+F32 = TensorProto.FLOAT
+
+
+def make(nodes, inits, inputs, out_shape) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        nodes,
+        "qdq",
+        [helper.make_tensor_value_info(k, F32, list(s)) for k, s in inputs.items()],
+        [helper.make_tensor_value_info("y", F32, list(out_shape))],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()],
+    )
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
+def qdq(x: str, s: str, z: str) -> list:
+    return [
+        helper.make_node("QuantizeLinear", [x, s, z], [f"{x}_q"]),
+        helper.make_node("DequantizeLinear", [f"{x}_q", s, z], [f"{x}_dq"]),
+    ]
+
+
+def check(m: onnx.ModelProto, feeds: dict, op: str, tmp_path) -> None:
+    _, graph = load_model(m)
+    assert op in graph.op_counts(), graph.op_counts()
+    assert "add" not in graph.op_counts() and "dense" not in graph.op_counts()
+    compile_graph(graph, "cpu", optimized=True).save(tmp_path / "q.tfa", jobs=2)
+    (got,) = GraphExecutor.load(tmp_path / "q.tfa").run(feeds).values()
+    (interp,) = run_graph(graph, feeds).values()
+    want = ort.InferenceSession(m.SerializeToString()).run(None, feeds)[0]
+    np.testing.assert_array_equal(interp, got)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape", [(1, 8, 5, 5), (3, 20)])
+def test_qdq_add_matches_qlinearadd(shape, tmp_path) -> None:
+    inits = {
+        "sa": np.float32(0.031), "za": np.uint8(120),
+        "sb": np.float32(0.017), "zb": np.uint8(7),
+        "sc": np.float32(0.041), "zc": np.uint8(99),
+    }  # fmt: skip
+    nodes = qdq("a", "sa", "za") + qdq("b", "sb", "zb")
+    nodes.append(helper.make_node("Add", ["a_dq", "b_dq"], ["c"], name="add"))
+    nodes += qdq("c", "sc", "zc")
+    nodes.append(helper.make_node("Identity", ["c_dq"], ["y"]))
+    m = make(nodes, inits, {"a": shape, "b": shape}, shape)
+    rng = np.random.default_rng(0)
+    feeds = {k: rng.uniform(-4, 5, shape).astype(np.float32) for k in ("a", "b")}
+    check(m, feeds, "qadd", tmp_path)
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_qdq_gemm_matches_qgemm(per_channel: bool, tmp_path) -> None:
+    rng = np.random.default_rng(1)
+    m_rows, k, n = 2, 16, 12
+    ws = rng.uniform(0.002, 0.02, n if per_channel else 1).astype(np.float32)
+    inits = {
+        "sx": np.float32(0.05), "zx": np.uint8(100),
+        "w": rng.integers(-127, 128, (n, k)).astype(np.int8),
+        "ws": ws, "wz": np.zeros(ws.shape, np.int8),
+        "b": rng.integers(-3000, 3000, n).astype(np.int32),
+        "bs": (np.float32(0.05) * ws).astype(np.float32), "bz": np.zeros(ws.shape, np.int32),
+        "sy": np.float32(0.07), "zy": np.uint8(30),
+    }  # fmt: skip
+    nodes = qdq("x", "sx", "zx")
+    nodes += [
+        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["w_dq"], axis=0),
+        helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["b_dq"], axis=0),
+        helper.make_node("Gemm", ["x_dq", "w_dq", "b_dq"], ["g"], name="gemm", transB=1),
+    ]
+    nodes += qdq("g", "sy", "zy")
+    nodes.append(helper.make_node("Identity", ["g_dq"], ["y"]))
+    m = make(nodes, inits, {"x": (m_rows, k)}, (m_rows, n))
+    feeds = {"x": rng.uniform(-6, 6, (m_rows, k)).astype(np.float32)}
+    check(m, feeds, "qconv2d", tmp_path)
