@@ -90,3 +90,34 @@ def test_qdq_gemm_matches_qgemm(per_channel: bool, tmp_path) -> None:
     m = make(nodes, inits, {"x": (m_rows, k)}, (m_rows, n))
     feeds = {"x": rng.uniform(-6, 6, (m_rows, k)).astype(np.float32)}
     check(m, feeds, "qconv2d", tmp_path)
+
+
+@pytest.mark.parametrize("act", ["Relu", "Clip"])
+def test_qdq_conv_with_activation_matches_qlinearconv(act: str, tmp_path) -> None:
+    """DQ -> Conv -> Relu / Clip(0, 6) -> Q at zero point 0, as our QDQ export writes it."""
+    rng = np.random.default_rng(2)
+    o, c = 8, 4
+    ws = rng.uniform(0.002, 0.02, o).astype(np.float32)
+    inits = {
+        "sx": np.float32(0.05), "zx": np.uint8(100),
+        "w": rng.integers(-127, 128, (o, c, 3, 3)).astype(np.int8),
+        "ws": ws, "wz": np.zeros(o, np.int8),
+        "b": rng.integers(-3000, 3000, o).astype(np.int32),
+        "bs": (np.float32(0.05) * ws).astype(np.float32), "bz": np.zeros(o, np.int32),
+        "sy": np.float32(0.03), "zy": np.uint8(0), "lo": np.float32(0), "hi": np.float32(6),
+    }  # fmt: skip
+    nodes = qdq("x", "sx", "zx")
+    nodes += [
+        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["w_dq"], axis=0),
+        helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["b_dq"], axis=0),
+        helper.make_node("Conv", ["x_dq", "w_dq", "b_dq"], ["v"], name="conv", pads=[1] * 4),
+        helper.make_node(act, ["v", "lo", "hi"] if act == "Clip" else ["v"], ["g"]),
+    ]
+    nodes += qdq("g", "sy", "zy")
+    nodes.append(helper.make_node("Identity", ["g_dq"], ["y"]))
+    m = make(nodes, inits, {"x": (1, c, 6, 6)}, (1, o, 6, 6))
+    feeds = {"x": rng.uniform(-6, 6, (1, c, 6, 6)).astype(np.float32)}
+    _, graph = load_model(m)
+    (conv,) = [n for n in graph.nodes if n.op == "qconv2d"]
+    assert conv.attrs["relu"] and ("out_max" in conv.attrs) == (act == "Clip")
+    check(m, feeds, "qconv2d", tmp_path)

@@ -47,10 +47,10 @@ def fold_qdq(graph: Graph) -> Graph:
         else:
             folded = _fold_conv(g, node, producers, readers)
         if folded is not None:
-            quant, *new = folded
+            quant, new, between = folded
             replaced[quant.name] = new[-1]
             extra[quant.name] = new
-            dropped.add(node.name)
+            dropped.update([node.name, *between])
     nodes: list[Node] = []
     for n in g.nodes:
         if n.name not in dropped:
@@ -66,6 +66,14 @@ def _per_tensor(node: Node) -> bool:
 def _fold_add(g: Graph, node: Node, producers: dict, readers: dict):
     deqs = [producers.get(v) for v in node.inputs]
     quant = _single_reader(readers, node.outputs[0], "quantize")
+    between: list[str] = []
+    if quant is None:  # add -> Relu -> Q at zero point 0: the uint8 saturation is the ReLU
+        act, quant = _activation(readers, node.outputs[0])
+        if act is None or act.op != "relu" or quant is None or act.outputs[0] in g.outputs:
+            return None
+        if quant.attrs.get("zero_point", 0) != 0 or quant.attrs.get("dtype") != "uint8":
+            return None
+        between = [act.name]
     if quant is None or node.outputs[0] in g.outputs or not _per_tensor(quant):
         return None
     if any(d is None or d.op != "dequantize" or not _per_tensor(d) for d in deqs):
@@ -79,7 +87,7 @@ def _fold_add(g: Graph, node: Node, producers: dict, readers: dict):
     zps = [int(d.attrs.get("zero_point", 0)) for d in deqs]
     zps.append(int(quant.attrs.get("zero_point", 0)))
     attrs = {"scales": scales, "zero_points": zps, "rule": "float"}
-    return quant, Node(node.name, "qadd", [a, b], list(quant.outputs), attrs)
+    return quant, [Node(node.name, "qadd", [a, b], list(quant.outputs), attrs)], between
 
 
 def _qdq_ends(g: Graph, node: Node, producers: dict, readers: dict):
@@ -133,12 +141,22 @@ def _fold_dense(g: Graph, node: Node, producers: dict, readers: dict):
     attrs = {"strides": [1, 1], "padding": [0, 0, 0, 0], "dilation": [1, 1]}
     attrs.update(data_zero_point=int(deq.attrs.get("zero_point", 0)), out_dtype="uint8")
     attrs.update(out_zero_point=int(quant.attrs.get("zero_point", 0)), relu=False, residual=None)
-    return (
-        quant,
-        Node(f"{node.name}.rows", "reshape", [deq.inputs[0]], [x4], {"shape": [m, k, 1, 1]}),
-        Node(node.name, "qconv2d", ins, [y4], attrs),
-        Node(f"{node.name}.cols", "reshape", [y4], list(quant.outputs), {"shape": [m, n]}),
-    )
+    attrs.update(data_scale=float(deq.attrs["scale"]), out_scale=float(quant.attrs["scale"]))
+    attrs["weight_scale"] = np.broadcast_to(s_w, (n,)).astype(np.float32).tolist()
+    rows = Node(f"{node.name}.rows", "reshape", [deq.inputs[0]], [x4], {"shape": [m, k, 1, 1]})
+    cols = Node(f"{node.name}.cols", "reshape", [y4], list(quant.outputs), {"shape": [m, n]})
+    return quant, [rows, Node(node.name, "qconv2d", ins, [y4], attrs), cols], []
+
+
+def _activation(readers: dict, value: str) -> tuple[Node | None, Node | None]:
+    """(relu or clip-at-zero node, the quantize reading it) after `value`, or (None, None)."""
+    users = readers.get(value, [])
+    if len(users) != 1 or users[0].op not in ("relu", "clip"):
+        return None, None
+    act = users[0]
+    if act.op == "clip" and float(act.attrs.get("lo", -1.0)) != 0.0:
+        return None, None
+    return act, _single_reader(readers, act.outputs[0], "quantize")
 
 
 def _fold_conv(g: Graph, node: Node, producers: dict, readers: dict):
@@ -147,6 +165,11 @@ def _fold_conv(g: Graph, node: Node, producers: dict, readers: dict):
         return None
     deq = producers.get(node.inputs[0])
     quant = _single_reader(readers, node.outputs[0], "quantize")
+    act = None
+    if quant is None:  # conv -> Relu / Clip(0, hi) -> QuantizeLinear, as QDQ exports write
+        act, quant = _activation(readers, node.outputs[0])
+        if act is not None and act.outputs[0] in g.outputs:
+            return None
     weights = _ints(g, node.inputs[1])
     if deq is None or deq.op != "dequantize" or quant is None or weights is None:
         return None
@@ -182,6 +205,11 @@ def _fold_conv(g: Graph, node: Node, producers: dict, readers: dict):
         g.add_param(f"{node.name}.requant", requant),
     ]
     attrs = {k: a[k] for k in ("strides", "padding", "dilation", "groups") if k in a}
-    attrs.update(data_zero_point=int(z_x), out_dtype="uint8", out_zero_point=int(z_y), relu=False)
-    attrs["residual"] = None
-    return quant, Node(node.name, "qconv2d", ins, list(quant.outputs), attrs)
+    attrs.update(data_zero_point=int(z_x), out_dtype="uint8", out_zero_point=int(z_y))
+    attrs.update(relu=act is not None, residual=None)
+    if act is not None and act.op == "clip" and float(act.attrs["hi"]) < 3e38:
+        top = int(z_y) + np.rint(np.float32(act.attrs["hi"]) / np.float32(s_y))
+        attrs["out_max"] = int(min(max(top, int(z_y)), 255))  # the bound on the output grid
+    attrs.update(data_scale=float(s_x), weight_scale=s_w.tolist(), out_scale=float(s_y))
+    between = [act.name] if act is not None else []
+    return quant, [Node(node.name, "qconv2d", ins, list(quant.outputs), attrs)], between
