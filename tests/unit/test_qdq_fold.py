@@ -1,5 +1,6 @@
-"""QDQ pairs around Add and Gemm fold into int8 ops (`graph.passes.qdq`) and, compiled,
-match ONNX Runtime's fused QLinearAdd / QGemm bit for bit on small onnx.helper models."""
+"""QDQ pairs around Add, Gemm, Conv + activation and max pools fold into int8 ops
+(`graph.passes.qdq`) and, compiled, match ONNX Runtime's fused QLinearAdd / QGemm /
+QLinearConv bit for bit on small onnx.helper models; int8 max pool kernels are exact."""
 
 from __future__ import annotations
 
@@ -9,10 +10,14 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from tunefarm.backends import registry
 from tunefarm.compiler import compile_graph
 from tunefarm.frontend.models import load_model
 from tunefarm.graph.interpret import run_graph
+from tunefarm.measure import MeasureSettings
+from tunefarm.oprun import run_op
 from tunefarm.runtime.executor import GraphExecutor
+from tunefarm.task import Task, TaskError
 
 F32 = TensorProto.FLOAT
 
@@ -121,3 +126,46 @@ def test_qdq_conv_with_activation_matches_qlinearconv(act: str, tmp_path) -> Non
     (conv,) = [n for n in graph.nodes if n.op == "qconv2d"]
     assert conv.attrs["relu"] and ("out_max" in conv.attrs) == (act == "Clip")
     check(m, feeds, "qconv2d", tmp_path)
+
+
+@pytest.mark.parametrize("op", ["MaxPool", "GlobalMaxPool"])
+def test_qdq_max_pool_runs_on_uint8(op: str, tmp_path) -> None:
+    """DQ -> MaxPool -> Q at the same scale and zero point (as quantize_static writes it)
+    becomes a uint8 max pool: exact, no float in between."""
+    inits = {"s": np.float32(0.04), "z": np.uint8(77)}
+    attrs = {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}
+    nodes = qdq("x", "s", "z")
+    nodes.append(helper.make_node(op, ["x_dq"], ["p"], **(attrs if op == "MaxPool" else {})))
+    nodes += qdq("p", "s", "z")
+    nodes.append(helper.make_node("Identity", ["p_dq"], ["y"]))
+    out = (1, 8, 4, 4) if op == "MaxPool" else (1, 8, 1, 1)
+    m = make(nodes, inits, {"x": (1, 8, 7, 7)}, out)
+    feeds = {"x": np.random.default_rng(3).uniform(-4, 6, (1, 8, 7, 7)).astype(np.float32)}
+    _, graph = load_model(m)
+    (pool,) = [n for n in graph.nodes if "pool" in n.op]
+    assert graph.value(pool.inputs[0]).dtype == "uint8"
+    check(m, feeds, pool.op, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        Task.make("pool2d", data=[1, 16, 9, 9], kind="max", kernel=[3, 3], strides=[2, 2],
+                  padding=[1, 1, 1, 1], dtype="uint8"),
+        Task.make("pool2d", data=[2, 8, 7, 7], kind="max", kernel=[2, 2], strides=[1, 1],
+                  padding=[0, 0, 1, 1], ceil_mode=True, dtype="int8"),
+        Task.make("global_pool2d", data=[1, 32, 3, 3], kind="max", dtype="uint8"),
+    ],
+)  # fmt: skip
+def test_int8_max_pool_kernels_are_exact(task: Task) -> None:
+    """Compiled int8 max pools equal the numpy reference (padding never wins)."""
+    space = registry.config_space(task)
+    configs = [registry.default_config(task).as_dict(), space.get(len(space) - 1)]
+    for run in run_op(task, configs, sweep=1, settings=MeasureSettings(repeat=1)):
+        assert run.ok, run.error_msg
+
+
+def test_int8_average_pool_is_refused_by_name() -> None:
+    task = Task.make("pool2d", data=[1, 8, 4, 4], kind="avg", kernel=[2, 2], dtype="uint8")
+    with pytest.raises(TaskError, match="pool2d: dtype 'uint8'.*max pooling"):
+        registry.config_space(task)

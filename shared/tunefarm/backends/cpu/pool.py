@@ -2,6 +2,10 @@
 padding folded into the window loads (pooling is memory-bound; no padded copy).
 
 Knobs: tile_c (cb), tile_ow (reg_n) for pool2d; tile_c for global pooling.
+
+Max pooling also takes `dtype: uint8 | int8` (an int8 network's activations: the max of
+quantized values is the quantized max, exact, padding never wins); average pooling is
+float32 only.
 """
 
 from __future__ import annotations
@@ -17,6 +21,9 @@ from tunefarm.ir.ops.pool import global_pool2d, pool2d
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace
 from tunefarm.schedule.template import (
+    INT8,
+    UINT8,
+    InputSpec,
     KernelDef,
     Template,
     accumulator,
@@ -47,6 +54,31 @@ def _kind(task: Task) -> str:
     return kind
 
 
+INT_SPECS = {"uint8": UINT8, "int8": INT8}
+
+
+def _dtype(task: Task, kind: str) -> str:
+    """float32, or uint8 / int8 for max pooling."""
+    dtype = task.args.get("dtype", "float32")
+    if dtype != "float32" and (dtype not in INT_SPECS or kind != "max"):
+        raise TaskError(
+            f"{task.op}: dtype {dtype!r}: float32, or uint8 / int8 for max pooling (got kind "
+            f"{kind!r})"
+        )
+    return dtype
+
+
+class _PoolTemplate(Template):
+    """Input specs and exact comparison for integer max pooling."""
+
+    def input_specs(self, task: Task) -> dict[str, InputSpec]:
+        dtype = self.validate(task)["dtype"]
+        return {"data": INT_SPECS[dtype]} if dtype in INT_SPECS else {}
+
+    def exact_output(self, task: Task) -> bool:
+        return self.validate(task)["dtype"] in INT_SPECS
+
+
 def _pack(cb: int):
     return lambda x: L.transform(x, "NCHW", f"NCHW{cb}c")
 
@@ -72,7 +104,7 @@ def _pool_kernel(task: Task, dag: te.ComputeDAG, steps: list[S.Step], cb: int) -
     )
 
 
-class Pool2dNCHWc(Template):
+class Pool2dNCHWc(_PoolTemplate):
     op = "pool2d"
 
     def validate(self, task: Task) -> dict[str, Any]:
@@ -91,6 +123,7 @@ class Pool2dNCHWc(Template):
             ceil_mode=bool(a.get("ceil_mode", False)),
             count_include_pad=bool(a.get("count_include_pad", False)),
         )
+        p["dtype"] = _dtype(task, p["kind"])
         if p["kind"] == "avg" and p["dilation"] != (1, 1):
             raise TaskError("pool2d: avg pooling with dilation is not supported (max only)")
         try:
@@ -105,7 +138,7 @@ class Pool2dNCHWc(Template):
             if cb is None
             else (p["n"], p["c"] // cb, p["h"], p["w"], cb)
         )
-        data = te.placeholder(shape, name="data")
+        data = te.placeholder(shape, p["dtype"], name="data")
         out = pool2d(
             data,
             p["kind"],
@@ -178,12 +211,13 @@ class Pool2dNCHWc(Template):
         return _pool_kernel(task, dag, steps, cb)
 
 
-class GlobalPool2dNCHWc(Template):
+class GlobalPool2dNCHWc(_PoolTemplate):
     op = "global_pool2d"
 
     def validate(self, task: Task) -> dict[str, Any]:
         n, c, h, w = _data(task)
-        return dict(n=n, c=c, h=h, w=w, kind=_kind(task))
+        kind = _kind(task)
+        return dict(n=n, c=c, h=h, w=w, kind=kind, dtype=_dtype(task, kind))
 
     def logical_inputs(self, task):
         p = self.validate(task)
@@ -212,7 +246,8 @@ class GlobalPool2dNCHWc(Template):
         p = self.validate(task)
         cfg = check_config(self.space(task, target), config, "global_pool2d")
         cb = cfg["tile_c"][1]
-        data = te.placeholder((p["n"], p["c"] // cb, p["h"], p["w"], cb), name="data")
+        shape = (p["n"], p["c"] // cb, p["h"], p["w"], cb)
+        data = te.placeholder(shape, p["dtype"], name="data")
         dag = te.ComputeDAG([global_pool2d(data, p["kind"], f"NCHW{cb}c", name="gpool")], [data])
         steps, acc = _accumulate(dag, p["kind"])
         steps += [

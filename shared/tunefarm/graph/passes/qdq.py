@@ -44,6 +44,8 @@ def fold_qdq(graph: Graph) -> Graph:
             folded = _fold_add(g, node, producers, readers)
         elif node.op == "dense":
             folded = _fold_dense(g, node, producers, readers)
+        elif node.op in ("pool2d", "global_pool2d"):
+            folded = _fold_max_pool(g, node, producers, readers)
         else:
             folded = _fold_conv(g, node, producers, readers)
         if folded is not None:
@@ -101,6 +103,21 @@ def _qdq_ends(g: Graph, node: Node, producers: dict, readers: dict):
     if g.value(deq.inputs[0]).dtype != "uint8":
         return None
     return deq, quant
+
+
+def _fold_max_pool(g: Graph, node: Node, producers: dict, readers: dict):
+    """A max pool between a DQ and a Q of the same scale and zero point runs on the
+    integers: the max of quantized values is the quantized max (exact)."""
+    ends = _qdq_ends(g, node, producers, readers)
+    if ends is None or node.attrs.get("kind", "max") != "max":
+        return None
+    deq, quant = ends
+    same = all(
+        deq.attrs.get(k, 0) == quant.attrs.get(k, 0) for k in ("scale", "zero_point")
+    )
+    if not same:
+        return None
+    return quant, [Node(node.name, node.op, [deq.inputs[0]], list(quant.outputs), node.attrs)], []
 
 
 def _int_bias(g: Graph, node: Node, o: int, has_bias: bool) -> np.ndarray | None:
