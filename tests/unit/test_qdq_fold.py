@@ -128,15 +128,16 @@ def test_qdq_conv_with_activation_matches_qlinearconv(act: str, tmp_path) -> Non
     check(m, feeds, "qconv2d", tmp_path)
 
 
-@pytest.mark.parametrize("op", ["MaxPool", "GlobalMaxPool"])
-def test_qdq_max_pool_runs_on_uint8(op: str, tmp_path) -> None:
+@pytest.mark.parametrize("op", ["MaxPool", "GlobalMaxPool", "GlobalAveragePool"])
+def test_qdq_pool_runs_on_uint8(op: str, tmp_path) -> None:
     """DQ -> MaxPool -> Q at the same scale and zero point (as quantize_static writes it)
-    becomes a uint8 max pool: exact, no float in between."""
-    inits = {"s": np.float32(0.04), "z": np.uint8(77)}
+    becomes a uint8 max pool: exact, no float in between; DQ -> GlobalAveragePool -> Q a
+    quantized mean equal to ONNX Runtime's QLinearGlobalAveragePool."""
+    inits = {"s": np.float32(0.04), "z": np.uint8(77), "so": np.float32(0.011), "zo": np.uint8(3)}
     attrs = {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}
     nodes = qdq("x", "s", "z")
     nodes.append(helper.make_node(op, ["x_dq"], ["p"], **(attrs if op == "MaxPool" else {})))
-    nodes += qdq("p", "s", "z")
+    nodes += qdq("p", "so", "zo") if op == "GlobalAveragePool" else qdq("p", "s", "z")
     nodes.append(helper.make_node("Identity", ["p_dq"], ["y"]))
     out = (1, 8, 4, 4) if op == "MaxPool" else (1, 8, 1, 1)
     m = make(nodes, inits, {"x": (1, 8, 7, 7)}, out)
@@ -155,10 +156,14 @@ def test_qdq_max_pool_runs_on_uint8(op: str, tmp_path) -> None:
         Task.make("pool2d", data=[2, 8, 7, 7], kind="max", kernel=[2, 2], strides=[1, 1],
                   padding=[0, 0, 1, 1], ceil_mode=True, dtype="int8"),
         Task.make("global_pool2d", data=[1, 32, 3, 3], kind="max", dtype="uint8"),
+        Task.make("global_pool2d", data=[1, 32, 7, 7], kind="avg", dtype="uint8",
+                  qparams=[0.02, 100, 0.013, 7]),
+        Task.make("global_pool2d", data=[2, 16, 2, 2], kind="avg", dtype="int8",
+                  qparams=[0.02, -3, 0.02, 5]),
     ],
 )  # fmt: skip
-def test_int8_max_pool_kernels_are_exact(task: Task) -> None:
-    """Compiled int8 max pools equal the numpy reference (padding never wins)."""
+def test_int8_pool_kernels_are_exact(task: Task) -> None:
+    """Compiled int8 max pools and quantized means equal the numpy reference."""
     space = registry.config_space(task)
     configs = [registry.default_config(task).as_dict(), space.get(len(space) - 1)]
     for run in run_op(task, configs, sweep=1, settings=MeasureSettings(repeat=1)):

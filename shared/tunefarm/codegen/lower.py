@@ -45,6 +45,8 @@ def reduce_init(combiner: str, dtype: str) -> Const:
         lo, hi = INT_LIMITS[dtype]
         return Const(lo if combiner == "max" else hi, dtype)
     return Const(REDUCE_INIT[combiner], dtype)
+
+
 REDUCE_OP = {"sum": "+", "max": "max", "min": "min"}
 
 

@@ -286,8 +286,10 @@ class _Lowering:
         """Pools run in the block their input arrives in (their block is not tuned)."""
         data = node.inputs[0]
         params: dict[str, Any] = {"data": self.g.shape(data), "kind": node.attrs.get("kind", "max")}
-        if self.g.value(data).dtype != "float32":  # an int8 network's max pool
+        if self.g.value(data).dtype != "float32":  # an int8 network's pool
             params["dtype"] = self.g.value(data).dtype
+            if node.attrs.get("qparams") is not None:  # a quantized mean
+                params["qparams"] = list(node.attrs["qparams"])
         if node.op == "pool2d":
             for k in ("kernel", "strides", "padding", "dilation", "ceil_mode", "count_include_pad"):
                 params[k] = node.attrs[k]

@@ -86,6 +86,8 @@ def _pool2d(node: Node, a: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def _global_pool2d(node: Node, a: list[np.ndarray]) -> list[np.ndarray]:
+    if node.attrs.get("qparams") is not None:  # an int8 mean (`quant_ops.global_avg_pool_q`)
+        return [quant_ops.global_avg_pool_q(node, a[0])]
     if node.attrs["kind"] == "max":
         return [R.global_max_pool2d_nchw(a[0])]
     return [R.global_avg_pool2d_nchw(a[0])]

@@ -24,6 +24,7 @@ import numpy as np
 from tunefarm.graph.ir import GraphError, Node, Value
 from tunefarm.ir import quant_reference as QR
 from tunefarm.ir import reference as R
+from tunefarm.ir.ops.pool import global_avg_pool_scale
 from tunefarm.ir.ops.quantize import QRANGE, add_float_params, add_multipliers
 from tunefarm.task import Task
 
@@ -150,6 +151,14 @@ def kernel(node: Node, args: list[np.ndarray]) -> list[np.ndarray]:
         a.get("out_max"),
     )
     return [out]
+
+
+def global_avg_pool_q(node: Node, x: np.ndarray) -> np.ndarray:
+    """A global_pool2d node with `qparams` [s_in, z_in, s_out, z_out] on int8 values: the
+    int32 sum requantized as ONNX Runtime's QLinearGlobalAveragePool does."""
+    s_in, z_in, s_out, z_out = node.attrs["qparams"]
+    scale = global_avg_pool_scale(s_in, s_out, x.shape[2] * x.shape[3])
+    return QR.global_avg_pool(x, scale, z_in, z_out, str(x.dtype))
 
 
 def qconv_task(shape_of, node: Node, target: str) -> Task:

@@ -72,6 +72,15 @@ def add_float(a, b, ratios, dtype="uint8") -> np.ndarray:
     return saturate(np.rint(value), 0, dtype)
 
 
+def global_avg_pool(x, scale, zero_in, zero_out, dtype="uint8") -> np.ndarray:
+    """Quantized mean over H, W of NCHW x: requantize(sum - zero_in * H*W) with the float32
+    `scale` from `tunefarm.ir.ops.pool.global_avg_pool_scale`."""
+    x = np.asarray(x, np.int64)
+    area = x.shape[2] * x.shape[3]
+    acc = (x.sum(axis=(2, 3), keepdims=True) - int(zero_in) * area).astype(np.int32)
+    return requantize(acc, np.float32(scale), zero_out, dtype)
+
+
 def _fma32(a, b, c) -> np.ndarray:
     wide = np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)
     return wide.astype(np.float32)

@@ -4,8 +4,10 @@ padding folded into the window loads (pooling is memory-bound; no padded copy).
 Knobs: tile_c (cb), tile_ow (reg_n) for pool2d; tile_c for global pooling.
 
 Max pooling also takes `dtype: uint8 | int8` (an int8 network's activations: the max of
-quantized values is the quantized max, exact, padding never wins); average pooling is
-float32 only.
+quantized values is the quantized max, exact, padding never wins). Global average pooling
+takes an integer dtype with `qparams: [s_in, z_in, s_out, z_out]`: the int32 sum requantized
+as ONNX Runtime's QLinearGlobalAveragePool does (`ir.ops.pool.global_avg_pool2d_q`).
+Windowed average pooling is float32 only.
 """
 
 from __future__ import annotations
@@ -13,11 +15,18 @@ from __future__ import annotations
 from typing import Any
 
 from tunefarm.backends.cpu.conv2d import best_block, register_tile_steps
+from tunefarm.backends.cpu.quant import check_scale, check_zero_point
 from tunefarm.backends.cpu.target import vector_lanes
 from tunefarm.ir import layouts as L
+from tunefarm.ir import quant_reference as QR
 from tunefarm.ir import reference as R
 from tunefarm.ir import tensor as te
-from tunefarm.ir.ops.pool import global_pool2d, pool2d
+from tunefarm.ir.ops.pool import (
+    global_avg_pool2d_q,
+    global_avg_pool_scale,
+    global_pool2d,
+    pool2d,
+)
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace
 from tunefarm.schedule.template import (
@@ -58,9 +67,10 @@ INT_SPECS = {"uint8": UINT8, "int8": INT8}
 
 
 def _dtype(task: Task, kind: str) -> str:
-    """float32, or uint8 / int8 for max pooling."""
+    """float32, or uint8 / int8 for max pooling (and global average pooling with qparams)."""
     dtype = task.args.get("dtype", "float32")
-    if dtype != "float32" and (dtype not in INT_SPECS or kind != "max"):
+    quantized_mean = task.op == "global_pool2d" and "qparams" in task.args
+    if dtype != "float32" and (dtype not in INT_SPECS or (kind != "max" and not quantized_mean)):
         raise TaskError(
             f"{task.op}: dtype {dtype!r}: float32, or uint8 / int8 for max pooling (got kind "
             f"{kind!r})"
@@ -77,6 +87,20 @@ class _PoolTemplate(Template):
 
     def exact_output(self, task: Task) -> bool:
         return self.validate(task)["dtype"] in INT_SPECS
+
+
+def _qparams(task: Task, dtype: str) -> tuple[float, int, float, int]:
+    """[s_in, z_in, s_out, z_out] of a quantized mean; TaskError naming a bad value."""
+    value = task.args.get("qparams")
+    if not isinstance(value, list | tuple) or len(value) != 4:
+        raise TaskError(f"{task.op}: param 'qparams' must be [s_in, z_in, s_out, z_out]")
+    s_in, z_in, s_out, z_out = value
+    return (
+        check_scale(task.op, "qparams[0]", s_in),
+        check_zero_point(task.op, "qparams[1]", z_in, dtype),
+        check_scale(task.op, "qparams[2]", s_out),
+        check_zero_point(task.op, "qparams[3]", z_out, dtype),
+    )
 
 
 def _pack(cb: int):
@@ -217,7 +241,10 @@ class GlobalPool2dNCHWc(_PoolTemplate):
     def validate(self, task: Task) -> dict[str, Any]:
         n, c, h, w = _data(task)
         kind = _kind(task)
-        return dict(n=n, c=c, h=h, w=w, kind=kind, dtype=_dtype(task, kind))
+        p = dict(n=n, c=c, h=h, w=w, kind=kind, dtype=_dtype(task, kind), qparams=None)
+        if kind == "avg" and p["dtype"] != "float32":
+            p["qparams"] = _qparams(task, p["dtype"])
+        return p
 
     def logical_inputs(self, task):
         p = self.validate(task)
@@ -225,6 +252,10 @@ class GlobalPool2dNCHWc(_PoolTemplate):
 
     def reference(self, task, inputs):
         p = self.validate(task)
+        if p["qparams"] is not None:
+            s_in, z_in, s_out, z_out = p["qparams"]
+            scale = global_avg_pool_scale(s_in, s_out, p["h"] * p["w"])
+            return QR.global_avg_pool(inputs["data"], scale, z_in, z_out, p["dtype"])
         fn = R.global_max_pool2d_nchw if p["kind"] == "max" else R.global_avg_pool2d_nchw
         return fn(inputs["data"])
 
@@ -248,7 +279,11 @@ class GlobalPool2dNCHWc(_PoolTemplate):
         cb = cfg["tile_c"][1]
         shape = (p["n"], p["c"] // cb, p["h"], p["w"], cb)
         data = te.placeholder(shape, p["dtype"], name="data")
-        dag = te.ComputeDAG([global_pool2d(data, p["kind"], f"NCHW{cb}c", name="gpool")], [data])
+        if p["qparams"] is not None:
+            out = global_avg_pool2d_q(data, p["qparams"], p["dtype"], f"NCHW{cb}c", name="gpool")
+        else:
+            out = global_pool2d(data, p["kind"], f"NCHW{cb}c", name="gpool")
+        dag = te.ComputeDAG([out], [data])
         steps, acc = _accumulate(dag, p["kind"])
         steps += [
             S.Fuse("gpool", ("n", "cc", "y", "x")),

@@ -109,12 +109,17 @@ def _fold_max_pool(g: Graph, node: Node, producers: dict, readers: dict):
     """A max pool between a DQ and a Q of the same scale and zero point runs on the
     integers: the max of quantized values is the quantized max (exact)."""
     ends = _qdq_ends(g, node, producers, readers)
-    if ends is None or node.attrs.get("kind", "max") != "max":
+    if ends is None:
         return None
     deq, quant = ends
-    same = all(
-        deq.attrs.get(k, 0) == quant.attrs.get(k, 0) for k in ("scale", "zero_point")
-    )
+    if node.op == "global_pool2d" and node.attrs.get("kind") == "avg":  # QLinearGlobalAveragePool
+        qparams = [float(deq.attrs["scale"]), int(deq.attrs.get("zero_point", 0))]
+        qparams += [float(quant.attrs["scale"]), int(quant.attrs.get("zero_point", 0))]
+        attrs = {**node.attrs, "qparams": qparams}
+        return quant, [Node(node.name, node.op, [deq.inputs[0]], list(quant.outputs), attrs)], []
+    if node.attrs.get("kind", "max") != "max":
+        return None
+    same = all(deq.attrs.get(k, 0) == quant.attrs.get(k, 0) for k in ("scale", "zero_point"))
     if not same:
         return None
     return quant, [Node(node.name, node.op, [deq.inputs[0]], list(quant.outputs), node.attrs)], []
