@@ -62,21 +62,39 @@ def _check_axis(x: Tensor, axis: int, *params: Param) -> int:
     return axis
 
 
-def saturate(value: Expr, zero_point: Expr, dtype: str) -> Expr:
+def saturate(
+    value: Expr,
+    zero_point: Expr,
+    dtype: str,
+    floor: int | None = None,
+    ceil: int | None = None,
+    as_int32: bool = False,
+) -> Expr:
     """`value` (a float holding an integer) plus the zero point, clamped to `dtype`: the
-    clamp is on the float, so the conversion to int32 never overflows."""
+    clamp is on the float, so the conversion to int32 never overflows.
+
+    floor / ceil (quantized values) narrow the range: max(q, floor) and then min(q, ceil)
+    folded into the one clamp (a ReLU at the zero point, a ReLU6 bound), which is the same
+    result. as_int32 keeps the clamped value in int32 (for a consumer that widens it
+    again, as the residual add does) instead of converting it to `dtype`."""
     lo, hi = qrange(dtype)
+    if floor is not None:
+        lo = max(lo, int(floor))
+    if ceil is not None:
+        hi = min(hi, int(ceil))
     lo_f, hi_f = (
         cast(const(lo, "int32") - zero_point, "float32"),
         cast(const(hi, "int32") - zero_point, "float32"),
     )
     clamped = min_(max_(value, lo_f), hi_f)
-    return cast(cast(clamped, "int32") + zero_point, dtype)
+    out = cast(clamped, "int32") + zero_point
+    return out if as_int32 else cast(out, dtype)
 
 
-def requant_value(acc: Expr, scale: Expr, zero_point: Expr, dtype: str) -> Expr:
-    """int32 accumulator -> `dtype`: saturate(rint(float32(acc) * scale) + zero_point)."""
-    return saturate(nearbyint(cast(acc, "float32") * scale), zero_point, dtype)
+def requant_value(acc: Expr, scale: Expr, zero_point: Expr, dtype: str, **bounds) -> Expr:
+    """int32 accumulator -> `dtype`: saturate(rint(float32(acc) * scale) + zero_point);
+    `bounds`: saturate's floor / ceil / as_int32."""
+    return saturate(nearbyint(cast(acc, "float32") * scale), zero_point, dtype, **bounds)
 
 
 def quantize(
@@ -147,14 +165,15 @@ def add_multipliers(scale_a: float, scale_b: float, scale_out: float) -> tuple[i
 
 
 def add_value(
-    a: Expr, b: Expr, zps: Sequence[int], mults: tuple[int, int, int], dtype: str
+    a: Expr, b: Expr, zps: Sequence[int], mults: tuple[int, int, int], dtype: str, **bounds
 ) -> Expr:
-    """saturate(rint(float32((a - za) * ma + (b - zb) * mb) * 2**-shift) + zo)."""
+    """saturate(rint(float32((a - za) * ma + (b - zb) * mb) * 2**-shift) + zo); `bounds`:
+    saturate's floor / ceil."""
     za, zb, zo = zps
     ma, mb, shift = mults
     total = (cast(a, "int32") - za) * ma + (cast(b, "int32") - zb) * mb
     value = nearbyint(cast(total, "float32") * const(2.0**-shift))
-    return saturate(value, const(zo, "int32"), dtype)
+    return saturate(value, const(zo, "int32"), dtype, **bounds)
 
 
 def add(
