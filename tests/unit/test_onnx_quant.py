@@ -182,12 +182,23 @@ def test_qlinearconv_matches_onnxruntime_exactly(per_channel: bool, tmp_path) ->
     np.testing.assert_array_equal(got, want)
 
 
-def test_qlinearconv_with_weight_zero_point_is_named() -> None:
+def test_qlinearconv_weight_zero_point_folds_or_is_named(tmp_path) -> None:
+    """A weight zero point is folded into the weights (w - zw) when that fits int8."""
     model = qlinearconv_model(False, np.random.default_rng(4))
+    w = np.random.default_rng(6).integers(-100, 100, (16, 8, 3, 3)).astype(np.int8)
     for t in model.graph.initializer:
         if t.name == "wz":
             t.CopyFrom(numpy_helper.from_array(np.array([3], np.int8), "wz"))
-    with pytest.raises(
-        FrontendError, match="node 'qconv' \\(QLinearConv\\).*zero points must be 0"
-    ):
+        if t.name == "w":
+            t.CopyFrom(numpy_helper.from_array(w, "w"))
+    _, graph = load_model(model)
+    compile_graph(graph, "cpu", optimized=True).save(tmp_path / "q.tfa", jobs=2)
+    x = {"x": np.random.default_rng(5).uniform(-6, 6, (1, 8, 9, 9)).astype(np.float32)}
+    want = ort.InferenceSession(model.SerializeToString()).run(None, x)[0]
+    (got,) = GraphExecutor.load(tmp_path / "q.tfa").run(x).values()
+    np.testing.assert_array_equal(got, want)
+    for t in model.graph.initializer:
+        if t.name == "wz":
+            t.CopyFrom(numpy_helper.from_array(np.array([-100], np.int8), "wz"))
+    with pytest.raises(FrontendError, match="node 'qconv' \\(QLinearConv\\).*spans"):
         load_model(model)
