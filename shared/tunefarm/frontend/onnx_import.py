@@ -830,7 +830,6 @@ NO_FOLD = frozenset(
         "QuantizeLinear",
         "DequantizeLinear",
         "QLinearConv",
-        *onnx_integer.HANDLERS,
     }
 )
 # Supported only when every input is a constant: evaluated at import, never a graph node.
