@@ -7,7 +7,8 @@ should see one form only: static shapes, explicit 4-sided padding, weights as pa
 activations and OIHW weights. So the importer
 
 - reads the model and runs the ONNX checker (errors become FrontendError naming the file);
-- resolves every runtime input to a static float32 shape (dynamic dims need input_shapes,
+- resolves every runtime input to a static shape (float32, or int64/int32 token ids and
+  masks that only feed Gather indices, Cast, Equal, Where and reshapes; dynamic dims need input_shapes,
   which the CLI fills from `--input-shape NAME:1,3,224,224`);
 - folds every node whose inputs are all constants with the ONNX reference evaluator (numpy),
   and turns Shape/Size of a statically shaped value into a constant, so shape arithmetic
@@ -47,6 +48,12 @@ MIN_OPSET = 7
 # saturate/round_mode for float8); a newer opset may change meanings, so it is refused.
 MAX_OPSET = min(28, onnx.defs.onnx_opset_version())
 FLOAT_MAX = float(np.finfo(np.float32).max)
+# Run-time inputs: float32 tensors, and integer token ids / attention masks
+INPUT_DTYPES = {
+    onnx.TensorProto.FLOAT: "float32",
+    onnx.TensorProto.INT64: "int64",
+    onnx.TensorProto.INT32: "int32",
+}
 
 
 class FrontendError(GraphError):
@@ -254,8 +261,9 @@ class _Ctx:
     def shape(self, i: int) -> tuple[int, ...]:
         return self.imp.shape(self.input(i), self)
 
-    def value(self, i: int) -> str:
-        """Graph value name for input i (a const becomes a param on first use)."""
+    def value(self, i: int, ints_ok: bool = False) -> str:
+        """Graph value name for input i (a const becomes a param on first use); integer
+        values only where `ints_ok` (reshapes, gather indices, casts)."""
         name = self.imp.graph_value(self.input(i), self)
         value = self.imp.graph.values[name]
         if 0 in value.shape:
@@ -263,12 +271,29 @@ class _Ctx:
                 f"input {i} {self.input(i)!r} is a zero-size tensor (shape {list(value.shape)}); "
                 "zero-size tensors are not supported"
             )
-        if value.dtype != "float32":
+        if value.dtype != "float32" and not (ints_ok and np.dtype(value.dtype).kind in "iu"):
             raise self.fail(
                 f"input {i} {self.input(i)!r} has dtype {value.dtype}; only float32 tensors "
-                "are computed at run time"
+                "are computed at run time (integer inputs only feed Gather indices, Cast, "
+                "Equal, Where and reshapes)"
             )
         return name
+
+    def number(self, i: int) -> str:
+        """Input i as a float32 graph value: integer or boolean constants become float
+        params, integer run-time values go through one cast node (masks are float 0/1 at
+        run time, which every integer below 2**24 survives exactly)."""
+        arr = self.maybe_const(i)
+        if arr is not None and arr.dtype != np.float32:
+            if arr.dtype.kind not in "biuf":
+                raise self.fail(f"input {i} {self.input(i)!r} has dtype {arr.dtype}")
+            return self.param(f"{self.input(i)}_f32", arr.astype(np.float32))
+        name = self.value(i, ints_ok=True)
+        if self.imp.graph.values[name].dtype == "float32":
+            return name
+        if name not in self.imp.casts:
+            self.imp.casts[name] = self.emit("cast", [name], {"dtype": "float32"})
+        return self.imp.casts[name]
 
     def param(self, base: str, array: np.ndarray) -> str:
         name = self.imp.fresh(base)
@@ -497,10 +522,17 @@ def _gemm_matmul(cx: _Ctx, a: str, trans_b: bool, alpha: float, beta: float, has
 
 
 def _matmul(cx: _Ctx) -> None:
-    b = cx.maybe_const(1)
-    if len(cx.shape(0)) == 2 and b is not None and b.ndim == 2:
+    b, a = cx.maybe_const(1), cx.shape(0)
+    if len(a) >= 2 and b is not None and b.ndim == 2:
         w = cx.param(f"{cx.input(1)}_T", b.T)
-        cx.emit("dense", [cx.value(0), w], {"epilogue": []}, cx.outputs[0])
+        if len(a) == 2:
+            cx.emit("dense", [cx.value(0), w], {"epilogue": []}, cx.outputs[0])
+            return
+        # [..., K] @ [K, N]: a dense on the leading dims folded into rows (a transformer's
+        # projections), viewed back as [..., N]
+        rows = cx.emit("reshape", [cx.value(0)], {"shape": [math.prod(a[:-1]), a[-1]]})
+        y = cx.emit("dense", [rows, w], {"epilogue": []})
+        cx.emit("reshape", [y], {"shape": [*a[:-1], b.shape[1]]}, cx.outputs[0])
     else:
         cx.emit("matmul", [cx.value(0), cx.value(1)], {}, cx.outputs[0])
 
@@ -576,7 +608,8 @@ def _reduce_mean(cx: _Ctx) -> None:
 
 # ---------------------------------------------------------------- handlers: shapes, data movement
 def _reshape_to(cx: _Ctx, shape: Sequence[int]) -> None:
-    cx.emit("reshape", [cx.value(0)], {"shape": [int(d) for d in shape]}, cx.outputs[0])
+    value = cx.value(0, ints_ok=True)
+    cx.emit("reshape", [value], {"shape": [int(d) for d in shape]}, cx.outputs[0])
 
 
 def _resolve_shape(cx: _Ctx, src: tuple[int, ...], target: list[int], allowzero: bool) -> list[int]:
@@ -752,15 +785,23 @@ def _size(cx: _Ctx) -> None:
 
 
 def _cast(cx: _Ctx) -> None:
-    """A runtime Cast is only supported as a no-op (float32 to float32)."""
-    to = _cast_to(cx)
-    src = cx.imp.dtype(cx.input(0), cx)
-    if np.dtype(to) != np.dtype(src):
+    """Run-time casts: a no-op between equal types and from a boolean (float 0/1 at run
+    time) to float32; integers to float32 through a cast node; anything to bool as x != 0.
+    Casts to integers of float values are refused (only Gather indices are integers)."""
+    to = np.dtype(_cast_to(cx))
+    src = np.dtype(cx.imp.dtype(cx.input(0), cx))
+    if to == src:
+        cx.alias(cx.outputs[0], cx.input(0))
+    elif to == np.float32 and src.kind in "iu":
+        cx.imp.alias[cx.outputs[0]] = cx.number(0)
+    elif to == np.bool_:
+        x = cx.number(0)
+        cx.emit("where", [x, cx.scalar("one", 1.0), cx.scalar("zero", 0.0)], {}, cx.outputs[0])
+    else:
         raise cx.fail(
-            f"casting a run-time value from {src} to {np.dtype(to)} is not supported "
-            "(only float32 tensors are computed at run time)"
+            f"casting a run-time value from {src} to {to} is not supported (run-time values "
+            "are float32; integers only as graph inputs: Gather indices and masks)"
         )
-    cx.alias(cx.outputs[0], cx.input(0))
 
 
 def _cast_to(cx: _Ctx) -> np.dtype:
@@ -769,6 +810,98 @@ def _cast_to(cx: _Ctx) -> np.dtype:
     if dtype is None:
         raise cx.fail(f"attribute to={code} is no ONNX element type")
     return dtype
+
+
+# ---------------------------------------------------------------- handlers: transformer ops
+def _gather(cx: _Ctx) -> None:
+    """Embedding lookups (a constant table, run-time int ids) and picks along an axis (a
+    run-time tensor, constant indices: BERT's pooler takes token 0)."""
+    shape = cx.shape(0)
+    axis = _axis(cx, int(cx.attr("axis", 0)), len(shape))
+    idx = cx.maybe_const(1)
+    if idx is None:
+        indices = cx.value(1, ints_ok=True)
+        if cx.imp.graph.values[indices].dtype == "float32":
+            raise cx.fail(f"input 1 (indices) {cx.input(1)!r} must be int32 or int64, got float32")
+        cx.emit("gather", [cx.value(0), indices], {"axis": axis}, cx.outputs[0])
+        return
+    if idx.dtype.kind not in "iu":
+        raise cx.fail(f"input 1 (indices) {cx.input(1)!r} must be integers, got {idx.dtype}")
+    if idx.size == 0:
+        raise cx.fail(f"input 1 (indices) {cx.input(1)!r} is empty")
+    bad = idx[(idx < -shape[axis]) | (idx >= shape[axis])]
+    if bad.size:
+        raise cx.fail(f"index {int(bad[0])} is out of range for axis {axis} of size {shape[axis]}")
+    indices = cx.param(f"{cx.input(1)}_idx", idx.reshape(max(1, idx.ndim) * [-1]).astype(np.int64))
+    if idx.ndim:
+        cx.emit("gather", [cx.value(0), indices], {"axis": axis}, cx.outputs[0])
+        return
+    y = cx.emit("gather", [cx.value(0), indices], {"axis": axis})
+    cx.emit("reshape", [y], {"shape": [*shape[:axis], *shape[axis + 1 :]]}, cx.outputs[0])
+
+
+def _layer_norm(cx: _Ctx) -> None:
+    if any(cx.outputs[1:]):
+        raise cx.fail("the Mean and InvStdDev outputs are not supported (training only)")
+    shape = cx.shape(0)
+    axis = _axis(cx, int(cx.attr("axis", -1)), len(shape))
+    tail = tuple(shape[axis:])
+    inputs = [cx.value(0)]
+    for i, what in ((1, "scale"), (2, "bias")):
+        if not cx.has(i):
+            continue
+        if cx.shape(i) == tail:
+            inputs.append(cx.value(i))
+            continue
+        arr = cx.maybe_const(i)
+        try:
+            full = None if arr is None else np.broadcast_to(arr, tail)
+        except ValueError:
+            full = None
+        if full is None:
+            raise cx.fail(
+                f"input {i} ({what}) {cx.input(i)!r} of shape {list(cx.shape(i))} must have "
+                f"the normalised shape {list(tail)} (or be a constant broadcasting to it)"
+            )
+        inputs.append(cx.param(f"{cx.input(i)}_full", full.astype(np.float32)))
+    attrs = {"axis": axis, "epsilon": float(cx.attr("epsilon", 1e-5))}
+    cx.emit("layer_norm", inputs, attrs, cx.outputs[0])
+
+
+def _pow(cx: _Ctx) -> None:
+    """Pow by a constant 2 (a variance), 1 or 0.5; other exponents are not compiled."""
+    e = float(cx.scalar_const(1, "exponent"))
+    if e == 1.0:
+        cx.alias(cx.outputs[0], cx.input(0))
+    elif e in (2.0, 0.5):
+        cx.emit("square" if e == 2.0 else "sqrt", [cx.value(0)], {}, cx.outputs[0])
+    else:
+        raise cx.fail(f"exponent {e:g} is not supported on run-time values; only 2, 1 and 0.5")
+
+
+def _expand(cx: _Ctx) -> None:
+    shape = cx.shape(0)
+    target = cx.axes_const(1, "shape")
+    try:
+        out = tuple(int(d) for d in np.broadcast_shapes(shape, tuple(target)))
+    except ValueError:
+        raise cx.fail(f"cannot expand shape {list(shape)} to {target}") from None
+    if out == tuple(shape):
+        cx.alias(cx.outputs[0], cx.input(0))
+    else:
+        cx.emit("expand", [cx.value(0)], {"shape": list(out)}, cx.outputs[0])
+
+
+def _equal(cx: _Ctx) -> None:
+    cx.emit("equal", [cx.number(0), cx.number(1)], {}, cx.outputs[0])
+
+
+def _where(cx: _Ctx) -> None:
+    cx.emit("where", [cx.number(i) for i in range(3)], {}, cx.outputs[0])
+
+
+def _not(cx: _Ctx) -> None:
+    cx.emit("sub", [cx.scalar("one", 1.0), cx.number(0)], {}, cx.outputs[0])
 
 
 def _conv_transpose(cx: _Ctx) -> None:
@@ -786,6 +919,16 @@ HANDLERS: dict[str, Callable[[_Ctx], None]] = {
     "ConvTranspose": _conv_transpose,
     "Div": _binary("div"),
     "Dropout": _dropout,
+    "Equal": _equal,
+    "Erf": _simple("erf"),
+    "Expand": _expand,
+    "Gather": _gather,
+    "LayerNormalization": _layer_norm,
+    "Not": _not,
+    "Pow": _pow,
+    "Sqrt": _simple("sqrt"),
+    "Tanh": _simple("tanh"),
+    "Where": _where,
     "Flatten": _flatten,
     "Gemm": _gemm,
     "GlobalAveragePool": lambda cx: _global_pool(cx, "avg"),
@@ -831,10 +974,10 @@ NO_FOLD = frozenset(
 # Supported only when every input is a constant: evaluated at import, never a graph node.
 FOLD_ONLY = frozenset(
     {
-        "Abs", "And", "Ceil", "Constant", "ConstantOfShape", "Equal", "Exp", "Expand", "Floor",
-        "Gather", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Log", "Max", "Min", "Mod",
-        "Neg", "Not", "Or", "Pow", "Range", "Reciprocal", "ReduceProd", "ReduceSum", "Round",
-        "Sign", "Slice", "Sqrt", "Tile", "Where",
+        "Abs", "And", "Ceil", "Constant", "ConstantOfShape", "Exp", "Floor",
+        "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Log", "Max", "Min", "Mod",
+        "Neg", "Or", "Range", "Reciprocal", "ReduceProd", "ReduceSum", "Round",
+        "Sign", "Slice", "Tile",
     }
 )  # fmt: skip
 SUPPORTED_OPS = tuple(sorted((set(HANDLERS) - {"ConvTranspose"}) | FOLD_ONLY))
@@ -858,6 +1001,7 @@ class _Importer:
         self.taken |= {v.name for v in (*g.input, *g.output, *g.value_info)}
         self.taken |= {o for n in g.node for o in (*n.input, *n.output)}
         self.node_names: set[str] = set()
+        self.casts: dict[str, str] = {}  # int run-time value -> its float32 cast
         self.graph = Graph(name, [], [], [], {}, {})
 
     def _array(self, t: onnx.TensorProto) -> np.ndarray:
@@ -999,8 +1143,9 @@ class _Importer:
         for vi in runtime:
             given = (input_shapes or {}).get(vi.name)
             shape = _input_shape(self.label, vi, given)
-            self.check_size(None, f"input {vi.name!r}", shape, np.float32)
-            value = Value(vi.name, shape, "float32")
+            dtype = INPUT_DTYPES[vi.type.tensor_type.elem_type]
+            self.check_size(None, f"input {vi.name!r}", shape, dtype)
+            value = Value(vi.name, shape, dtype)
             self.graph.inputs.append(value)
             self.graph.values[vi.name] = value
 
@@ -1049,15 +1194,17 @@ class _Importer:
 
 
 def _input_shape(label: str, vi: onnx.ValueInfoProto, given: Sequence[int] | None) -> tuple:
-    """Static shape of runtime input `vi` (float32 only), `given` filling dynamic dims."""
+    """Static shape of runtime input `vi` (float32, or int64/int32 ids and masks), `given`
+    filling dynamic dims."""
     name = vi.name
     if not vi.type.HasField("tensor_type"):
         raise FrontendError(f"{label}: input {name!r} is not a tensor")
     tt = vi.type.tensor_type
-    if tt.elem_type != onnx.TensorProto.FLOAT:
+    if tt.elem_type not in INPUT_DTYPES:
         dtype = validate.elem_dtype(tt.elem_type) or f"{tt.elem_type} (undefined)"
         raise FrontendError(
-            f"{label}: input {name!r} has element type {dtype}; only float32 inputs are supported"
+            f"{label}: input {name!r} has element type {dtype}; only float32, int64 and int32 "
+            "inputs are supported"
         )
     dims: list[int | str | None] | None = None
     if tt.HasField("shape"):
