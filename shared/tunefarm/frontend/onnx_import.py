@@ -8,8 +8,8 @@ activations and OIHW weights. So the importer
 
 - reads the model and runs the ONNX checker (errors become FrontendError naming the file);
 - resolves every runtime input to a static shape (float32, or int64/int32 token ids and
-  masks that only feed Gather indices, Cast, Equal, Where and reshapes; dynamic dims need input_shapes,
-  which the CLI fills from `--input-shape NAME:1,3,224,224`);
+  masks that only feed Gather indices, Cast, Equal, Where and reshapes; dynamic dims need
+  input_shapes, which the CLI fills from `--input-shape NAME:1,3,224,224`);
 - folds every node whose inputs are all constants with the ONNX reference evaluator (numpy),
   and turns Shape/Size of a statically shaped value into a constant, so shape arithmetic
   disappears and only e.g. one reshape with a resolved shape remains;
@@ -864,6 +864,8 @@ def _layer_norm(cx: _Ctx) -> None:
                 f"the normalised shape {list(tail)} (or be a constant broadcasting to it)"
             )
         inputs.append(cx.param(f"{cx.input(i)}_full", full.astype(np.float32)))
+    if len(inputs) == 2:  # no bias: zeros, so the kernel always takes one
+        inputs.append(cx.param(f"{cx.name}/zero_bias", np.zeros(tail, np.float32)))
     attrs = {"axis": axis, "epsilon": float(cx.attr("epsilon", 1e-5))}
     cx.emit("layer_norm", inputs, attrs, cx.outputs[0])
 
