@@ -2,8 +2,9 @@
 
 An epilogue is a tuple of strings applied in order after the anchor op:
   "bias" (per output channel), "residual" (add a tensor shaped like the output), "relu",
-  "clip:LO:HI", "sigmoid", "hard_swish", "leaky_relu:ALPHA", "gelu" (erf form), and last "cast:DTYPE" (float16,
-  float64, int32, int8, uint8; integer casts truncate toward zero as C and numpy do).
+  "clip:LO:HI", "sigmoid", "hard_swish", "leaky_relu:ALPHA", "gelu" (erf form), and last
+  "cast:DTYPE" (float16, float64, int32, int8, uint8; integer casts truncate toward zero as
+  C and numpy do).
 
 `build_epilogue` makes it one compute stage (so it fuses into the producer's store, on any
 target); `reference_epilogue` is its numpy oracle; graph passes use `parse_epilogue` and
