@@ -2,6 +2,8 @@
 
 tunefarm run net.tfa --inputs in.npz -o out.npz      # arrays named by the ONNX names
 tunefarm run net.tfa --random-inputs 0 -o out.npz    # seeded uniform [-1, 1) inputs
+                                                     # (ints: token ids below the vocab
+                                                     # size, 0/1 masks)
 """
 
 from __future__ import annotations
@@ -40,7 +42,13 @@ def _inputs(args: argparse.Namespace, ex) -> dict:
     info = ex.input_info()
     if args.inputs is None:
         rng = np.random.default_rng(args.random_inputs)
-        return {n: rng.uniform(-1, 1, size=s).astype(d) for n, (s, d) in info.items()}
+        ranges = ex.manifest.get("input_ranges") or {}
+        return {
+            n: rng.integers(*ranges.get(n, (0, 2)), size=s).astype(d)
+            if np.dtype(d).kind in "iu"
+            else rng.uniform(-1, 1, size=s).astype(d)
+            for n, (s, d) in info.items()
+        }
     if not Path(args.inputs).is_file():
         raise CommandError(f"--inputs {args.inputs!r}: no such file")
     try:

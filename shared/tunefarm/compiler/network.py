@@ -27,7 +27,7 @@ from tunefarm.backends import canonical, check_networks, registry
 from tunefarm.compiler import quantized
 from tunefarm.compiler.layouts import Layout, block, physical_shape, same_memory
 from tunefarm.graph.extract import TUNABLE_OPS, anchor_alternatives, choose_alternative
-from tunefarm.graph.ir import Graph, GraphError, Node
+from tunefarm.graph.ir import Graph, GraphError, Node, input_ranges
 from tunefarm.graph.passes import optimize
 from tunefarm.measure.types import Config, MeasureInput
 from tunefarm.runtime.artifact import build_artifact
@@ -554,6 +554,9 @@ def compile_graph(
         manifest={
             "network": graph.name,
             "device_key": device_key,
+            # [lo, hi) of integer inputs (token ids: the embedding table's rows), for runs on
+            # random inputs
+            "input_ranges": {k: list(v) for k, v in input_ranges(graph).items()},
             "tasks": [c.to_json() for c in choices],
             "tuned_tasks": sum(c.tuned for c in choices),
             "fallback_tasks": sum(not c.tuned for c in choices),
