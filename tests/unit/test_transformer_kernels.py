@@ -146,3 +146,28 @@ def test_bad_params_name_the_param(task: Task, words: list[str]) -> None:
         registry.template(task).validate(task)
     for w in words:
         assert w in str(err.value)
+
+
+def test_dense_row_tiles_with_gelu_epilogue(tmp_path) -> None:
+    """The dense template's tile_n rows per weight load (a transformer's [batch * seq,
+    hidden] rows), awkward sizes, the bias + gelu epilogue, against an oracle."""
+    task = Task.make("dense", data=(12, 40), weight=(24, 40), epilogue=("bias", "gelu"))
+    space = registry.config_space(task)
+    assert "tile_n" in space.knobs and registry.default_config(task).as_dict()["tile_n"] == 4
+    base = registry.default_config(task).as_dict()
+    configs = [Config.make(dict(base, tile_n=t, tile_o=(3, 1, 8))) for t in (1, 3, 6)]
+    inputs = [MeasureInput(task, c) for c in configs]
+    with registry.local_builder(n_parallel=2, timeout_s=120, cache_dir=tmp_path) as b:
+        builds = b.build(inputs)
+    with registry.local_runner(CHECK) as runner:
+        results = runner.run(inputs, builds)
+    assert all(r.error_no == MeasureErrorNo.NO_ERROR for r in results), results
+    xs = registry.random_inputs(task, seed=2)
+    y = xs["data"].astype(np.float64) @ xs["weight"].T.astype(np.float64) + xs["bias"]
+    want = y * 0.5 * (1 + _erf(y / np.sqrt(2)))
+    np.testing.assert_allclose(
+        registry.template(task).reference(task, xs), want, rtol=1e-5, atol=1e-5
+    )
+    # batch-1 dense keeps its space (and its records) without the knob
+    one = Task.make("dense", data=(1, 40), weight=(24, 40))
+    assert "tile_n" not in registry.config_space(one).knobs
