@@ -94,6 +94,7 @@ CASES: list[tuple[str, dict, dict, dict, int]] = [
     ("equal", {"a": (2, 1, 4)}, {}, {"b": (3, 1)}, 1),
     ("where", {"c": (2, 1, 4)}, {}, {"a": (3, 1), "b": ()}, 1),
     ("expand", {"x": (3, 1)}, {"shape": [2, 3, 4]}, {}, 1),
+    ("slice", {"x": (3, 5)}, {"axis": -1, "begin": 1, "end": 4}, {}, 1),
     ("layer_norm", {"x": (2, 3, 4)}, {"axis": 1, "epsilon": 1e-5}, {"g": (3, 4), "b": (3, 4)}, 1),
 ]
 # ops reading integers (gather's indices, cast's source): cases in test_transformer_import.py

@@ -187,6 +187,31 @@ def test_gather_embedding_and_pick_along_an_axis() -> None:
     check_interpreted(m)
 
 
+def test_slice_of_runtime_values() -> None:
+    """Constant bounds, negative and clamped ones, several axes; a no-op slice is an alias."""
+    nodes = [
+        helper.make_node("Slice", ["x", "s", "e", "a"], ["y"]),
+        helper.make_node("Slice", ["x", "s0", "e0"], ["z"]),
+    ]
+    inits = {
+        "s": np.array([1, -3], np.int64),
+        "e": np.array([100, -1], np.int64),
+        "a": np.array([0, 2], np.int64),
+        "s0": np.array([0], np.int64),
+        "e0": np.array([9], np.int64),
+    }
+    m = model(nodes, [("x", F, [3, 4, 5])], [("y", F, [2, 4, 2]), ("z", F, [3, 4, 5])], inits)
+    check_interpreted(m)
+    assert load_onnx(m).op_counts() == {"slice": 2, "reshape": 1}
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_op_of_opset_20(approximate: str) -> None:
+    node = helper.make_node("Gelu", ["x"], ["y"], approximate=approximate)
+    m = model([node], [("x", F, [4, 6])], [("y", F, [4, 6])], opset=20)
+    check_interpreted(m)
+
+
 def test_mask_arithmetic_on_int64_inputs() -> None:
     """Unsqueeze/Cast/Sub/Mul and Equal/Not/Cast(bool)/Expand/Where on a run-time int64
     attention mask, both as exporters write them."""
@@ -262,7 +287,8 @@ def test_transformer_ops_compile_and_match_onnxruntime(tmp_path) -> None:
         helper.make_node("Add", ["var", "eps"], ["ve"]),
         helper.make_node("Sqrt", ["ve"], ["sd"]),
         helper.make_node("Div", ["dc", "sd"], ["y0"]),
-        helper.make_node("Tanh", ["y0"], ["y"]),
+        helper.make_node("Tanh", ["y0"], ["y1"]),
+        helper.make_node("Slice", ["y1", "one_i", "two_i", "three_i"], ["y"]),  # seq 1..2
     ]
     inits = {
         "table": rng.standard_normal((13, 8)).astype(np.float32),
@@ -277,9 +303,12 @@ def test_transformer_ops_compile_and_match_onnxruntime(tmp_path) -> None:
         "shared_v": rng.standard_normal((1, 2, 3, 4)).astype(np.float32),
         "two": np.float32(2),
         "eps": np.float32(1e-5),
+        "one_i": np.array([1], np.int64),
+        "two_i": np.array([2], np.int64),
+        "three_i": np.array([2], np.int64),
         **GELU_CONSTS,
     }
-    m = model(nodes, [("ids", I64, [2, 3]), ("mask", I64, [2, 3])], [("y", F, [2, 2, 3, 4])], inits)
+    m = model(nodes, [("ids", I64, [2, 3]), ("mask", I64, [2, 3])], [("y", F, [2, 2, 1, 4])], inits)
     g = load_onnx(m)
     counts = optimize(g).op_counts()
     assert counts["layer_norm"] == 2 and "erf" not in counts and "reduce_mean" not in counts
@@ -323,6 +352,12 @@ BAD = {
         {},
         ["'toint' (Cast)", "float32 to int64"],
         (I64, [3, 4]),
+    ),
+    "slice_step": (
+        [helper.make_node("Slice", ["x", "s", "e", "a", "st"], ["y"], name="every2")],
+        {k: np.array(v, np.int64) for k, v in {"s": [0], "e": [4], "a": [1], "st": [2]}.items()},
+        ["'every2' (Slice)", "only step 1"],
+        (F, [3, 2]),
     ),
     "expand_bad": (
         [helper.make_node("Expand", ["x", "s"], ["y"], name="grow")],

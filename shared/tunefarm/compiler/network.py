@@ -467,6 +467,21 @@ class _Lowering:
             out = self.view(src, self.buffers[src].shape)
         self.buf_of[node.outputs[0]], self.layout[node.outputs[0]] = out, None
 
+    def slice(self, node: Node) -> None:
+        src = self.logical(node.inputs[0])
+        a = node.attrs
+        task = Task.make(
+            "slice",
+            target=self.target,
+            shape=self.buffers[src].shape,
+            axis=int(a["axis"]),
+            begin=int(a["begin"]),
+            end=int(a["end"]),
+        )
+        self.call_default(
+            task, [src, self.define(node.outputs[0], self.g.shape(node.outputs[0]), None)]
+        )
+
     # -- the network's edges ---------------------------------------------------------------
     def bind_inputs(self) -> list[tuple[str, str]]:
         pairs = []
@@ -508,7 +523,13 @@ GENERIC_PARAMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "layer_norm": ("layer_norm", ("axis", "epsilon")),
 }
 # graph op -> the _Lowering method that compiles it (ops with their own argument handling)
-OTHER_OPS = {"cast": "cast", "where": "where", "gather": "gather", "expand": "expand"}
+OTHER_OPS = {
+    "cast": "cast",
+    "where": "where",
+    "gather": "gather",
+    "expand": "expand",
+    "slice": "slice",
+}
 
 
 def _history(records, device_key: str | None) -> ApplyHistoryBest | None:

@@ -894,6 +894,59 @@ def _expand(cx: _Ctx) -> None:
         cx.emit("expand", [cx.value(0)], {"shape": list(out)}, cx.outputs[0])
 
 
+def _slice(cx: _Ctx) -> None:
+    """Slice of a run-time value with constant bounds and step 1: one slice node per axis
+    that is cut (negative bounds count from the end and are clamped, as ONNX)."""
+    shape = cx.shape(0)
+    if cx.opset < 10:
+        starts, ends = list(cx.required("starts")), list(cx.required("ends"))
+        axes = list(cx.attr("axes", range(len(starts))))
+        steps = [1] * len(starts)
+    else:
+        starts, ends = cx.axes_const(1, "starts"), cx.axes_const(2, "ends")
+        axes = cx.axes_const(3, "axes") if cx.has(3) else list(range(len(starts)))
+        steps = cx.axes_const(4, "steps") if cx.has(4) else [1] * len(starts)
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise cx.fail(
+            f"starts {starts}, ends {ends}, axes {axes} and steps {steps} differ in length"
+        )
+    if any(s != 1 for s in steps):
+        raise cx.fail(f"steps {steps} are not supported on run-time values; only step 1")
+    y = cx.value(0)
+    cuts = []
+    for a, b, e in zip(axes, starts, ends, strict=True):
+        ax = _axis(cx, int(a), len(shape), "axes")
+        dim = shape[ax]
+        lo, hi = (min(max(v + dim if v < 0 else v, 0), dim) for v in (int(b), int(e)))
+        if lo >= hi:
+            raise cx.fail(f"axis {ax}: [{b}:{e}] of size {dim} is empty")
+        if (lo, hi) != (0, dim):
+            cuts.append((ax, lo, hi))
+    if not cuts:
+        cx.alias(cx.outputs[0], cx.input(0))
+        return
+    for i, (ax, lo, hi) in enumerate(cuts):
+        out = cx.outputs[0] if i == len(cuts) - 1 else None
+        y = cx.emit("slice", [y], {"axis": ax, "begin": lo, "end": hi}, out)
+
+
+def _gelu(cx: _Ctx) -> None:
+    """ONNX Gelu (opset 20, what torch exports there): the erf form is one op; the tanh
+    approximation is spelled out in elementwise ops."""
+    approx = cx.attr("approximate", "none")
+    if approx == "none":
+        cx.emit("gelu", [cx.value(0)], {}, cx.outputs[0])
+        return
+    if approx != "tanh":
+        raise cx.fail(f"approximate={approx!r} is not one of 'none', 'tanh'")
+    x = cx.value(0)
+    cube = cx.emit("mul", [cx.emit("square", [x], {}), x], {})
+    inner = cx.emit("add", [x, cx.emit("mul", [cube, cx.scalar("c", 0.044715)], {})], {})
+    t = cx.emit("tanh", [cx.emit("mul", [inner, cx.scalar("k", math.sqrt(2 / math.pi))], {})], {})
+    half = cx.emit("mul", [x, cx.scalar("half", 0.5)], {})
+    cx.emit("mul", [half, cx.emit("add", [t, cx.scalar("one", 1.0)], {})], {}, cx.outputs[0])
+
+
 def _equal(cx: _Ctx) -> None:
     cx.emit("equal", [cx.number(0), cx.number(1)], {}, cx.outputs[0])
 
@@ -925,6 +978,7 @@ HANDLERS: dict[str, Callable[[_Ctx], None]] = {
     "Erf": _simple("erf"),
     "Expand": _expand,
     "Gather": _gather,
+    "Gelu": _gelu,
     "LayerNormalization": _layer_norm,
     "Not": _not,
     "Pow": _pow,
@@ -948,6 +1002,7 @@ HANDLERS: dict[str, Callable[[_Ctx], None]] = {
     "Relu": _simple("relu"),
     "Reshape": _reshape,
     "Shape": _shape,
+    "Slice": _slice,
     "Sigmoid": _simple("sigmoid"),
     "Size": _size,
     "Softmax": _softmax,
@@ -979,7 +1034,7 @@ FOLD_ONLY = frozenset(
         "Abs", "And", "Ceil", "Constant", "ConstantOfShape", "Exp", "Floor",
         "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Log", "Max", "Min", "Mod",
         "Neg", "Or", "Range", "Reciprocal", "ReduceProd", "ReduceSum", "Round",
-        "Sign", "Slice", "Tile",
+        "Sign", "Tile",
     }
 )  # fmt: skip
 SUPPORTED_OPS = tuple(sorted((set(HANDLERS) - {"ConvTranspose"}) | FOLD_ONLY))

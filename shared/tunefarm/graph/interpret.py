@@ -162,6 +162,9 @@ KERNELS: dict[str, Kernel] = {
     "cast": lambda node, a: [a[0].astype(node.attrs["dtype"])],
     "gather": lambda node, a: [R.gather(a[0], a[1], node.attrs["axis"])],
     "expand": lambda node, a: [R.broadcast_to(a[0], node.attrs["shape"])],
+    "slice": lambda node, a: [
+        R.slice_axis(a[0], node.attrs["axis"], node.attrs["begin"], node.attrs["end"])
+    ],
     "layer_norm": lambda node, a: [
         R.layer_norm(a[0], a[1], a[2] if len(a) > 2 else None, **_ln(node))
     ],

@@ -32,6 +32,7 @@ Op set (logical NCHW layout for 4-D activations, OIHW weights; `attrs` as listed
   cast            dtype                   int inputs to float32 (booleans are float 0/1)
   gather          [data, indices (int)]   axis  (embedding lookup; indices clamped)
   expand          shape                   numpy broadcast to `shape` (static)
+  slice           axis begin end          x[..., begin:end, ...] on one axis (step 1)
   layer_norm      [x, gamma, (beta)]      axis epsilon  (statistics over axis..end)
   quantize dequantize qconv2d             int8 ops: see `tunefarm.graph.quant_ops`
   conv2d_packed int8_add                  accelerator-packed ops: `tunefarm.graph.packed_ops`
@@ -83,6 +84,7 @@ OPS = (
     "cast",
     "gather",
     "expand",
+    "slice",
     "layer_norm",
     # quantized ops (rules and kernels in `tunefarm.graph.quant_ops`)
     "quantize",

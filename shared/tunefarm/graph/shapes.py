@@ -446,6 +446,22 @@ def _expand(node: Node, ins: list[Value]) -> list[Value]:
     return _out(node, [tuple(shape)], ins[0].dtype)
 
 
+def _slice(node: Node, ins: list[Value]) -> list[Value]:
+    _n_inputs(node, ins, 1)
+    shape = list(ins[0].shape)
+    axis = _axis(node, _attr(node, "axis"), len(shape))
+    begin, end = _attr(node, "begin"), _attr(node, "end")
+    ok = all(isinstance(v, int) and not isinstance(v, bool) for v in (begin, end))
+    if not ok or not 0 <= begin < end <= shape[axis]:
+        raise _fail(
+            node,
+            f"attrs begin={begin!r}, end={end!r} must satisfy 0 <= begin < end <= "
+            f"{shape[axis]} (axis {axis} of {list(ins[0].shape)})",
+        )
+    shape[axis] = end - begin
+    return _out(node, [tuple(shape)], ins[0].dtype)
+
+
 def _layer_norm(node: Node, ins: list[Value]) -> list[Value]:
     _n_inputs(node, ins, (2, 3))
     _float(node, ins)
@@ -500,6 +516,7 @@ RULES: dict[str, Rule] = {
     "cast": _cast,
     "gather": _gather,
     "expand": _expand,
+    "slice": _slice,
     "layer_norm": _layer_norm,
     **{op: quant_ops.shape_rule for op in quant_ops.QUANT_OPS},
     **{op: packed_ops.shape_rule for op in packed_ops.PACKED_OPS},
