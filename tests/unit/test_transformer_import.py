@@ -378,6 +378,25 @@ def test_unsupported_forms_name_the_node(case: str) -> None:
         assert word in str(err.value)
 
 
+def test_int32_ids_and_int_outputs() -> None:
+    """int32 token ids work like int64 ones (the gather kernel takes their dtype); an
+    integer graph output is refused (only float32 values are computed)."""
+    table = np.random.default_rng(6).standard_normal((9, 3)).astype(np.float32)
+    m = model(
+        [helper.make_node("Gather", ["table", "ids"], ["y"])],
+        [("ids", TensorProto.INT32, [4])],
+        [("y", F, [4, 3])],
+        {"table": table},
+    )
+    check_interpreted(m, {"ids": np.array([0, 8, -1, 3], np.int32)})
+    net = compile_graph(load_onnx(m), "cpu")
+    assert [b.dtype for b in net.plan.buffers if b.kind == "input"] == ["int32"]
+    ids = helper.make_node("Unsqueeze", ["ids", "ax"], ["y"], name="keep_ids")
+    m = model([ids], [("ids", I64, [4])], [("y", I64, [1, 4])], {"ax": np.array([0], np.int64)})
+    with pytest.raises(FrontendError, match="output 'y' is int64; only float32 outputs"):
+        load_onnx(m)
+
+
 def test_int_input_into_float_arithmetic_names_the_node() -> None:
     node = helper.make_node("Add", ["ids", "ids"], ["y"], name="addids")
     m = model([node], [("ids", I64, [2])], [("y", I64, [2])])

@@ -219,6 +219,11 @@ class _Lowering:
                 raise self.error(
                     f"kernel argument {spec.name} wants shape {spec.shape}, buffer has {have}"
                 )
+            if spec.dtype != self.buffers[buf].dtype:
+                raise self.error(
+                    f"kernel argument {spec.name} wants {spec.dtype}, buffer holds "
+                    f"{self.buffers[buf].dtype}"
+                )
 
     def error(self, message: str) -> CompileError:
         where = self.node.where() if self.node else "graph"
@@ -455,6 +460,7 @@ class _Lowering:
             target=self.target,
             data=self.buffers[data].shape,
             indices=self.buffers[indices].shape,
+            indices_dtype=self.buffers[indices].dtype,
             axis=int(node.attrs["axis"]),
         )
         out = self.define(node.outputs[0], self.g.shape(node.outputs[0]), None)

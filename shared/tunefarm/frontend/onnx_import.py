@@ -1219,6 +1219,11 @@ class _Importer:
         for name in self.graph.outputs:
             v = self.graph.value(name)
             self.check_size(None, f"output {name!r}", v.shape, v.dtype)
+            if v.dtype != "float32":
+                raise FrontendError(
+                    f"{self.label}: output {name!r} is {v.dtype}; only float32 outputs are "
+                    "computed (integers exist at run time only as inputs)"
+                )
 
     def output_value(
         self, name: str, produced: set[str], onnx_outputs: set[str], renames: dict[str, str]

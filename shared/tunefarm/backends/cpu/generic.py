@@ -317,13 +317,17 @@ def _gather_inputs(t: Task) -> Inputs:
 
 
 def _gather_specs(t: Task) -> dict[str, InputSpec]:
-    """int64 indices over the whole axis, negatives (counted from the end) included."""
+    """int64 (or `indices_dtype`) indices over the whole axis, negatives (counted from the
+    end) included."""
     data = _shape(t, "data")
+    dtype = t.args.get("indices_dtype", "int64")
+    if dtype not in ("int64", "int32"):
+        raise TaskError(f"gather: param 'indices_dtype' must be int64 or int32, got {dtype!r}")
     axis = _int_param(t, "axis", 0)
     if not -len(data) <= axis < len(data):
         raise TaskError(f"gather: param 'axis' {axis} is out of range for data {list(data)}")
     n = data[axis]
-    return {"indices": InputSpec("int64", -n, n - 1)}
+    return {"indices": InputSpec(dtype, -n, n - 1)}
 
 
 def _ln_inputs(t: Task) -> Inputs:
