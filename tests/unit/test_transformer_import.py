@@ -248,14 +248,27 @@ def test_mask_arithmetic_on_int64_inputs() -> None:
 
 @pytest.mark.parametrize(
     ("a", "b"),
-    [([2, 3, 5, 4], [2, 3, 4, 6]), ([2, 1, 5, 4], [1, 3, 4, 6]), ([5, 4], [2, 4, 3])],
+    [
+        ([2, 3, 5, 4], [2, 3, 4, 6]),
+        ([2, 1, 5, 4], [1, 3, 4, 6]),
+        ([5, 4], [2, 4, 3]),
+        ([4], [2, 4, 3]),
+        ([2, 5, 4], [4]),
+    ],
 )
-def test_matmul_nd_broadcast(a: list[int], b: list[int]) -> None:
-    out = list(np.broadcast_shapes(a[:-2], b[:-2])) + [a[-2], b[-1]]
+def test_matmul_nd_broadcast_compiled(a: list[int], b: list[int], tmp_path) -> None:
+    """N-D matmuls (1-D operands as numpy treats them) in the interpreter and compiled."""
+    out = np.matmul(np.zeros(a), np.zeros(b)).shape
     m = model(
-        [helper.make_node("MatMul", ["a", "b"], ["y"])], [("a", F, a), ("b", F, b)], [("y", F, out)]
+        [helper.make_node("MatMul", ["a", "b"], ["y"])],
+        [("a", F, a), ("b", F, b)],
+        [("y", F, list(out))],
     )
     check_interpreted(m)
+    compile_graph(load_onnx(m), "cpu").save(tmp_path / "m.tfa")
+    feeds = feeds_for(m, 1)
+    got = GraphExecutor.load(tmp_path / "m.tfa").run(feeds)["y"]
+    np.testing.assert_allclose(got, ort_run(m, feeds)["y"], rtol=1e-5, atol=1e-5)
 
 
 def test_transformer_ops_compile_and_match_onnxruntime(tmp_path) -> None:

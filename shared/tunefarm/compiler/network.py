@@ -414,15 +414,17 @@ class _Lowering:
         product is one 2-D matmul or one 3-D batch_matmul kernel on views."""
         a, b = (self.buffers[x].shape for x in bufs)
         out_shape = self.g.shape(node.outputs[0])
-        if len(a) < 2 or len(b) < 2:
-            raise self.error(f"matmul of shapes {a} and {b}: 1-D operands are not compiled")
+        if len(a) == 1:  # numpy: a vector is one row, then dropped from the output
+            a, bufs = (1, a[0]), [self.view(bufs[0], (1, a[0])), bufs[1]]
+        if len(b) == 1:
+            b, bufs = (b[0], 1), [bufs[0], self.view(bufs[1], (b[0], 1))]
         if len(b) == 2:
             rows = (int(np.prod(a[:-1])), a[-1])
             task = Task.make("matmul", target=self.target, a=rows, b=b)
             out = self.new_buffer((rows[0], b[1]), self.g.value(node.outputs[0]).dtype)
             self.call_default(task, [self.view(bufs[0], rows), bufs[1], out])
         else:
-            batch = tuple(out_shape[:-2])
+            batch = tuple(int(d) for d in np.broadcast_shapes(a[:-2], b[:-2]))
             n = int(np.prod(batch))
             full_a = self.broadcast(bufs[0], (*batch, *a[-2:]))
             full_b = self.broadcast(bufs[1], (*batch, *b[-2:]))
