@@ -372,6 +372,12 @@ BAD = {
         ["'every2' (Slice)", "only step 1"],
         (F, [3, 2]),
     ),
+    "gather_float_ids": (
+        [helper.make_node("Gather", ["t", "x"], ["y"], name="embed")],
+        {"t": np.ones((5, 2), np.float32)},
+        ["'embed' (Gather)", "must be int32 or int64, got float32"],
+        (F, [3, 4, 2]),
+    ),
     "expand_bad": (
         [helper.make_node("Expand", ["x", "s"], ["y"], name="grow")],
         {"s": np.array([5, 4], np.int64)},
