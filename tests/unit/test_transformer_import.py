@@ -448,6 +448,22 @@ def test_bert_tiny_imports_and_matches_onnxruntime_in_the_interpreter(bert_tiny)
             np.testing.assert_allclose(got[name], w, rtol=1e-4, atol=1e-4 * abs(w).max())
 
 
+def test_named_dynamic_dims_fill_from_one_input_shape(bert_tiny) -> None:
+    """An export with dynamic ("batch", "sequence") dims: one input's shape fixes every
+    input that names its dims alike; a dim no given shape names still asks for one."""
+    m = onnx.ModelProto()
+    m.CopyFrom(bert_tiny)
+    for vi in m.graph.input:
+        for d, name in zip(vi.type.tensor_type.shape.dim, ("batch", "sequence"), strict=True):
+            d.ClearField("dim_value")
+            d.dim_param = name
+    g = load_onnx(m, input_shapes={"input_ids": [2, 24]})
+    assert [v.shape for v in g.inputs] == [(2, 24)] * 3
+    m.graph.input[2].type.tensor_type.shape.dim[1].dim_param = "other"
+    with pytest.raises(FrontendError, match="input 'token_type_ids' dim 0 \\('batch'\\) is dynamic"):
+        load_onnx(m, input_shapes={"input_ids": [2, 24]})
+
+
 def test_bert_tiny_compiles_and_matches_onnxruntime(bert_tiny, tmp_path) -> None:
     g = load_onnx(bert_tiny)
     compiled = compile_graph(g, "cpu")

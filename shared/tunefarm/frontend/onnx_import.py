@@ -1197,8 +1197,9 @@ class _Importer:
                 f"{self.label}: input_shapes names unknown input(s) {unknown}; "
                 f"the model's inputs are {names}"
             )
+        named = _named_dims(runtime, input_shapes or {})
         for vi in runtime:
-            given = (input_shapes or {}).get(vi.name)
+            given = (input_shapes or {}).get(vi.name) or _by_name(vi, named)
             shape = _input_shape(self.label, vi, given)
             dtype = INPUT_DTYPES[vi.type.tensor_type.elem_type]
             self.check_size(None, f"input {vi.name!r}", shape, dtype)
@@ -1289,6 +1290,40 @@ def _input_shape(label: str, vi: onnx.ValueInfoProto, given: Sequence[int] | Non
                 "(zero-size tensors are not supported)"
             )
     return tuple(int(d) for d in dims)  # type: ignore[arg-type]
+
+
+def _dims(vi: onnx.ValueInfoProto) -> list[int | str | None] | None:
+    tt = vi.type.tensor_type
+    if not vi.type.HasField("tensor_type") or not tt.HasField("shape"):
+        return None
+    return [d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in tt.shape.dim]
+
+
+def _named_dims(
+    runtime: Sequence[onnx.ValueInfoProto], input_shapes: Mapping[str, Sequence[int]]
+) -> dict[str, int]:
+    """Sizes of named dynamic dims ("batch", "sequence") read off the inputs given in
+    input_shapes, so that one `--input-shape input_ids:1,128` also fixes attention_mask and
+    token_type_ids when the export names their dims alike."""
+    named: dict[str, int] = {}
+    for vi in runtime:
+        dims, given = _dims(vi), input_shapes.get(vi.name)
+        if dims is None or given is None or len(dims) != len(given):
+            continue
+        for d, g in zip(dims, given, strict=True):
+            if isinstance(d, str):
+                named.setdefault(d, int(g))
+    return named
+
+
+def _by_name(vi: onnx.ValueInfoProto, named: Mapping[str, int]) -> list[int] | None:
+    """The shape of `vi` when its every dynamic dim is a name in `named`, else None."""
+    dims = _dims(vi)
+    if not dims or not any(isinstance(d, str) for d in dims):
+        return None
+    if any(d is None or (isinstance(d, str) and d not in named) for d in dims):
+        return None
+    return [named[d] if isinstance(d, str) else int(d) for d in dims]
 
 
 def _given_shape(label: str, name: str, dims: list | None, given: Sequence[int]) -> tuple:
