@@ -490,6 +490,19 @@ def test_cli_tasks_compile_run_bert_tiny(tmp_path, capsys) -> None:
     assert out["pooler_output"]["shape"] == [1, 128]
 
 
+def test_cli_zoo_writes_bert(tmp_path, capsys) -> None:
+    path = tmp_path / "tiny.onnx"
+    argv = ["zoo", "bert-tiny", "-o", str(path), "--image-size", "16", "--batch", "2", "--json"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["inputs"] == ["input_ids", "attention_mask", "token_type_ids"]
+    assert doc["input_shape"] == [2, 16] and doc["input_dtype"] == "int64"
+    assert doc["output_shape"] == [2, 16, 128] and doc["opset"] == 17
+    assert doc["params"] == zoo.describe("bert-tiny").params
+    assert main(["zoo", "bert-tiny", "-o", str(path), "--opset", "13"]) == 2
+    assert "opset 17" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_cli_tune_bert_tiny(tmp_path, capsys) -> None:
     log = tmp_path / "t.jsonl"
