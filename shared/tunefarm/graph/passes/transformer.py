@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from tunefarm.graph.ir import Graph, Node
+from tunefarm.graph.passes.dead_code import eliminate_dead_code
 from tunefarm.graph.shapes import infer_shapes
 
 __all__ = ["fuse_gelu", "fuse_layer_norm", "hoist_through_reshape"]
@@ -93,10 +94,12 @@ def _match_layer_norm(v: _View, mean: Node) -> tuple[list[Node], dict] | None:
     var = v.only_reader(sq[0].outputs[0], "reduce_mean")
     if var is None or _trailing(list(var.attrs["axes"]), rank) != axis:
         return None
+    if not var.attrs.get("keepdims", True):
+        return None
     add = v.only_reader(var.outputs[0], "add")
     eps = v.scalar(v.other(add, var.outputs[0]) or "") if add else None
     sqrt = v.only_reader(add.outputs[0], "sqrt") if add else None
-    if eps is None or sqrt is None or div[0].inputs != [d, sqrt.outputs[0]]:
+    if eps is None or eps < 0 or sqrt is None or div[0].inputs != [d, sqrt.outputs[0]]:
         return None
     chain = [mean, subs[0], sq[0], var, add, sqrt, div[0]]
     tail = g.shape(x)[axis:]
@@ -250,6 +253,5 @@ def hoist_through_reshape(graph: Graph) -> Graph:
 
 
 def _clean(g: Graph) -> Graph:
-    from tunefarm.graph.passes.dead_code import eliminate_dead_code
-
+    """Values re-inferred, the replaced chains dropped."""
     return eliminate_dead_code(infer_shapes(g))
