@@ -122,6 +122,13 @@ def test_reference_matches_oracle_and_ir_reads_in_bounds(name: str) -> None:
     np.testing.assert_allclose(got[0], want, rtol=1e-5, atol=1e-5)
 
 
+def test_cases_cover_the_transformer_ops() -> None:
+    ops = {t.op for t in CASES.values()}
+    assert {"gather", "where", "broadcast_to", "layer_norm"} <= ops
+    fns = {t.args["fn"] for t in CASES.values() if t.op == "elementwise"}
+    assert fns == {"erf", "tanh", "sqrt", "square", "gelu", "equal", "cast"}
+
+
 def test_random_inputs_cover_both_outcomes() -> None:
     """Indices reach negative values and masks hold both 0 and 1, so the checks above test
     the wrap-around and both select branches."""
