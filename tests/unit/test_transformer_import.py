@@ -397,6 +397,18 @@ def test_unsupported_forms_name_the_node(case: str) -> None:
         assert word in str(err.value)
 
 
+def test_random_ids_follow_reshapes_to_their_table() -> None:
+    """Random token ids span the table a gather reads them through a reshape from."""
+    nodes = [
+        helper.make_node("Unsqueeze", ["ids", "ax"], ["ids2"]),
+        helper.make_node("Gather", ["table", "ids2"], ["y"]),
+    ]
+    inits = {"table": np.zeros((50, 3), np.float32), "ax": np.array([0], np.int64)}
+    m = model(nodes, [("ids", I64, [2, 64])], [("y", F, [1, 2, 64, 3])], inits)
+    ids = random_inputs(load_onnx(m), 3)["ids"]
+    assert ids.min() >= 0 and 2 < ids.max() < 50
+
+
 def test_int32_ids_and_int_outputs() -> None:
     """int32 token ids work like int64 ones (the gather kernel takes their dtype); an
     integer graph output is refused (only float32 values are computed)."""

@@ -309,10 +309,14 @@ def input_ranges(graph: Graph) -> dict[str, tuple[int, int]]:
     for v in graph.inputs:
         if np.dtype(v.dtype).kind not in "iu":
             continue
+        same = {v.name}  # the input and its views (reshape, expand, slice keep the values)
+        for n in graph.nodes:
+            if n.op in ("reshape", "expand", "slice") and n.inputs[0] in same:
+                same.add(n.outputs[0])
         sizes = [
             graph.shape(n.inputs[0])[int(n.attrs.get("axis", 0))]
             for n in graph.nodes
-            if n.op == "gather" and n.inputs[1] == v.name
+            if n.op == "gather" and n.inputs[1] in same
         ]
         ranges[v.name] = (0, min(sizes) if sizes else 2)
     return ranges
