@@ -3,7 +3,7 @@
 PY ?= .venv/bin/python
 VENV_STAMP := .venv/.stamp
 
-.PHONY: venv test lint lint-imports golden bench bench-int8 bench-kernels bench-tuners bench-networks bench-gpu bench-autoscheduler run docker-build k8s-render bench-pipeline serve
+.PHONY: venv test lint lint-imports golden bench bench-int8 bench-kernels bench-tuners bench-networks bench-gpu bench-autoscheduler bench-metaschedule run docker-build k8s-render bench-pipeline serve
 
 venv: $(VENV_STAMP)
 
@@ -58,6 +58,11 @@ bench-gpu: venv
 BENCH_AUTOSCHEDULER_ARGS ?= --trials 64,256 --vs-random
 bench-autoscheduler: venv
 	$(PY) benchmarks/autoscheduler.py $(BENCH_AUTOSCHEDULER_ARGS)
+
+# Against Apache TVM's MetaSchedule at equal trials (TVM in its own environment, made on first
+# use under benchmarks/.tvm).
+bench-metaschedule: venv
+	$(PY) benchmarks/metaschedule.py $(BENCH_METASCHEDULE_ARGS)
 
 # int8: per-layer int8 conv GOPS against ONNX Runtime's QLinearConv and our float32, and
 # resnet-18 int8 against ONNX Runtime int8 (quantize_static QDQ) and float32. BENCH_INT8_ARGS.

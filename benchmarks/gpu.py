@@ -5,13 +5,15 @@ have them), in one run:
 
 1. every distinct conv2d of ResNet-50 (batch 1, 224 x 224) is tuned with each tuner of
    `--tuners` for `--trials` trials on the `cuda` target (nvcc builds, the libcuda runner
-   measures with events, min_repeat_ms 300 and an L2 flush, checked against numpy);
+   measures with events, min_repeat_ms 300 and an L2 flush, checked against numpy): by
+   default `xgb` (the template policy: the conv2d template's knobs) and `sketch` (the sketch
+   policy: the GPU sketch rules' states, evolutionary search with the cost model);
 2. the same layer runs through `torch.nn.functional.conv2d` with cuDNN (benchmark mode on,
    TF32 off so both compute in fp32), timed with CUDA events over at least 300 ms;
 3. a table per layer: tuned ms per tuner, cuDNN ms, the ratio cuDNN / tunefarm (above 1:
    tunefarm faster), and the geometric mean of the ratios (the goal: at least 1.0).
 
-    python benchmarks/gpu.py [--trials 256] [--tuners xgb,random] [--layers 0,3]
+    python benchmarks/gpu.py [--trials 256] [--tuners xgb,sketch] [--layers 0,3]
         [--arch sm_90] [--json out.json]
 
 The whole-network comparison (tuned resnet-50 against PyTorch eager and torch.compile) needs
@@ -132,7 +134,11 @@ def device_line() -> str:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--trials", type=int, default=256, help="trials per layer and tuner")
-    p.add_argument("--tuners", default="xgb,random", help="comma-separated tuner names")
+    p.add_argument(
+        "--tuners",
+        default="xgb,sketch",
+        help="comma-separated tuner names (xgb: template policy, sketch: sketch policy)",
+    )
     p.add_argument("--layers", default="", help="comma-separated layer indices (default: all)")
     p.add_argument("--arch", default="sm_90", choices=["sm_80", "sm_90"])
     p.add_argument("--json", default="", help="also write the results to this file")

@@ -342,6 +342,13 @@ def _submission_fields() -> dict[str, Any]:
             "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}},
             "example": {"data": [1, 3, 224, 224]},
         },
+        "quantize": {
+            "type": "string",
+            "enum": ["int8"],
+            "description": "Required with target vta (and only there): the network's body "
+            "quantized to int8 and packed for the accelerator (graph_pack), as the VTA "
+            "tutorial. The job then has a `packed` entry.",
+        },
     }
 
 
@@ -363,6 +370,36 @@ def _submission_form() -> dict[str, Any]:
         "type": "object",
         "required": ["model", "target", "device_key", "trials"],
         "properties": {"model": model, **fields},
+    }
+
+
+def _packed() -> dict[str, Any]:
+    """A packed (vta) job's results, set when its evaluation is done."""
+    times = {"type": "object", "properties": {k: {"type": "number"} for k in
+                                              ("accel_ms", "cpu_ms", "total_ms")}}  # fmt: skip
+    return {
+        "type": "object",
+        "description": "A packed (vta) job's evaluation on an agent of its key: accelerator "
+        "time simulated at the config's clock, CPU parts measured, the tuned network checked "
+        "bit for bit against the int8 CPU network.",
+        "properties": {
+            "tuned": times,
+            "untuned": times,
+            "cpu_compiled_ms": {"type": "number"},
+            "device": {
+                "type": "object",
+                "nullable": True,
+                "properties": {
+                    "cycles": {"type": "integer"},
+                    "busy_share": {"type": "object", "additionalProperties": {"type": "number"}},
+                },
+            },
+            "kernels": {"type": "array", "items": {"type": "object"}},
+            "top1": {"type": "integer"},
+            "float_top1": {"type": "integer"},
+            "bit_exact": {"type": "boolean"},
+            "accuracy": {"type": "object", "additionalProperties": {"type": "number"}},
+        },
     }
 
 
@@ -401,6 +438,8 @@ def _job_common() -> dict[str, Any]:
         "estimated_latency_ms": number,
         "latency_ms": {"type": "object", "additionalProperties": {"type": "number"}},
         "relative_error": number,
+        "quantize": {"type": "string", "enum": ["int8"]},
+        "packed": _packed(),
         "errors": {"type": "object", "additionalProperties": {"type": "integer"}},
         "error": {"type": "string", "nullable": True},
         "cancel_requested": {"type": "boolean"},

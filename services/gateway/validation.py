@@ -42,7 +42,10 @@ FIELDS = (
     "batch",
     "name",
     "input_shapes",
+    "quantize",
 )
+QUANTIZE = ("int8",)  # the only scheme a job can ask for: the packed (vta) flow's
+PACKED_TARGETS = ("vta", "vta -config=1x32x32")  # offered by the submit form (the presets)
 TOO_LARGE_STATUS = 413
 
 
@@ -93,6 +96,7 @@ def validate_submission(
         ("batch", lambda: _int(fields.get("batch"), 1, MAX_BATCH, default=1)),
         ("name", lambda: _name(fields.get("name"))),
         ("input_shapes", lambda: _input_shapes(fields.get("input_shapes"))),
+        ("quantize", lambda: _quantize(fields.get("quantize"))),
     )
     for field, check in checks:
         try:
@@ -102,6 +106,8 @@ def validate_submission(
             errors.too_large = True
         except _Invalid as exc:
             errors[field] = str(exc)
+    if "target" in spec and "quantize" in spec:
+        _check_packed(spec, errors)
     if "target" in spec and "device_key" in spec:
         served = device_targets[spec["device_key"]]
         if spec["target"] not in served:
@@ -111,8 +117,9 @@ def validate_submission(
             )
     if "model" in spec and spec.get("name") is None:
         spec["name"] = _default_name(spec["model"], upload_name)
-    if spec.get("input_shapes") is None:
-        spec.pop("input_shapes", None)  # absent rather than null: the documented job document
+    for optional in ("input_shapes", "quantize"):
+        if spec.get(optional) is None:
+            spec.pop(optional, None)  # absent rather than null: the documented job document
     return spec, errors
 
 
@@ -235,6 +242,8 @@ def _default_name(model: str, upload_name: str | None) -> str:
 
 # -- the other fields ---------------------------------------------------------------------------
 def _target(value: Any) -> str:
+    """A canonical target whose backend compiles networks, or packs them (vta: checked with
+    `quantize` in `_check_packed`)."""
     from tunefarm.backends import TargetError, canonical, network_target_error, parse_target
 
     text = _string(value, "a target such as 'cpu' or 'cpu -isa=avx2'")
@@ -243,9 +252,47 @@ def _target(value: Any) -> str:
     except TargetError as exc:
         raise _Invalid(str(exc)) from None
     problem = network_target_error(parse_target(target).kind)
-    if problem:
+    if problem and not _packs(target):
         raise _Invalid(f"target {target!r}: {problem}")
     return target
+
+
+def _packs(target: str) -> bool:
+    """Whether the target's backend runs networks packed (graph_pack), as vta does."""
+    from tunefarm.backends import get_backend, parse_target
+
+    return hasattr(get_backend(parse_target(target).kind), "pack_blocks")
+
+
+def _quantize(value: Any) -> str | None:
+    if not _present(value):
+        return None
+    if not isinstance(value, str) or value.strip() not in QUANTIZE:
+        raise _Invalid(f"unknown quantization {_show(value)}; one of {', '.join(QUANTIZE)}")
+    return value.strip()
+
+
+def _check_packed(spec: dict[str, Any], errors: FieldErrors) -> None:
+    """A packing target (vta) runs networks quantized to int8 only, with template tuning;
+    other targets take no `quantize` in a job (their int8 flow is the CLI's for now)."""
+    target, quantize = spec["target"], spec["quantize"]
+    if not _packs(target):
+        if quantize is not None:
+            errors["quantize"] = (
+                f"quantize {quantize!r} is for packed targets (vta) only; target {target!r} "
+                "runs the float network (for its int8 flow use `tunefarm tune --quantize int8`)"
+            )
+        return
+    if quantize != "int8":
+        errors["quantize"] = (
+            f"target {target!r} runs networks quantized to int8 and packed for the "
+            "accelerator (graph_pack): give quantize 'int8'"
+        )
+    if spec.get("policy", DEFAULT_POLICY) != DEFAULT_POLICY:
+        errors["policy"] = (
+            f"target {target!r} tunes its packed convs with templates only: give policy "
+            f"{DEFAULT_POLICY!r}, not {spec['policy']!r}"
+        )
 
 
 def _device_key(value: Any, known: list[str]) -> str:

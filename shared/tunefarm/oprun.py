@@ -210,7 +210,10 @@ def build_only(
     as a GPU), with the backend's `artifact_info` on each artifact's source where it has
     one. Raises like `run_op` for bad input."""
     _, space = check_task(task)
-    plan = plan_configs(task, space, configs, sweep, seed)
+    if configs and all(registry.is_sketch(c) for c in configs):  # step lists: built as given
+        plan = [Config.make(c) for c in configs]
+    else:
+        plan = plan_configs(task, space, configs, sweep, seed)
     inputs = [MeasureInput(task, c) for c in plan]
     n_parallel = min(len(inputs), os.cpu_count() or 1)
     with registry.local_builder(n_parallel=n_parallel) as builder:

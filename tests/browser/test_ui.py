@@ -1,11 +1,13 @@
 """The web UI in a real headless Chromium (Playwright) against a real local stack: gateway,
-converter, extractor, search, build farm and one device agent as processes on Redis db 14.
+converter, extractor, search, build farm, a CPU and a VTA device agent as processes on Redis db 14.
 
 A user signs in with a token, submits a zoo network through the form and watches its job page
 fill in live (task table, GFLOPS chart) until the measured latency shows; cancels another
 job; downloads the records log; sees a bad upload refused next to the upload field; sees the
-agent on the devices page. Screenshots of every page go to build/screenshots/ (printed at
-the end of the run) and the finished job page also to docs/images/job-page.png.
+agent on the devices page; submits a network for the VTA agent (target vta, int8 chosen for
+it) and sees its accelerator results (bit-exact check, time split, module busy shares).
+Screenshots of every page go to build/screenshots/ (printed at the end of the run) and the
+finished job page also to docs/images/job-page.png.
 
 Needs Debian's chromium (/usr/bin/chromium: Playwright cannot download its own browser here)
 and Redis on 127.0.0.1:6379; skips with the reason otherwise.
@@ -29,6 +31,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 REDIS_HOST, REDIS_PORT, DB = "127.0.0.1", 6379, 14
 KEY = "ui-key"
+VTA_KEY = "ui-vta"  # an agent measuring on the VTA simulator
 SUBMIT_TOKEN = f"ui-submit-{uuid.uuid4().hex}"
 READ_TOKEN = f"ui-read-{uuid.uuid4().hex}"
 # 22 tasks (18 convs, 4 of them with a Winograd alternative), 8 trials a round: 200 trials
@@ -91,12 +94,13 @@ def stack(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("ui-stack")
     _redis().flushdb()
-    spec = StackSpec(port=free_port(), agents=[(KEY, "cpu")], build_concurrency=2)
+    agents = [(KEY, "cpu"), (VTA_KEY, "vta")]
+    spec = StackSpec(port=free_port(), agents=agents, build_concurrency=2)
     running = LocalStack(spec, _stack_env(tmp), tmp / "logs").start()
     running.url = f"http://127.0.0.1:{spec.port}"
     try:
         wait_for(lambda: urllib.request.urlopen(running.url + "/readyz", timeout=2), 60, "/readyz")
-        wait_for(lambda: api(running, "/devices")["agents"], 60, "the agent in the tracker")
+        wait_for(lambda: len(api(running, "/devices")["agents"]) == 2, 60, "the agents")
         running.check_alive()
         yield running
     finally:
@@ -147,6 +151,7 @@ def submit_zoo_job(page, network: str, trials: int, name: str) -> str:
     page.get_by_label("Zoo network").select_option(f"zoo:{network}")
     page.get_by_label("Job name").fill(name)
     expect_option(page, "#device_key", KEY)
+    page.get_by_label("Device key").select_option(KEY)
     page.get_by_label("Trial budget").fill(str(trials))
     page.get_by_label("Tuner").select_option("xgb")
     page.get_by_role("button", name="Submit job").click()
@@ -189,7 +194,7 @@ def test_devices_page_lists_the_agent(page):
     login(page, READ_TOKEN, "/devices")
     row = page.locator(f"#keys-table tbody tr[data-key='{KEY}']")
     expect(row).to_contain_text("1")
-    agent = page.locator("#agents-table tbody tr").first
+    agent = page.locator("#agents-table tbody tr", has_text=KEY).first
     expect(agent).to_contain_text(KEY)
     expect(agent).to_contain_text("cpu")
     expect(agent).to_contain_text(socket.gethostname())
@@ -294,6 +299,47 @@ def test_a_submitted_job_updates_live_until_its_latency_is_measured(page, contex
     expect(page.locator(f"#jobs-table tr[data-job-id='{job_id}']")).to_have_count(0)
     for row in page.locator("#jobs-table tr[data-job-id]").all_inner_texts():
         assert "cancelled" in row  # the filter shows only cancelled jobs (if any ran before)
+
+
+def test_a_vta_job_shows_its_accelerator_results(page, stack, tmp_path):
+    """Upload a small resnet-18 for the VTA agent: choosing its key fills in target vta and
+    quantization int8; the finished job's page shows the bit-exact check, the time split
+    (the same numbers as the job document) and each module's busy share."""
+    from playwright.sync_api import expect
+
+    from tunefarm.frontend import zoo
+
+    model = tmp_path / "r18-64.onnx"
+    zoo.save("resnet-18", str(model), image_size=64)
+    login(page, then="/submit")
+    expect_option(page, "#device_key", VTA_KEY)
+    expect_option(page, "#target-options", "vta -config=1x32x32")
+    page.get_by_label("Upload ONNX").check()
+    page.get_by_label("ONNX file").set_input_files(str(model))
+    page.get_by_label("Device key").select_option(VTA_KEY)
+    expect(page.locator("#target")).to_have_value("vta")
+    expect(page.get_by_label("Quantization")).to_have_value("int8")
+    page.get_by_label("Trial budget").fill("16")
+    page.get_by_label("Tuner").select_option("random")
+    page.get_by_role("button", name="Submit job").click()
+    page.wait_for_url("**/jobs/*")
+    job_id = page.url.rsplit("/", 1)[-1]
+    expect(page.locator("#job-state")).to_have_attribute(
+        "data-state", "done", timeout=JOB_TIMEOUT_S * 1000
+    )
+    doc = api(stack, f"/jobs/{job_id}")
+    packed = page.locator("#packed")
+    expect(packed).to_be_visible()
+    expect(page.locator("#packed-check")).to_contain_text("Bit-exact")
+    expect(page.locator("#packed-check")).to_contain_text(f"Top-1 class {doc['packed']['top1']}")
+    tuned = page.locator("#packed-times tr[data-build='tuned'] td")
+    assert _ms(tuned.nth(0).inner_text()) == pytest.approx(
+        doc["packed"]["tuned"]["accel_ms"], abs=1e-3
+    )
+    expect(page.locator("#packed-busy .bar")).to_have_count(3)
+    expect(page.locator("#packed-busy .bar[data-module='compute']")).to_contain_text("%")
+    expect(page.locator("#stat-target")).to_have_text("vta · int8")
+    shot(page, "job-vta")
 
 
 def _measured_rows(page) -> int:

@@ -6,6 +6,7 @@ Dockerfile and the compose stack."""
 from __future__ import annotations
 
 import functools
+import os
 import re
 import shutil
 import subprocess
@@ -275,6 +276,33 @@ def test_the_gpu_pool_serves_the_cuda_backend():
     for layout in LAYOUTS.values():
         kustomization = yaml.safe_load((layout / "kustomization.yaml").read_text())
         assert "components" not in kustomization, layout
+
+
+def test_the_vta_pool_serves_vta_jobs(tmp_path):
+    """The VTA pool's agents serve the vta target (its simulator needs no special node), and
+    the base with the component renders to objects that match the Kubernetes schemas."""
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("kubectl is not installed: cannot render the kustomize layouts")
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    base, pool = (os.path.relpath(DEPLOY / p, overlay) for p in ("base", "components/vta-pool"))
+    (overlay / "kustomization.yaml").write_text(f"resources: [{base}]\ncomponents: [{pool}]\n")
+    out = subprocess.run([kubectl, "kustomize", str(overlay)], capture_output=True, text=True,
+                         timeout=120, check=False)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    docs = [d for d in yaml.safe_load_all(out.stdout) if d]
+    (agent,) = [
+        d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == "agent-vta"
+    ]
+    args = container(agent)["args"]
+    assert args[0] == "agent" and option(args, "--key") == "vta-sim"
+    assert str(parse_target(option(args, "--target"))) == "vta"
+    assert "nvidia.com/gpu" not in str(pod_spec(agent))
+    mounts = {m["mountPath"] for m in container(agent)["volumeMounts"]}
+    assert {"/data/artifacts", "/tmp"} <= mounts  # the store, and TUNEFARM_CACHE for the sim
+    kv = pytest.importorskip("kubernetes_validate", reason="pip install kubernetes-validate")
+    kv.validate(agent, K8S_VERSION, strict=True)
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

@@ -255,7 +255,14 @@ def test_select_top_zero_turns_selection_off(client, jobs):
         ({"target": "cuda -arch=sm_90"}, "target", "whole networks cannot be compiled for cuda"),
         ({"target": "cpu -arch=sm_90"}, "target", "unknown option(s) -arch; cpu takes"),
         ({"target": "vta -config=2x8x8"}, "target", "unknown VTA preset '2x8x8'"),
-        ({"target": "vta"}, "target", "REST network jobs for vta are not available yet"),
+        ({"target": "vta"}, "quantize", "target 'vta' runs networks quantized to int8"),
+        ({"target": "vta", "quantize": "int4"}, "quantize", "unknown quantization 'int4'"),
+        ({"quantize": "int8"}, "quantize", "for packed targets (vta) only"),
+        (
+            {"target": "vta -config=1x32x32", "quantize": "int8", "policy": "sketch"},
+            "policy",
+            "tunes its packed convs with templates only",
+        ),
         ({"target": None}, "target", "missing"),
         ({"device_key": "nope"}, "device_key", DEVICE_KEY),
         ({"batch": 65}, "batch", "between 1 and 64"),
@@ -286,6 +293,20 @@ def test_a_job_for_a_key_whose_agents_serve_another_target_is_refused(client, ga
         assert ok.status_code == 202, ok.get_json()
     finally:
         tracker.unregister(other)
+
+
+def test_a_vta_job_for_a_key_of_cpu_agents_is_refused(client, gateway_config):
+    """The same check for the packed flow: a vta job needs a key whose agents serve vta."""
+    response = submit(client, target="vta", quantize="int8")
+    message = assert_field_error(response, "target")
+    assert f"{DEVICE_KEY!r} is served by agents of target 'cpu', not 'vta'" in message
+    tracker = Tracker(gateway_config)
+    vta = tracker.register("vta-pool", "vta")
+    try:
+        ok = submit(client, device_key="vta-pool", target="vta", quantize="int8")
+        assert ok.status_code == 202, ok.get_json()
+    finally:
+        tracker.unregister(vta)
 
 
 def test_several_bad_fields_are_all_reported(client):

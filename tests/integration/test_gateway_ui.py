@@ -130,6 +130,28 @@ def test_the_job_page_and_an_unknown_job(client, ui_config):
     jobs.delete(doc["id"])
 
 
+def test_the_form_offers_the_vta_targets_and_quantize_and_the_job_page_has_their_results(
+    client, ui_config
+):
+    """The packed (VTA) flow in the UI's server side: the form's target list carries the VTA
+    presets and a quantization field whose option is int8; a vta job's page has the section
+    job.js fills from the job's `packed` entry (tests/browser runs it in Chromium)."""
+    import re
+
+    form = signed_in(client).get("/submit").get_data(as_text=True)
+    presets = re.search(r'id="target-options" data-presets="([^"]*)"', form).group(1)
+    assert presets.split("|") == ["vta", "vta -config=1x32x32"]
+    select = re.search(r'<select id="quantize" name="quantize".*?</select>', form, re.S).group(0)
+    assert re.findall(r'<option value="([^"]*)"', select) == ["", "int8"]
+    jobs = JobStore(ui_config)
+    spec = {"model": "zoo:resnet-18", "target": "vta", "quantize": "int8", "device_key": "k"}
+    doc = jobs.create({**spec, "trials": 8})
+    page = client.get(f"/jobs/{doc['id']}").get_data(as_text=True)
+    for element in ("packed", "packed-check", "packed-times", "packed-busy", "packed-cycles"):
+        assert f'id="{element}"' in page
+    jobs.delete(doc["id"])
+
+
 def test_a_read_only_token_sees_submit_and_cancel_disabled(client):
     signed_in(client, READ_TOKEN)
     assert "read-only" in client.get("/submit").get_data(as_text=True)

@@ -1,16 +1,20 @@
-"""Packed convs tuned through the services on a VTA agent, with every tuner: a real build
-worker and a real `tunefarm agent --key ... --target vta` process on a private Redis database;
-the tuner in this process sends candidates over Celery (CeleryBuilder, CeleryRunner), the agent
-measures them by simulation, the tracker table lists it, and every result is the simulated
-time of the candidate's program at the config's clock."""
+"""Packed convs tuned through the services on a VTA agent, with every tuner: the whole stack
+(gateway, converter, extractor, search, a build worker and a real `tunefarm agent --key ...
+--target vta` process) on a private Redis database; the tuner in this process sends candidates
+over Celery (CeleryBuilder, CeleryRunner), the agent measures them by simulation, the tracker
+table lists it, and every result is the simulated time of the candidate's program at the
+config's clock. A vta job submitted over REST runs the tutorial's flow through the services."""
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import zipfile
 
 import pytest
-from stack_env import flush_db, redis_ok, stack_env, wait_for
+import requests
+from stack_env import flush_db, free_port, redis_ok, stack_env, wait_for
 
 from tunefarm.backends import parse_target, registry
 from tunefarm.backends.vta.conv2d import lower_conv2d_packed, simulate
@@ -26,6 +30,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 DB = 11
 KEY = "vta-sim"
+TOKEN = "vta-submit-token"
 TASK = Task.make(
     "conv2d_packed", target="vta", data=(1, 32, 14, 14), weight=(32, 32, 3, 3), padding=1
 )
@@ -33,20 +38,17 @@ TASK = Task.make(
 
 @pytest.fixture(scope="module")
 def services(tmp_path_factory):
-    """A build worker and a vta agent, and the environment that reaches them."""
+    """The whole stack with one vta agent, and the environment that reaches it."""
     if not redis_ok(DB):
         pytest.skip("the services tests need Redis at 127.0.0.1:6379")
     from tunefarm_services.stack import LocalStack, StackSpec
 
     tmp = tmp_path_factory.mktemp("vta-stack")
-    env = stack_env(tmp, DB, {})
+    env = stack_env(tmp, DB, {TOKEN: "read,submit"})
     flush_db(DB)
-    stack = LocalStack(StackSpec(agents=[(KEY, "vta")]), env, tmp / "logs")
-    stack.commands = {
-        name: argv for name, argv in stack.plan().items() if name.startswith(("buildfarm", "agent"))
-    }
-    for name in stack.commands:
-        stack.start_one(name)
+    spec = StackSpec(port=free_port(), agents=[(KEY, "vta")])
+    stack = LocalStack(spec, env, tmp / "logs").start()
+    stack.url = f"http://127.0.0.1:{spec.port}"
     try:
         yield stack
     finally:
@@ -146,3 +148,59 @@ def test_the_cli_tunes_a_network_through_the_vta_agent(
     assert {json.loads(line)["device_key"] for line in log.read_text().splitlines()} == {KEY}
     assert main([*argv, "--key", "nobody"]) == 2
     assert "no live agent of that key serves vta" in capsys.readouterr().err
+
+
+def _api(stack, method: str, path: str, **kw) -> requests.Response:
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    return requests.request(method, stack.url + "/api/v1" + path, headers=headers, timeout=30, **kw)
+
+
+def test_a_vta_job_over_rest_runs_the_packed_flow(services, app, tmp_path):
+    """A quantized resnet-18 (64x64, uploaded) with target vta and quantize int8: its packed
+    convs extracted and tuned on the vta agent, compiled with the best records, run by the
+    agent split CPU + simulator; the job reports the packed tasks, the simulated and CPU
+    times, top-1, and equality with the int8 CPU network bit for bit; the artifact is the
+    packed network file that `tunefarm run` runs."""
+    from tunefarm.frontend import zoo
+
+    wait_for(lambda: requests.get(services.url + "/readyz", timeout=2).ok, 60, "the gateway")
+    model = tmp_path / "r18.onnx"
+    zoo.save("resnet-18", str(model), image_size=64)
+    fields = {"target": "vta", "quantize": "int8", "device_key": KEY, "trials": "16",
+              "tuner": "random", "name": "r18-vta"}  # fmt: skip
+    files = {"model": ("r18.onnx", model.read_bytes(), "application/octet-stream")}
+    reply = _api(services, "POST", "/jobs", data=fields, files=files)
+    assert reply.status_code == 202, reply.text
+    job_id = reply.json()["id"]
+
+    def finished():
+        doc = _api(services, "GET", f"/jobs/{job_id}").json()
+        return doc if doc["state"] in ("done", "failed", "cancelled") else None
+
+    try:
+        doc = wait_for(finished, 240, f"job {job_id}", every_s=1)
+    except AssertionError:
+        logs = "\n".join(f"--- {n}\n{services.logs(n, 15)}" for n in services.procs)
+        raise AssertionError(f"job did not finish\n{logs}") from None
+    assert doc["state"] == "done", doc.get("error")
+    assert len(doc["tasks"]) == 10 and all("conv2d_packed" in t["task"] for t in doc["tasks"])
+    assert sum(t["trials"] for t in doc["tasks"]) == doc["trials_done"] == 16
+    packed = doc["packed"]
+    assert packed["bit_exact"] is True
+    assert packed["top1"] == packed["float_top1"]
+    assert packed["tuned"]["accel_ms"] > 0 and packed["tuned"]["cpu_ms"] > 0
+    assert packed["device"]["cycles"] > 0
+    assert set(packed["device"]["busy_share"]) == {"load", "compute", "store"}
+    assert len(packed["kernels"]) == 19  # every packed conv node of resnet-18
+    assert sum(k["source"] == "record" for k in packed["kernels"]) >= 1
+    # the delivered build is the one with the shorter simulated time (it has no noise)
+    faster = packed["tuned"]["accel_ms"] <= packed["untuned"]["accel_ms"]
+    assert doc["delivered"] == ("tuned" if faster else "untuned")
+    records = _api(services, "GET", f"/jobs/{job_id}/records").text.splitlines()
+    assert {json.loads(line)["device_key"] for line in records} == {KEY}
+
+    artifact = _api(services, "GET", f"/jobs/{job_id}/artifact")
+    assert artifact.status_code == 200
+    with zipfile.ZipFile(io.BytesIO(artifact.content)) as zf:
+        manifest = json.loads(zf.read("manifest.json"))
+    assert manifest["format"] == "tunefarm-packed" and manifest["target"] == "vta"

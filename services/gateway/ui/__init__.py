@@ -200,7 +200,9 @@ def submit():
         DEFAULT_TUNER,
         MAX_SELECT_TOP,
         MAX_TRIALS,
+        PACKED_TARGETS,
         POLICIES,
+        QUANTIZE,
         TUNERS,
     )
 
@@ -217,6 +219,8 @@ def submit():
         max_trials=MAX_TRIALS,
         default_select_top=DEFAULT_TOP_K,
         max_select_top=MAX_SELECT_TOP,
+        packed_targets=PACKED_TARGETS,
+        quantize_options=QUANTIZE,
     )
 
 

@@ -7,6 +7,13 @@ Every tuning task gets its best valid record for this target (and device key, if
 task without one runs its default config, and the command says which and why. With
 --select-top K (run it on the device itself) each task's K best records are timed inside
 the compiled network and the fastest there is kept.
+
+    tunefarm compile zoo:resnet-18 --target vta --quantize int8 --log r18_vta.jsonl -o r18.tfa
+
+With `--target vta --quantize int8` it is the VTA tutorial's compile step: graph_pack, each
+packed conv with its best record (or its default config), the float stem and head compiled for
+the host; the file is a packed network (`tunefarm.recipe.packed_artifact`) that `tunefarm run`
+runs split between the CPU and the simulated accelerator.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ import sys
 
 from tunefarm.cli import CommandError
 from tunefarm.cli._args import add_target_argument, number
-from tunefarm.cli._model import add_model_arguments, load, target
+from tunefarm.cli._model import add_model_arguments, load, packed_flow, target
 from tunefarm.cli.quantize import add_quantize_arguments
 
 HELP = "compile a network with the best tuning records into one artifact file (.tfa)"
@@ -131,9 +138,47 @@ def compiled_accuracy(graph, output: str, opts) -> dict:
     }
 
 
+def _packed(args: argparse.Namespace, graph, tgt: str) -> int:
+    """graph_pack, compile with the best records, write the packed network file."""
+    from pathlib import Path
+
+    from tunefarm.graph.ir import GraphError
+    from tunefarm.recipe.packed import pack_for_target
+    from tunefarm.recipe.packed_artifact import save_packed
+    from tunefarm.tune.dispatch import ApplyHistoryBest
+
+    if args.select_top:
+        raise CommandError("--select-top: not available with --target vta (a packed conv's "
+                           "simulated time is the same alone and in the network)")  # fmt: skip
+    if args.log is not None and not Path(args.log).is_file():
+        raise CommandError(f"--log {args.log!r}: no such records file")
+    if not Path(args.output).resolve().parent.is_dir():
+        raise CommandError(f"-o {args.output!r}: directory does not exist")
+    out = sys.stderr if args.json else sys.stdout
+    try:
+        packed = pack_for_target(graph, tgt, args.global_scale or 8.0)
+        history = ApplyHistoryBest(args.log, args.device_key) if args.log else None
+        info = save_packed(packed, tgt, history, args.output, graph.name)
+    except GraphError as exc:
+        raise CommandError(str(exc)) from None
+    kernels = list(info.choices)
+    if args.log is None:
+        print("no --log: every packed conv runs its default config", file=out)
+    for k in kernels if args.log else ():
+        if k["source"] != "record":
+            print(f"  default config for {k['node']}: {k['source']}", file=out)
+    if args.json:
+        print(json.dumps({"artifact": info.to_json(), "kernels": kernels}, indent=2, default=str))
+    else:
+        print(info)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
-    tgt = target(args)
+    tgt = target(args, packed_ok=True)
     _, graph = load(args)
+    if packed_flow(args, tgt):
+        return _packed(args, graph, tgt)
     out = sys.stderr if args.json else sys.stdout
     extra, quant = {}, None
     float_graph = graph

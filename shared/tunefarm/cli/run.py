@@ -2,6 +2,12 @@
 
 tunefarm run net.tfa --inputs in.npz -o out.npz      # arrays named by the ONNX names
 tunefarm run net.tfa --random-inputs 0 -o out.npz    # seeded uniform [-1, 1) inputs
+                                                     # (ints: token ids below the vocab
+                                                     # size, 0/1 masks)
+
+A packed network (`tunefarm compile --target vta --quantize int8`) runs split between this CPU
+and the accelerator's simulator; the command also prints the top-1 class and the time: the
+accelerator's simulated at its clock, the CPU parts measured here.
 """
 
 from __future__ import annotations
@@ -34,13 +40,20 @@ def load_executor(path: str):
         raise CommandError(str(exc)) from None
 
 
-def _inputs(args: argparse.Namespace, ex) -> dict:
+def _inputs(args: argparse.Namespace, ex, info: dict | None = None) -> dict:
+    """The inputs by name; `info` (name -> (shape, dtype)) defaults to the executor's."""
     import numpy as np
 
-    info = ex.input_info()
+    info = info if info is not None else ex.input_info()
     if args.inputs is None:
         rng = np.random.default_rng(args.random_inputs)
-        return {n: rng.uniform(-1, 1, size=s).astype(d) for n, (s, d) in info.items()}
+        ranges = (ex.manifest.get("input_ranges") if ex is not None else None) or {}
+        return {
+            n: rng.integers(*ranges.get(n, (0, 2)), size=s).astype(d)
+            if np.dtype(d).kind in "iu"
+            else rng.uniform(-1, 1, size=s).astype(d)
+            for n, (s, d) in info.items()
+        }
     if not Path(args.inputs).is_file():
         raise CommandError(f"--inputs {args.inputs!r}: no such file")
     try:
@@ -59,16 +72,49 @@ def _inputs(args: argparse.Namespace, ex) -> dict:
     return arrays
 
 
+def _run_packed(args: argparse.Namespace) -> tuple[dict, dict]:
+    """Outputs and the time split of a packed network's run."""
+    from tunefarm.recipe.packed_artifact import PackedArtifactError, load_packed
+
+    try:
+        net = load_packed(args.artifact)
+    except PackedArtifactError as exc:
+        raise CommandError(str(exc)) from None
+    with net:
+        info = {v.name: (tuple(v.shape), v.dtype) for v in net.graph.inputs}
+        outputs, timing = net.run(_inputs(args, None, info))
+        device = net.network.device_totals()
+    name = net.graph.outputs[0]
+    top1 = int(outputs[name].reshape(outputs[name].shape[0], -1)[0].argmax())
+    packed = {"target": net.target, "top1": top1, **timing.to_json(), "device": device}
+    return outputs, packed
+
+
+def _print_packed(packed: dict) -> None:
+    print(f"top-1 class: {packed['top1']}")
+    print(f"time: accelerator {packed['accel_ms']:.3f} ms (simulated, {packed['target']}) + "
+          f"CPU {packed['cpu_ms']:.3f} ms = {packed['total_ms']:.3f} ms")  # fmt: skip
+    device = packed.get("device")
+    if device:
+        shares = ", ".join(f"{m} {v:.0%}" for m, v in device["busy_share"].items())
+        print(f"accelerator: {device['cycles']} cycles; busy: {shares}")
+
+
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from tunefarm.recipe.packed_artifact import is_packed_artifact
     from tunefarm.runtime.executor import ExecutorError
 
-    ex = load_executor(args.artifact)
-    try:
-        outputs = ex.run(_inputs(args, ex))
-    except ExecutorError as exc:
-        raise CommandError(str(exc)) from None
+    packed = ex = None
+    if is_packed_artifact(args.artifact):
+        outputs, packed = _run_packed(args)
+    else:
+        ex = load_executor(args.artifact)
+        try:
+            outputs = ex.run(_inputs(args, ex))
+        except ExecutorError as exc:
+            raise CommandError(str(exc)) from None
     if args.output:
         np.savez(args.output, **outputs)
     summary = {
@@ -81,11 +127,13 @@ def run(args: argparse.Namespace) -> int:
         }
         for name, a in outputs.items()
     }
-    quant = ex.manifest.get("quantization")
+    quant = ex.manifest.get("quantization") if ex is not None else None
     if args.json:
         doc = {"outputs": summary, "written": args.output}
         if quant is not None:  # an int8 network: its accuracy against the float one
             doc["quantization"] = quant
+        if packed is not None:
+            doc["packed"] = packed
         print(json.dumps(doc, indent=2))
     else:
         for name, s in summary.items():
@@ -93,6 +141,8 @@ def run(args: argparse.Namespace) -> int:
                 f"{name}: shape {s['shape']} {s['dtype']}, min {s['min']:.4g}, "
                 f"max {s['max']:.4g}, argmax {s['argmax']}"
             )
+        if packed is not None:
+            _print_packed(packed)
         if args.output:
             print(f"outputs written to {args.output}")
     return 0

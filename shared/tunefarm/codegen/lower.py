@@ -125,10 +125,16 @@ class Lowerer:
         if target.attach == "inline":
             raise ScheduleError(f"{where}: target stage {target_name!r} is inlined")
         readers = self.readers(st)
-        if [r.name for r in readers] != [target_name]:
+        # other readers computed at the same loop (softmax's sum and output both read its
+        # max) run inside that loop too: the region covers what each of them reads
+        siblings = [r for r in readers if r.name != target_name]
+        if target_name not in [r.name for r in readers] or any(
+            r.attach != "at" or r.attach_target != st.attach_target for r in siblings
+        ):
             raise ScheduleError(
                 f"{where}: stage {st.name!r} is read by {[r.name for r in readers]}; "
-                "compute_at needs the target to be its only reader"
+                "compute_at needs the target to be its only reader (or its other readers "
+                "computed at the same loop)"
             )
         tinfo = self.info[target_name]
         leaf_names = [lf.name for lf in target.leaves]
@@ -140,7 +146,11 @@ class Lowerer:
         free = [tinfo.var(n) for n in leaf_names[leaf_names.index(axis) + 1 :]]
         if st.scope == "shared":
             free += [v for v in self.thread_vars() if v not in free]
-        return self.region(st, tinfo, free)
+        sources = [(tinfo, free)]
+        for r in siblings:
+            sinfo = self.info[r.name]
+            sources.append((sinfo, [sinfo.var(lf.name) for lf in r.leaves]))
+        return self.region(st, sources)
 
     def thread_vars(self) -> list[str]:
         """Loop variables bound to threadIdx in the stages planned so far (the consumers):
@@ -153,18 +163,22 @@ class Lowerer:
             if lf.thread is not None and lf.thread.startswith("threadIdx")
         ]
 
-    def region(self, st: Stage, tinfo: LoopInfo, free: list[str]) -> tuple[list[Expr], list[int]]:
-        """Per axis of `st`: the start and extent of what the target's free loops read."""
+    def region(
+        self, st: Stage, sources: list[tuple[LoopInfo, list[str]]]
+    ) -> tuple[list[Expr], list[int]]:
+        """Per axis of `st`: the start and extent of what the readers' free loops read
+        (`sources`: each reader's loop info and its loops free inside the attach point)."""
         loads = [
-            n
-            for n in walk(self.bodies[tinfo.stage.name])
+            (info, free, n)
+            for info, free in sources
+            for n in walk(self.bodies[info.stage.name])
             if isinstance(n, Load) and n.tensor is st.tensor
         ]
         starts, extents = [], []
         for d, full in enumerate(st.tensor.shape):
             cands = []
-            for ld in loads:
-                idx = simplify(substitute(ld.indices[d], tinfo.values), self.ranges)
+            for info, free, ld in loads:
+                idx = simplify(substitute(ld.indices[d], info.values), self.ranges)
                 cands.append(self._span(idx, free))
             if any(c is None for c in cands) or len({str(c[0]) for c in cands}) != 1:
                 starts.append(Const(0))
@@ -238,7 +252,11 @@ class Lowerer:
         for lf in st.leaves:
             if lf.name == name:
                 return lf.kind == "reduce"
-        return name in reduce_names or any(name.startswith(r + ".") for r in reduce_names)
+        # a split (r.0) or a fused loop (r1+r2: fuse never mixes kinds) of reduce axes
+        return any(
+            part in reduce_names or any(part.startswith(r + ".") for r in reduce_names)
+            for part in name.split("+")
+        )
 
     def _bound_guard(self, info: LoopInfo, axis: str, size: int) -> None:
         """A computed-at region may stick out of the tensor; guard it unless provably not."""

@@ -39,6 +39,14 @@ class Segment:
         return outputs, self.executor.benchmark(repeat=3, number=1).min / 1e3
 
 
+def float_segments(graph: Graph) -> list[Segment]:
+    """The float segments of a packed graph, each with its own graph, not yet compiled."""
+    return [
+        Segment(first, nodes, _subgraph(graph, first, nodes, k))
+        for k, (first, nodes) in enumerate(_runs(graph))
+    ]
+
+
 def _runs(graph: Graph) -> list[tuple[int, list[Node]]]:
     runs: list[tuple[int, list[Node]]] = []
     for i, node in enumerate(graph.nodes):
@@ -72,10 +80,9 @@ def _subgraph(graph: Graph, first: int, nodes: list[Node], index: int) -> Graph:
 def compile_segments(graph: Graph, workdir: Path, records=None) -> list[Segment]:
     """The float CPU segments of a packed graph, compiled and loaded (host `cpu` target)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    segments = []
-    for k, (first, nodes) in enumerate(_runs(graph)):
-        sub = _subgraph(graph, first, nodes, k)
+    segments = float_segments(graph)
+    for k, seg in enumerate(segments):
         path = workdir / f"cpu{k}.tfa"
-        compile_graph(sub, "cpu", records, optimized=True).save(path)
-        segments.append(Segment(first, nodes, sub, GraphExecutor.load(path)))
+        compile_graph(seg.graph, "cpu", records, optimized=True).save(path)
+        seg.executor = GraphExecutor.load(path)
     return segments

@@ -12,6 +12,7 @@ from pathlib import Path
 # gateway for downloads).
 MODEL_FILE, GRAPH_FILE, TASKS_FILE = "model.onnx", "graph.npz", "tasks.json"
 LOG_FILE, TUNED_FILE, UNTUNED_FILE = "records.jsonl", "net.tfa", "untuned.tfa"
+PACKED_FILE = "packed.npz"  # a packed (vta) job's graph after graph_pack
 
 
 class ArtifactError(ValueError):

@@ -3,6 +3,13 @@ compile, then evaluate on an agent and deliver). Each step is the network-job re
 (`tunefarm.recipe`), run on the service that fits it; what is added here is the job state,
 progress and hand-over between services.
 
+A job with `quantize: "int8"` on a target whose backend packs networks (vta) runs the VTA
+tutorial's flow in the same steps (`tunefarm.recipe.packed`): extract packs the graph
+(graph_pack, kept as packed.npz) and lists its packed convs, search tunes them on the key's
+agents, compiles both builds as packed network files (net.tfa, untuned.tfa), and an agent of
+the key runs them split between its CPU and the accelerator's simulator and checks the tuned
+one bit for bit against the int8 CPU network (the job's `packed` entry).
+
 Every step is idempotent: it checks the job's state before acting, writes its files
 atomically and sends the next step only after its own output is in place, so a message
 delivered twice (a worker died after finishing but before acknowledging) changes nothing.
@@ -26,6 +33,7 @@ from tunefarm.distributed.artifacts import (
     GRAPH_FILE,
     LOG_FILE,
     MODEL_FILE,
+    PACKED_FILE,
     TASKS_FILE,
     TUNED_FILE,
     UNTUNED_FILE,
@@ -40,6 +48,7 @@ from tunefarm.distributed.remote import CeleryBuilder, CeleryRunner
 from tunefarm.distributed.tickets import Stopped
 from tunefarm.graph.extract import NetworkTask, extract_tasks
 from tunefarm.graph.ir import Graph
+from tunefarm.recipe import packed as packed_recipe
 from tunefarm.task import Task
 from tunefarm.tune.callbacks import make_event
 from tunefarm.tune.records import load_records
@@ -64,6 +73,15 @@ def _enter(jobs: JobStore, job_id: str, state: str, after: str) -> dict[str, Any
         jobs.set_state(job_id, "cancelled")
         return "cancelled"
     return jobs.set_state(job_id, state, waiting_for=None, waiting=None)
+
+
+def is_packed(doc: dict[str, Any]) -> bool:
+    """Whether a job runs the packed flow: int8 on a target whose backend packs networks."""
+    from tunefarm.backends import get_backend, parse_target
+
+    if doc.get("quantize") != "int8":
+        return False
+    return hasattr(get_backend(parse_target(doc["target"]).kind), "pack_blocks")
 
 
 def _leased(config: ServiceConfig, job_id: str, owner: str | None) -> Lease | None:
@@ -132,7 +150,12 @@ def _extract(config: ServiceConfig, job_id: str) -> str:
     if isinstance(doc, str):
         return doc
     graph = Graph.load(str(store.job_file(job_id, GRAPH_FILE)))
-    tasks = extract_tasks(graph, doc["target"])
+    if is_packed(doc):
+        graph = packed_recipe.pack_for_target(graph, doc["target"])
+        graph.save(str(store.job_file(job_id, PACKED_FILE)))
+        tasks = _packed_tasks(graph, doc["target"])
+    else:
+        tasks = extract_tasks(graph, doc["target"])
     rows = [
         {
             "task": t.task.to_json(),
@@ -149,6 +172,22 @@ def _extract(config: ServiceConfig, job_id: str) -> str:
     store.write_bytes(store.relative(store.job_file(job_id, TASKS_FILE)), data)
     jobs.update(job_id, tasks=[_table_row(i, r) for i, r in enumerate(rows)])
     return f"{len(tasks)} tasks"
+
+
+def _packed_tasks(packed: Graph, target: str) -> list[NetworkTask]:
+    """The packed graph's tuning tasks as network tasks (the nodes that run each one)."""
+    from tunefarm.backends import registry
+    from tunefarm.graph.passes.graph_pack import node_task, packed_tasks, tuning_task
+
+    nodes: dict[str, list[str]] = {}
+    for node in packed.nodes:
+        if node.op == "conv2d_packed":
+            key = tuning_task(node_task(packed, node, target)).workload_key
+            nodes.setdefault(key, []).append(node.name)
+    return [
+        NetworkTask(task, n, tuple(nodes[task.workload_key]), registry.flops(task), i)
+        for i, (task, n) in enumerate(packed_tasks(packed, target))
+    ]
 
 
 def _table_row(i: int, row: dict[str, Any], report: Any = None) -> dict[str, Any]:
@@ -288,9 +327,13 @@ def _tune(config: ServiceConfig, app: Any, jobs: JobStore, job_id: str) -> Progr
     if doc["trials"] <= 0:
         return progress
     hooks = {"on_wait": progress.on_wait, "should_stop": progress.should_stop}
+    # a packed conv's time is simulated cycles: one run tells all (no cache to flush)
+    if is_packed(doc):
+        settings = packed_recipe.PackedJobOptions(target=doc["target"]).settings
+    else:
+        settings = recipe.network_settings()
     option = MeasureOption(
-        CeleryBuilder(app, **hooks),
-        CeleryRunner(app, doc["device_key"], recipe.network_settings(), **hooks),
+        CeleryBuilder(app, **hooks), CeleryRunner(app, doc["device_key"], settings, **hooks)
     )
     recipe.tune_network(
         tasks,
@@ -313,6 +356,17 @@ def _compile(config: ServiceConfig, jobs: JobStore, job_id: str) -> None:
     """Both builds into the store: tuned (the best record per task) and untuned."""
     doc = jobs.set_state(job_id, "compiling")
     store = ArtifactStore(config.artifacts)
+    if is_packed(doc):
+        infos = packed_recipe.compile_packed_builds(
+            Graph.load(str(store.job_file(job_id, PACKED_FILE))),
+            doc["target"],
+            store.job_file(job_id, LOG_FILE),
+            doc["device_key"],
+            store.job_file(job_id, TUNED_FILE),
+            store.job_file(job_id, UNTUNED_FILE),
+        )
+        jobs.update(job_id, fallbacks=infos["fallbacks"])
+        return
     builds = recipe.compile_builds(
         Graph.load(str(store.job_file(job_id, GRAPH_FILE))),
         doc["target"],
@@ -343,8 +397,12 @@ def _evaluate(
         raise RuntimeError(f"evaluation on an agent of {doc['device_key']!r}: {reply}")
     jobs.update(job_id, selection=reply.get("selection"), waiting=None)
     store = ArtifactStore(config.artifacts)
+    packed = reply.get("packed")
+    if packed is not None:  # the accelerator's simulated time decides: it has no noise
+        by = {k: packed[k]["accel_ms"] for k in ("tuned", "untuned")}
+        jobs.update(job_id, packed=packed)
     delivered = recipe.deliver(
-        reply["latency_ms"],
+        by if packed is not None else reply["latency_ms"],
         store.job_file(job_id, TUNED_FILE),
         store.job_file(job_id, UNTUNED_FILE),
     )
@@ -363,6 +421,14 @@ def evaluate(config: ServiceConfig, job_id: str, repeat: int = 10) -> dict[str, 
     Runtime, and tuned, untuned and ONNX Runtime are timed."""
     store = ArtifactStore(config.artifacts)
     doc = JobStore(config).get(job_id)
+    if is_packed(doc):
+        result = packed_recipe.evaluate_packed(
+            Graph.load(str(store.job_file(job_id, GRAPH_FILE))),
+            store.job_file(job_id, TUNED_FILE),
+            store.job_file(job_id, UNTUNED_FILE),
+        )
+        latency = {k: result[k]["total_ms"] for k in ("tuned", "untuned")}
+        return {"latency_ms": latency, "relative_error": None, "packed": result}
     evaluation = recipe.evaluate(
         onnx.load(str(store.job_file(job_id, MODEL_FILE))),
         Graph.load(str(store.job_file(job_id, GRAPH_FILE))),

@@ -110,6 +110,20 @@ def dequantize_linear(cx) -> None:
     cx.emit("dequantize", [x], {"scale": scale, "zero_point": zero, "axis": axis}, cx.outputs[0])
 
 
+def is_int8_accumulator(cx) -> bool:
+    """Whether input 0 is the run-time int32 result of an int8 op (a qconv2d, or the
+    reshape after a matmul's), as opposed to an integer graph input."""
+    name = cx.imp.resolve(cx.input(0))
+    graph = cx.imp.graph
+    if cx.imp.const(name) is not None or graph.values.get(name) is None:
+        return False
+    producers = graph.producers()
+    node = producers.get(name)
+    if node is not None and node.op == "reshape":
+        node = producers.get(node.inputs[0])
+    return node is not None and node.op == "qconv2d" and graph.values[name].dtype == "int32"
+
+
 def int32_to_float(cx) -> None:
     """Cast of a run-time int32 (an int8 op's accumulator) to float32: exact below 2**24,
     rounded to nearest as C's conversion above, which is what ONNX Runtime's Cast does."""

@@ -122,6 +122,10 @@ def _binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Kernel:
     return lambda node, a: [np.asarray(fn(a[0], a[1]))]
 
 
+def _ln(node: Node) -> dict:
+    return {"axis": node.attrs["axis"], "epsilon": float(node.attrs["epsilon"])}
+
+
 KERNELS: dict[str, Kernel] = {
     "conv2d": _conv2d,
     "dense": _dense,
@@ -149,6 +153,22 @@ KERNELS: dict[str, Kernel] = {
     "reduce_mean": _reduce_mean,
     "layout_transform": lambda node, a: [
         layouts.transform(a[0], node.attrs["src"], node.attrs["dst"])
+    ],
+    "erf": _unary(R.erf),
+    "tanh": _unary(R.tanh),
+    "sqrt": _unary(R.sqrt),
+    "square": _unary(R.square),
+    "gelu": _unary(R.gelu),
+    "equal": _binary(R.equal),
+    "where": lambda node, a: [R.where(*a)],
+    "cast": lambda node, a: [a[0].astype(node.attrs["dtype"])],
+    "gather": lambda node, a: [R.gather(a[0], a[1], node.attrs["axis"])],
+    "expand": lambda node, a: [R.broadcast_to(a[0], node.attrs["shape"])],
+    "slice": lambda node, a: [
+        R.slice_axis(a[0], node.attrs["axis"], node.attrs["begin"], node.attrs["end"])
+    ],
+    "layer_norm": lambda node, a: [
+        R.layer_norm(a[0], a[1], a[2] if len(a) > 2 else None, **_ln(node))
     ],
     **{op: quant_ops.kernel for op in quant_ops.QUANT_OPS},
     **{op: packed_ops.kernel for op in packed_ops.PACKED_OPS},

@@ -197,3 +197,68 @@ def print_result(result: PackedJobResult, clock_note: str, out: TextIO) -> None:
     if result.tuned.accel_s > 0 and math.isfinite(result.untuned.accel_s):
         print(f"accelerator speed-up from tuning: "
               f"{result.untuned.accel_s / result.tuned.accel_s:.2f}x", file=out)  # fmt: skip
+
+
+# -- the flow as steps, for `tunefarm compile` / `tunefarm run` and the services --------------
+def compile_packed_builds(
+    packed: Graph,
+    target: str,
+    records: str | Path | None,
+    device_key: str | None,
+    tuned_path: str | Path,
+    untuned_path: str | Path,
+) -> dict[str, Any]:
+    """Both builds of a packed network as files (`packed_artifact`): tuned (each packed conv's
+    best record of `device_key`) and untuned (default configs). Returns their infos and the
+    packed convs that run their default config in the tuned build, with why."""
+    from tunefarm.recipe.packed_artifact import save_packed
+
+    history = None
+    if records is not None and Path(records).is_file():
+        history = ApplyHistoryBest(str(records), device_key)
+    tuned = save_packed(packed, target, history, tuned_path)
+    untuned = save_packed(packed, target, None, untuned_path)
+    fallbacks = [f"{k['node']}: {k['source']}" for k in tuned.choices if k["source"] != "record"]
+    return {"tuned": tuned.to_json(), "untuned": untuned.to_json(), "fallbacks": fallbacks}
+
+
+def _run_file(path: str | Path, inputs: dict[str, np.ndarray], reference: bool):
+    """(outputs, timing, device totals, kernels, CPU reference outputs or None) of one run."""
+    from tunefarm.recipe.packed_artifact import load_packed
+
+    with load_packed(path) as net:
+        got, timing = net.run(inputs)
+        totals = net.network.device_totals()
+        want = net.run(inputs, on_cpu=True)[0] if reference else None
+        return got, timing, totals, net.network.summary(), want
+
+
+def evaluate_packed(
+    graph: Graph, tuned_path: str | Path, untuned_path: str | Path, seed: int = 0
+) -> dict[str, Any]:
+    """Run both builds on a seeded input (the packed convs on the device's simulator, the rest
+    on this CPU) and check the tuned one: bit-exact against the int8 CPU reference (its
+    packed convs by their numpy kernels), top-1 against the float network `graph`. The result
+    is the job document's `packed` entry."""
+    inputs = random_inputs(graph, seed)
+    got, tuned, totals, kernels, want = _run_file(tuned_path, inputs, reference=True)
+    _, untuned, _, _, _ = _run_file(untuned_path, inputs, reference=False)
+    reference = run_graph(graph, inputs)
+    name = graph.outputs[0]
+    tuned_nodes = {k["node"]: tuned.nodes[k["node"]] * 1e3 for k in kernels}
+    untuned_nodes = {k["node"]: untuned.nodes[k["node"]] * 1e3 for k in kernels}
+    native = sum(s for n, s in tuned.nodes.items() if ".cpu" in n)
+    return {
+        "tuned": tuned.to_json(),
+        "untuned": untuned.to_json(),
+        "cpu_compiled_ms": native * 1e3,  # the float stem and head; the rest of cpu_ms: numpy
+        "device": totals,  # cycles of the packed convs and each module's busy share
+        "kernels": [
+            {**k, "tuned_ms": tuned_nodes[k["node"]], "untuned_ms": untuned_nodes[k["node"]]}
+            for k in kernels
+        ],
+        "top1": int(np.argmax(got[name])),
+        "float_top1": int(np.argmax(reference[name])),
+        "bit_exact": all(np.array_equal(got[k], want[k]) for k in want),
+        "accuracy": accuracy(reference[name], got[name]),
+    }

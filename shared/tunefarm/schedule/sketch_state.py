@@ -12,11 +12,17 @@ Decisions are a flat dict of JSON values keyed by what they decide:
 - `rf:{stage}`: the factor of a factored reduction (its partial results per output).
 
 `realise` turns (sketch, decisions) into steps; records keep only those steps.
+
+A backend may add plans of its own (the GPU's): a plan with methods `sample(params, rng)`
+(its decisions), `steps(d, outer)` (its step list) and `mutate(key, d, params, rng)` (a new
+value for one of its keys, or None) is sampled, realised and mutated through them, so the
+search needs no knowledge of the backend.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +51,9 @@ class SketchParams:
     max_local: int = 8192  # elements of a fused tile's local accumulator
     max_register: int = 16  # innermost tile of the other spatial axes
     min_parallel: int = 16  # the fused parallel loop is made at least this long when it can
+    # a backend's check of a lowered state before it is measured (device limits): raises a
+    # ValueError naming the limit, and the state is dropped and counted by that reason
+    check_lowered: Callable[[Any], None] | None = None
 
 
 def divisors(n: int) -> list[int]:
@@ -83,7 +92,9 @@ def sample_split(
 def sample(sketch: Sketch, params: SketchParams, rng: np.random.Generator) -> Decisions:
     d: Decisions = {}
     for p in sketch.plans:
-        if isinstance(p, TilePlan):
+        if hasattr(p, "sample"):
+            d.update(p.sample(params, rng))
+        elif isinstance(p, TilePlan):
             _sample_tile(p, params, rng, d)
         elif isinstance(p, SimplePlan):
             ext = p.spatial[-1][1]
@@ -176,8 +187,13 @@ def mutate(
     out = dict(d)
     stage = key.split(":")[1]
     plan = sketch.plan_of(stage)
-    if kind == "tile":
-        moved = _move_factor(_extent(plan, key.split(":", 2)[2]), d[key], rng, params)
+    if hasattr(plan, "mutate"):
+        value = plan.mutate(key, d, params, rng)
+        if value is None:
+            return None
+        out[key] = value
+    elif kind == "tile":
+        moved = move_factor(_extent(plan, key.split(":", 2)[2]), d[key], rng, params)
         if moved is None:
             return None
         out[key] = moved
@@ -205,7 +221,7 @@ def _extent(plan: Any, axis: str) -> int:
     return dict(plan.spatial + plan.reduce)[axis]
 
 
-def _move_factor(
+def move_factor(
     extent: int, inner: tuple[int, ...], rng: np.random.Generator, params: SketchParams
 ) -> tuple[int, ...] | None:
     """Move one prime factor between two levels of a split (the outermost level included)."""
@@ -232,7 +248,9 @@ def realise(sketch: Sketch, d: Decisions) -> list[S.Step]:
     steps: list[S.Step] = []
     outer: dict[str, list[str]] = {}  # stage -> loops a producer may be computed at
     for p in reversed(sketch.plans):
-        if isinstance(p, InlinePlan):
+        if hasattr(p, "steps"):
+            steps += p.steps(d, outer)
+        elif isinstance(p, InlinePlan):
             steps.append(S.ComputeInline(p.stage))
         elif isinstance(p, TilePlan):
             steps += _tile_steps(p, d, outer)

@@ -10,7 +10,8 @@ Per statement:
 - arithmetic counts by kind, times the iterations (log2): float add/sub, mul, div, min/max,
   math calls, comparisons and selects, integer index arithmetic;
 - loop annotations: parallel extent, vector width, unrolled extent product, the largest
-  auto-unroll max step around it, loop depth;
+  auto-unroll max step around it, loop depth; on a GPU, the threads of a block and the
+  blocks its loops are bound to (a CPU kernel has 0 for both);
 - outer-loop products: iterations of the whole nest, of the parallel loops' bodies;
 - allocation sizes: local buffers declared in the nest, static scratch;
 - per buffer access (`TOP_BUFFERS` biggest): bytes accessed, unique bytes (in the whole
@@ -46,6 +47,8 @@ STATEMENT_NAMES = (
     "log2_iterations_per_thread",
     "log2_innermost_extent",
     "guarded",
+    "log2_block_threads",
+    "log2_blocks",
 )
 BUFFER_NAMES = (
     "log2_bytes",
@@ -59,6 +62,7 @@ BUFFER_NAMES = (
     "is_read",
     "is_write",
     "is_local",
+    "is_shared",
 )
 ROW = len(STATEMENT_NAMES) + TOP_BUFFERS * len(BUFFER_NAMES)
 TOTAL_NAMES = ("log2_flops", "n_statements", "log2_local_bytes", "log2_static_bytes")
@@ -129,8 +133,21 @@ def _statement(site: _Site) -> np.ndarray:
         _log2(iters / parallel),
         _log2(loops[-1].extent) if loops else 0.0,
         float(site.guarded),
+        _log2(_bound(loops, "threadIdx")),
+        _log2(_bound(loops, "blockIdx")),
     ]
     return np.concatenate([head, _buffers(site)])
+
+
+def _bound(loops, prefix: str) -> int:
+    """Threads (or blocks) of the launch around a statement: per GPU tag starting with
+    `prefix`, the widest loop bound to it (a cooperative fetch binds a tag again inside the
+    loop already bound to it), multiplied over the tags; 1 on a CPU."""
+    widest: dict[str, int] = {}
+    for f in loops:
+        if f.kind == "bind" and str(f.thread).startswith(prefix):
+            widest[f.thread] = max(widest.get(f.thread, 1), f.extent)
+    return math.prod(widest.values())
 
 
 def _buffers(site: _Site) -> list[float]:
@@ -178,4 +195,5 @@ def _buffer_row(site: _Site, buf: Buffer, index, read: bool, write: bool) -> lis
         float(read),
         float(write),
         float(buf.scope == "local"),
+        float(buf.scope == "shared"),
     ]

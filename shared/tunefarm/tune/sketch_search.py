@@ -159,6 +159,8 @@ class SketchTuner(Tuner):
     def _featurise(self, index: int, steps: list[S.Step]) -> np.ndarray | None:
         try:
             func = lower(Schedule(self.kdef.outputs, self.kdef.inputs).apply_all(steps))
+            if self.params.check_lowered is not None:  # device limits, before measuring
+                self.params.check_lowered(func)
         except _INVALID as exc:
             self.reasons[index] = _reason(exc)
             return None

@@ -205,6 +205,7 @@ const redraw = throttleFrame(() => {
   drawHeader(doc);
   drawStats(doc);
   drawResult(doc);
+  drawPacked(doc);
   drawTasks(doc);
   drawCharts();
   drawErrors(doc);
@@ -229,7 +230,7 @@ function drawHeader(doc) {
 function drawStats(doc) {
   $("stat-model").textContent = networkLabel(doc.model);
   $("stat-batch").textContent = `batch ${doc.batch || 1}`;
-  $("stat-target").textContent = doc.target || DASH;
+  $("stat-target").textContent = doc.target ? doc.target + (doc.quantize ? ` · ${doc.quantize}` : "") : DASH;
   $("stat-device").textContent = doc.device_key ? `on ${doc.device_key}` : "";
   $("stat-trials").textContent = `${fmtInt(doc.trials_done || 0)} / ${fmtInt(doc.trials)}`;
   const ratio = doc.trials > 0 ? Math.min(1, (doc.trials_done || 0) / doc.trials) : 0;
@@ -277,6 +278,48 @@ function drawResult(doc) {
       ? " The compiled network handed back is the untuned build, which measured faster."
       : "";
   $("result-error").textContent = match + delivered + selectionText(doc.selection);
+}
+
+/** A packed (VTA) job's results: the bit-exact check, top-1, the time split, busy shares. */
+function drawPacked(doc) {
+  const packed = doc.packed;
+  show($("packed"), Boolean(packed));
+  if (!packed) return;
+  const check = packed.bit_exact
+    ? h("span", { class: "good" }, h("strong", {}, "Bit-exact:"), " the output equals the int8 CPU network bit for bit.")
+    : h("span", { class: "bad" }, h("strong", {}, "Not bit-exact:"), " the output differs from the int8 CPU network.");
+  const top1 = ` Top-1 class ${packed.top1} (float network: ${packed.float_top1}).`;
+  fill($("packed-check"), check, top1);
+  const rows = [["tuned", "Tuned"], ["untuned", "Untuned (default configs)"]].map(([key, label]) => {
+    const t = packed[key];
+    return h(
+      "tr",
+      { "data-build": key },
+      h("th", { scope: "row" }, label + (doc.delivered === key ? " (delivered)" : "")),
+      h("td", { class: "num" }, fmt(t.accel_ms, 3)),
+      h("td", { class: "num" }, fmt(t.cpu_ms, 3)),
+      h("td", { class: "num" }, fmt(t.total_ms, 3)),
+    );
+  });
+  fill($("packed-times").querySelector("tbody"), rows);
+  const numpy = packed.tuned.cpu_ms - packed.cpu_compiled_ms;
+  $("packed-cpu").textContent = `CPU part: ${fmtMs(packed.cpu_compiled_ms)} compiled stem and head, ${fmtMs(numpy)} quantize, layout and residual adds. ${packed.kernels.length} packed convs, ${packed.kernels.filter((k) => k.source === "record").length} with a tuned config.`;
+  const device = packed.device;
+  $("packed-cycles").textContent = device ? `${fmtInt(device.cycles)} cycles over the packed convs of the tuned build.` : "The device reported no cycle counts.";
+  const shares = device ? Object.entries(device.busy_share) : [];
+  fill(
+    $("packed-busy"),
+    shares.map(([module, share]) => {
+      const bar = h("span", { class: "bar__fill bar__fill--tuned" });
+      bar.style.width = `${(share * 100).toFixed(1)}%`;
+      return h(
+        "div",
+        { class: "bar", "data-module": module },
+        h("dt", {}, module),
+        h("dd", {}, h("span", { class: "bar__track" }, bar), h("span", { class: "bar__value" }, `${(share * 100).toFixed(0)}%`)),
+      );
+    }),
+  );
 }
 
 /** One sentence on in-network selection ("" when it did not run or changed nothing). */

@@ -10,15 +10,20 @@ const status = document.getElementById("submit-status");
 const summary = document.getElementById("form-summary");
 const deviceSelect = document.getElementById("device_key");
 const targetInput = document.getElementById("target");
-const PLAIN_FIELDS = ["name", "target", "device_key", "trials", "tuner", "policy", "early_stopping", "select_top", "batch", "input_shapes"];
+const quantizeSelect = document.getElementById("quantize");
+const targetOptions = document.getElementById("target-options");
+// the packed (VTA) targets, always offered: they need quantize int8
+const PRESET_TARGETS = (targetOptions.dataset.presets || "").split("|").filter(Boolean);
+const PLAIN_FIELDS = ["name", "target", "device_key", "trials", "tuner", "policy", "early_stopping", "select_top", "batch", "input_shapes", "quantize"];
 const FIELD_LABELS = {
   model: "Model", name: "Job name", target: "Target", device_key: "Device key", trials: "Trial budget",
   tuner: "Tuner", policy: "Search policy", early_stopping: "Early stopping", select_top: "In-network selection", batch: "Batch size",
-  input_shapes: "Input shapes",
+  input_shapes: "Input shapes", quantize: "Quantization",
 };
 
 let targetsByKey = {};
 let targetEdited = false;
+let quantizeEdited = false;
 
 // -- the model source: a zoo name or an upload -------------------------------------------------
 function source() {
@@ -52,8 +57,8 @@ async function loadDevices() {
   );
   if (!options.length) options.push(h("option", { value: "" }, "No live device agents"));
   fill(deviceSelect, options);
-  const targets = new Set(data.agents.map((a) => a.target));
-  fill(document.getElementById("target-options"), [...targets].map((t) => h("option", { value: t })));
+  const targets = new Set([...data.agents.map((a) => a.target), ...PRESET_TARGETS]);
+  fill(targetOptions, [...targets].map((t) => h("option", { value: t })));
   suggestTarget();
 }
 
@@ -61,6 +66,14 @@ async function loadDevices() {
 function suggestTarget() {
   const targets = targetsByKey[deviceSelect.value];
   if (!targetEdited && targets && targets.size === 1) targetInput.value = [...targets][0];
+  suggestQuantize();
+}
+
+/** A vta target runs int8 only: choose it (and none for other targets) until the user picks. */
+function suggestQuantize() {
+  if (quantizeEdited) return;
+  const packed = targetInput.value.trim().split(/\s+/)[0] === "vta";
+  quantizeSelect.value = packed ? "int8" : "";
 }
 
 // -- errors next to fields ---------------------------------------------------------------------
@@ -138,7 +151,11 @@ async function submit(event) {
 
 for (const radio of form.querySelectorAll("input[name=source]")) radio.addEventListener("change", showSource);
 deviceSelect.addEventListener("change", suggestTarget);
-targetInput.addEventListener("input", () => (targetEdited = true));
+targetInput.addEventListener("input", () => {
+  targetEdited = true;
+  suggestQuantize();
+});
+quantizeSelect.addEventListener("change", () => (quantizeEdited = true));
 form.addEventListener("submit", submit);
 showSource();
 loadDevices();

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import functools
 
-from tunefarm.backends.gpu_common import conv2d, dense, depthwise, generic, pool
+from tunefarm.backends.gpu_common import conv2d, dense, depthwise, generic, pool, sketch_rules
 from tunefarm.backends.gpu_common.kernel import DeviceLimits, to_kernel
 from tunefarm.backends.gpu_common.render import Dialect, render
 from tunefarm.codegen.loops import LoweredFunc
+from tunefarm.schedule.sketch import SketchRule
+from tunefarm.schedule.sketch_state import SketchParams
 from tunefarm.schedule.template import Template
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
@@ -66,3 +68,7 @@ class GpuBackend:
 
     def emit(self, func: LoweredFunc, target: Target) -> str:
         return render(to_kernel(func, self.limits(target)), self.dialect)
+
+    def sketch_rules(self, target: Target) -> tuple[tuple[SketchRule, ...], SketchParams]:
+        """The GPU derivation rules, sampling within this target's launch limits."""
+        return sketch_rules.RULES, sketch_rules.sketch_params(self.limits(target))

@@ -1,5 +1,6 @@
 """GPU templates of one output element per thread, for ops without a tiled template:
-batch_matmul, matmul and elementwise (unary and broadcasting binary).
+batch_matmul, matmul, elementwise (unary and broadcasting binary), softmax and reduce_mean
+(the sketch policy finds their cross-thread schedules).
 
 The schedule is `pool.thread_steps`: the output's axes fused and split over blocks of
 `threads`, elementwise intermediates inlined, reductions in registers per thread. Correct on
@@ -22,6 +23,8 @@ from tunefarm.ir import reference as R
 from tunefarm.ir import tensor as te
 from tunefarm.ir.ops import elementwise as E
 from tunefarm.ir.ops.dense import batch_matmul, matmul
+from tunefarm.ir.ops.reduction import reduce_mean
+from tunefarm.ir.ops.softmax import softmax
 from tunefarm.ir.tensor import Tensor
 from tunefarm.schedule.space import ConfigSpace
 from tunefarm.schedule.template import KernelDef, Template, check_config, io_key
@@ -76,6 +79,13 @@ class Spec:
     flops: Callable[[Task, tuple[int, ...]], float]
 
 
+def _keepdims(task: Task) -> bool:
+    value = task.args.get("keepdims", True)
+    if value not in (True, False):  # also 1 / 0, as ONNX writes it
+        raise TaskError(f"{task.op}: param 'keepdims' must be a bool, got {value!r}")
+    return bool(value)
+
+
 def _transpose_b(task: Task) -> bool:
     return bool(task.args.get("transpose_b", False))
 
@@ -102,11 +112,28 @@ SPECS = [
         _ew_ref,
         lambda t, o: float(math.prod(o)),
     ),
+    Spec(
+        "softmax",
+        lambda t: [("x", _shape(t, "shape"))],
+        lambda t, xs: softmax(xs[0], int(t.args.get("axis", -1)), name="out"),
+        lambda t, xs: R.softmax(xs[0], int(t.args.get("axis", -1))),
+        lambda t, o: 4.0 * math.prod(o),
+    ),
+    Spec(
+        "reduce_mean",
+        lambda t: [("x", _shape(t, "shape"))],
+        lambda t, xs: reduce_mean(xs[0], t.args.get("axes"), _keepdims(t), name="out"),
+        # a full reduction without keepdims is 0-d in numpy; the kernel writes shape (1,)
+        lambda t, xs: np.atleast_1d(R.reduce_mean(xs[0], t.args.get("axes"), _keepdims(t))),
+        lambda t, o: float(math.prod(_shape(t, "shape"))),
+    ),
 ]
 
 
 class ThreadPerOutput(Template):
     """One op of `SPECS` with the thread-per-output schedule."""
+
+    generic = True  # the fallback: `--policy auto` searches sketches for these ops
 
     def __init__(self, spec: Spec) -> None:
         self.spec, self.op = spec, spec.op

@@ -39,12 +39,12 @@ class VtaBackend:
     # on this machine, as for the CPU, no agent needed.
     simulated = True
     # Networks reach VTA quantized to int8 and packed (graph_pack): `tunefarm tasks` and
-    # `tunefarm tune` do it with `--quantize int8`; the other network commands and REST jobs
-    # are refused up front with this note.
+    # `tunefarm tune|compile` and REST jobs do it with `--quantize int8` (`"quantize":
+    # "int8"`); a network command without it is refused up front with this note.
     network_note = (
         "the vta backend runs networks quantized to int8 and packed (graph_pack): use "
-        "`tunefarm tasks|tune MODEL --target vta --quantize int8`; compiling a network "
-        "artifact and REST network jobs for vta are not available yet"
+        "`tunefarm tasks|tune|compile MODEL --target vta --quantize int8` (a REST job: "
+        '"quantize": "int8")'
     )
 
     def __init__(self) -> None:
