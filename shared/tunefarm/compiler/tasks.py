@@ -131,3 +131,18 @@ def network_tasks(
         if cost >= min_share * total and tunable(t.task, policy) is None:
             out.append(NetworkTask(t.task, t.weight, t.nodes, t.flops, len(out)))
     return out
+
+
+def is_op_task(task: NetworkTask) -> bool:
+    """Whether a network task is a non-anchor kernel (anchors: conv2d, dense and their
+    alternatives, which carry a weight)."""
+    return "weight" not in task.task.args
+
+
+def op_share(tasks: list[NetworkTask]) -> float:
+    """The non-anchor tasks' share of the estimated cost of all `tasks` (anchors by FLOPs,
+    a group of alternatives once; non-anchor kernels by `estimated_cost`)."""
+    anchors = {t.group: t.weight * t.flops for t in reversed(tasks) if not is_op_task(t)}
+    ops = sum(estimated_cost(t) for t in tasks if is_op_task(t))
+    total = sum(anchors.values()) + ops
+    return ops / total if total else 0.0

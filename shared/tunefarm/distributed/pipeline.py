@@ -22,6 +22,7 @@ from typing import Any
 import onnx
 
 from tunefarm import metrics, recipe
+from tunefarm.compiler.tasks import network_tasks
 from tunefarm.distributed.artifacts import (
     GRAPH_FILE,
     LOG_FILE,
@@ -38,7 +39,7 @@ from tunefarm.distributed.jobs import TERMINAL, JobStore
 from tunefarm.distributed.lease import Lease, LeaseHeld, expect, send_step
 from tunefarm.distributed.remote import CeleryBuilder, CeleryRunner
 from tunefarm.distributed.tickets import Stopped
-from tunefarm.graph.extract import NetworkTask, extract_tasks
+from tunefarm.graph.extract import NetworkTask
 from tunefarm.graph.ir import Graph
 from tunefarm.task import Task
 from tunefarm.tune.callbacks import make_event
@@ -132,7 +133,7 @@ def _extract(config: ServiceConfig, job_id: str) -> str:
     if isinstance(doc, str):
         return doc
     graph = Graph.load(str(store.job_file(job_id, GRAPH_FILE)))
-    tasks = extract_tasks(graph, doc["target"])
+    tasks = network_tasks(graph, doc["target"], doc.get("policy", "template"))
     rows = [
         {
             "task": t.task.to_json(),
