@@ -232,3 +232,12 @@ def test_tiny_sketch_tune_tunes_the_light_ops(tmp_path) -> None:
     assert len(result.tasks) == 6 and not result.builds.tuned.fallbacks()
     assert len(tuned) == 6, [(c.task.op, c.reason) for c in result.compiled.choices]
     assert "non-anchor kernels" in out.getvalue()
+
+
+def test_tasks_json_is_what_tune_tasks_reads(tmp_path, capsys) -> None:
+    path, doc = tmp_path / "att.onnx", tmp_path / "tasks.json"
+    path.write_bytes(attention())
+    assert main(["tasks", str(path), "--policy", "sketch", "--json"]) == 0
+    doc.write_text(capsys.readouterr().out)
+    argv = ["tune-tasks", str(doc), "--policy", "sketch", "--trials", "1"]
+    assert main([*argv, "--log", str(tmp_path / "t.jsonl"), "--min-repeat-ms", "1"]) == 0
