@@ -33,6 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tunefarm.compiler import CompileError
     from tunefarm.compiler.tasks import network_tasks
     from tunefarm.recipe import print_tasks
 
@@ -45,7 +46,10 @@ def run(args: argparse.Namespace) -> int:
             f"--quantize int8 here is the packed flow of the vta target, not {tgt!r}; the "
             "int8 CPU tasks come with `tunefarm tune MODEL --quantize int8`"
         )
-    tasks = network_tasks(graph, tgt, args.policy)
+    try:
+        tasks = network_tasks(graph, tgt, args.policy)
+    except CompileError as exc:  # the light ops come from the compiler's lowering
+        raise CommandError(str(exc)) from None
     if args.json:
         doc = {
             "network": graph.name,
