@@ -191,8 +191,19 @@ class _Lowering:
         self.calls.append(Call(name, tuple(args), ":".join(where)))
 
     def call_default(self, task: Task, args: list[str], label: str | None = None) -> None:
-        """`call` with the template's default config (ops that are not tuned)."""
-        self.call(task, registry.default_config(task), args, label)
+        """`call` for a kernel that is not an anchor (elementwise, pools, transforms, ...):
+        its best record when the records hold its workload (`--policy sketch|auto` tunes
+        these, see `compiler.tasks`), else the template's default config."""
+        self.call(task, self.choose_op(task, label), args, label)
+
+    def choose_op(self, task: Task, label: str | None = None) -> Config:
+        """A non-anchor task's config. It is reported (a `TaskChoice`, with its fallback
+        reason) only when some record or override names its workload: without records
+        these ops run their default kernels, as they always did, and are not listed."""
+        known = task in self.overrides or (self.history is not None and self.history.knows(task))
+        if not known:
+            return registry.default_config(task)
+        return self.choose(task, label)
 
     def kernel(self, task: Task, config: Config) -> tuple[str, tuple]:
         """(kernel name, argument specs) of (task, config): lowered and emitted once per
@@ -229,7 +240,7 @@ class _Lowering:
         where = self.node.where() if self.node else "graph"
         return CompileError(f"{where}: {message}")
 
-    def choose(self, task: Task) -> Config:
+    def choose(self, task: Task, label: str | None = None) -> Config:
         if task not in self.choices:
             if task in self.overrides:
                 config, reason = self.overrides[task], "record"
@@ -238,7 +249,8 @@ class _Lowering:
             else:
                 config, reason = self.history.query(task, self.device)
             self.choices[task] = TaskChoice(task, config, reason)
-        self.choices[task].nodes.append(self.node.name)  # type: ignore[union-attr]
+        where = ":".join(([self.node.name] if self.node else []) + ([label] if label else []))
+        self.choices[task].nodes.append(where or "graph")
         return self.choices[task].config
 
     def instantiate(self, task: Task, config: Config) -> KernelDef:
@@ -295,7 +307,8 @@ class _Lowering:
         self.call(task, config, args)
 
     def pool(self, node: Node) -> None:
-        """Pools run in the block their input arrives in (their block is not tuned)."""
+        """Pools run in the block their input arrives in: the task names it (`block`), so its
+        default config, and any record of it, computes in that layout."""
         data = node.inputs[0]
         params: dict[str, Any] = {"data": self.g.shape(data), "kind": node.attrs.get("kind", "max")}
         if self.g.value(data).dtype != "float32":  # an int8 network's pool
@@ -306,16 +319,15 @@ class _Lowering:
             for k in ("kernel", "strides", "padding", "dilation", "ceil_mode", "count_include_pad"):
                 params[k] = node.attrs[k]
         task = Task.make(node.op, target=self.target, **params)
-        config = registry.default_config(task)
         b, c = block(self.layout.get(data)), params["data"][1]
         if b and c % b == 0:
-            space = registry.config_space(task)
-            values = dict(config.as_dict(), tile_c=(c // b, b))
+            blocked = Task.make(node.op, target=self.target, **params, block=b)
             try:
-                values = space.validate(values)
-                config = Config.make(values, index=space.index_of(values))
-            except ValueError:
+                registry.default_config(blocked)
+                task = blocked
+            except (TaskError, ValueError):
                 pass  # this block is outside the pool's space: convert to its default instead
+        config = self.choose_op(task)
         kdef = self.instantiate(task, config)
         args = [self.in_layout(data, kdef.notes["data_layout"])]
         args.append(self.define(node.outputs[0], kdef.outputs[0].shape, kdef.notes["out_layout"]))

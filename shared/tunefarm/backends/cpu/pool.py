@@ -1,7 +1,8 @@
 """x86 pooling in NCHW[cb]c: vectorise over the channel block, a row tile of accumulators,
 padding folded into the window loads (pooling is memory-bound; no padded copy).
 
-Knobs: tile_c (cb), tile_ow (reg_n) for pool2d; tile_c for global pooling.
+Knobs: tile_c (cb), tile_ow (reg_n) for pool2d; tile_c for global pooling. A network's pool
+task names the block its input arrives in (`block`), which pins tile_c.
 
 Max pooling also takes `dtype: uint8 | int8` (an int8 network's activations: the max of
 quantized values is the quantized max, exact, padding never wins). Global average pooling
@@ -103,6 +104,33 @@ def _qparams(task: Task, dtype: str) -> tuple[float, int, float, int]:
     )
 
 
+MAX_BLOCK = 64  # the largest channel block of the pools' tile_c knob
+
+
+def _block(task: Task, c: int) -> int | None:
+    """The channel block a network pins the pool to (`block`: the layout its input arrives
+    in, so that any config, template or sketch, computes in it), or None (free knob)."""
+    b = task.args.get("block")
+    if b is None:
+        return None
+    if isinstance(b, bool) or not isinstance(b, int) or b < 1 or c % b or b > MAX_BLOCK:
+        raise TaskError(
+            f"{task.op}: block must be a divisor of the {c} channels up to {MAX_BLOCK}, got {b!r}"
+        )
+    return b
+
+
+def _tile_c(sp: ConfigSpace, task: Task, c: int) -> None:
+    b = _block(task, c)
+    only = None if b is None else (lambda e: e[1] == b)
+    sp.define_split("tile_c", c, 2, max_factor=MAX_BLOCK, filter=only)
+
+
+def _preferred_block(task: Task, c: int, target: Target) -> int:
+    b = _block(task, c)
+    return best_block(c, vector_lanes(target)) if b is None else b
+
+
 def _pack(cb: int):
     return lambda x: L.transform(x, "NCHW", f"NCHW{cb}c")
 
@@ -133,6 +161,7 @@ class Pool2dNCHWc(_PoolTemplate):
 
     def validate(self, task: Task) -> dict[str, Any]:
         n, c, h, w = _data(task)
+        _block(task, c)
         a = task.args
         p = dict(
             n=n,
@@ -209,13 +238,13 @@ class Pool2dNCHWc(_PoolTemplate):
     def space(self, task: Task, target: Target) -> ConfigSpace:
         p = self.validate(task)
         sp = ConfigSpace()
-        sp.define_split("tile_c", p["c"], 2, max_factor=64)
+        _tile_c(sp, task, p["c"])
         sp.define_split("tile_ow", p["out"][3], 2, max_factor=32)
         return sp
 
     def preferred(self, task, space, target):
         p = self.validate(task)
-        cb = best_block(p["c"], vector_lanes(target))
+        cb = _preferred_block(task, p["c"], target)
         ow = p["out"][3]
         reg = max(d for d in divisors(ow) if d <= 8)
         return {"tile_c": (p["c"] // cb, cb), "tile_ow": (ow // reg, reg)}
@@ -240,6 +269,7 @@ class GlobalPool2dNCHWc(_PoolTemplate):
 
     def validate(self, task: Task) -> dict[str, Any]:
         n, c, h, w = _data(task)
+        _block(task, c)
         kind = _kind(task)
         p = dict(n=n, c=c, h=h, w=w, kind=kind, dtype=_dtype(task, kind), qparams=None)
         if kind == "avg" and p["dtype"] != "float32":
@@ -265,12 +295,12 @@ class GlobalPool2dNCHWc(_PoolTemplate):
 
     def space(self, task: Task, target: Target) -> ConfigSpace:
         sp = ConfigSpace()
-        sp.define_split("tile_c", self.validate(task)["c"], 2, max_factor=64)
+        _tile_c(sp, task, self.validate(task)["c"])
         return sp
 
     def preferred(self, task, space, target):
         c = self.validate(task)["c"]
-        cb = best_block(c, vector_lanes(target))
+        cb = _preferred_block(task, c, target)
         return {"tile_c": (c // cb, cb)}
 
     def instantiate(self, task: Task, config: dict[str, Any], target: Target) -> KernelDef:
