@@ -85,6 +85,9 @@ OPS = {
            ("MatMul", {})),
         Op("softmax_12x128x128", Task.make("softmax", shape=(12, 128, 128), axis=-1),
            ("Softmax", {"axis": -1})),
+        Op("layer_norm_128x768",
+           Task.make("layer_norm", shape=(1, 128, 768), axis=-1, epsilon=1e-12),
+           ("LayerNormalization", {"axis": -1, "epsilon": 1e-12}), "gamma"),
     ]
 }  # fmt: skip
 DEFAULT_OPS = "conv_56_64_64_3x3_s1,dense_768x768,bmm_qk,softmax_12x128x128"

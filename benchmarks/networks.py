@@ -2,6 +2,8 @@
 
     python3 benchmarks/networks.py                      # = make bench-networks
     python3 benchmarks/networks.py --networks resnet-18 --trials 1000 --rounds 5
+    python3 benchmarks/networks.py --networks bert-tiny,bert-base --trials 64 \
+        --json benchmarks/results-networks-bert.json      # transformers: int64 token inputs
 
 For each network (batch 1): tune its tasks with the task scheduler under `--trials` (the log
 in --log-dir makes a rerun resume instead of re-measuring), compile untuned and tuned (each
@@ -9,7 +11,8 @@ task's --select-top best records timed inside the network, the fastest there kep
 the tuned output against ONNX Runtime, then time ONNX Runtime (intra-op threads = cores),
 untuned and tuned in interleaved rounds (so machine noise hits all three alike) and report
 the median over rounds of each round's median, and the best min. Ratios are ORT / tunefarm
-(above 1: tunefarm faster).
+(above 1: tunefarm faster). BERT models (seq 128) run on random token ids below the vocab
+size and 0/1 attention masks; their tasks are the dense layers (template policy).
 """
 
 from __future__ import annotations

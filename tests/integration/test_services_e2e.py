@@ -60,8 +60,8 @@ def _device_total(stack) -> int:
     return sum(r["total"] for r in rows if r["key"] == KEY)
 
 
-def _submit(stack, trials: int, name: str) -> str:
-    fields = {"target": "cpu", "device_key": KEY, "trials": str(trials), "name": name}
+def _submit(stack, trials: int, name: str, **extra: str) -> str:
+    fields = {"target": "cpu", "device_key": KEY, "trials": str(trials), "name": name, **extra}
     files = {"model": ("tiny.onnx", tiny_model_bytes(), "application/octet-stream")}
     reply = _api(stack, "POST", "/jobs", data=fields, files=files)
     assert reply.status_code == 202, reply.text
@@ -128,6 +128,18 @@ def test_a_network_submitted_over_rest_completes(stack):
     build_metrics = requests.get(f"http://127.0.0.1:{build_port}/metrics", timeout=10).text
     counts = re.findall(r"^tunefarm_build_duration_seconds_count (\S+)$", build_metrics, re.M)
     assert counts and float(counts[0]) > 0  # observed in the pool's children, served by the parent
+
+
+def test_a_sketch_policy_job_tunes_the_light_ops_too(stack):
+    """The extract step follows the job's policy: the global pool is a task, tuned through
+    the build farm and the agents, and the compiled network uses its record."""
+    job_id = _submit(stack, 6, "tiny-sketch", policy="sketch")
+    doc = _wait_state(stack, job_id)
+    assert doc["state"] == "done", doc.get("error")
+    assert [t["task"].split()[0] for t in doc["tasks"]][-1] == "global_pool2d"
+    assert all(t["trials"] > 0 for t in doc["tasks"]) and doc["fallbacks"] == []
+    assert doc["relative_error"] < 1e-3
+    assert "global_pool2d" in {r["task"]["op"] for r in _records(stack, job_id)}
 
 
 def test_killed_build_worker_and_agent_lose_nothing(stack):

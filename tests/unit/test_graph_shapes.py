@@ -86,13 +86,25 @@ CASES: list[tuple[str, dict, dict, dict, int]] = [
     ("reduce_mean", {"x": (2, 3, 4)}, {"axes": [0, 2], "keepdims": False}, {}, 1),
     ("reduce_mean", {"x": (2, 3, 4)}, {"axes": [], "keepdims": True}, {}, 1),
     ("layout_transform", {"x": (1, 32, 3, 3)}, {"src": "NCHW", "dst": "NCHW16c"}, {}, 1),
+    ("erf", {"x": (2, 3)}, {}, {}, 1),
+    ("tanh", {"x": (2, 3)}, {}, {}, 1),
+    ("sqrt", {"x": (2, 3)}, {}, {}, 1),
+    ("square", {"x": (2, 3)}, {}, {}, 1),
+    ("gelu", {"x": (2, 3)}, {}, {}, 1),
+    ("equal", {"a": (2, 1, 4)}, {}, {"b": (3, 1)}, 1),
+    ("where", {"c": (2, 1, 4)}, {}, {"a": (3, 1), "b": ()}, 1),
+    ("expand", {"x": (3, 1)}, {"shape": [2, 3, 4]}, {}, 1),
+    ("slice", {"x": (3, 5)}, {"axis": -1, "begin": 1, "end": 4}, {}, 1),
+    ("layer_norm", {"x": (2, 3, 4)}, {"axis": 1, "epsilon": 1e-5}, {"g": (3, 4), "b": (3, 4)}, 1),
 ]
+# ops reading integers (gather's indices, cast's source): cases in test_transformer_import.py
+INT_INPUT_OPS = {"gather", "cast"}
 
 
 def test_cases_cover_every_op() -> None:
     # the quantized ops take integer inputs: their cases are in test_quantize_pass.py, and
     # the packed ones' in test_vta_network.py
-    assert {c[0] for c in CASES} == set(OPS) - set(QUANT_OPS) - set(PACKED_OPS)
+    assert {c[0] for c in CASES} == set(OPS) - set(QUANT_OPS) - set(PACKED_OPS) - INT_INPUT_OPS
 
 
 @pytest.mark.parametrize(("op", "inputs", "attrs", "params", "n_out"), CASES)
@@ -190,7 +202,10 @@ def test_conv_channel_mismatch_names_node() -> None:
          "block"),
         ("softmax", {"x": (2, 3)}, {}, {}, 1, "missing attr 'axis'"),
         ("relu", {"x": (2, 3)}, {}, {}, 2, "expected 1 outputs, got 2"),
-        ("gelu", {"x": (2, 3)}, {}, {}, 1, "unknown op"),
+        ("swish", {"x": (2, 3)}, {}, {}, 1, "unknown op"),
+        ("layer_norm", {"x": (2, 3)}, {"axis": -1, "epsilon": 1e-5}, {"g": (2,)}, 1,
+         "must have shape [3]"),
+        ("expand", {"x": (2, 3)}, {"shape": [4, 3]}, {}, 1, "cannot expand"),
     ],
 )  # fmt: skip
 def test_infer_errors(op, inputs, attrs, params, n_out, text) -> None:

@@ -23,7 +23,8 @@ TOLERANCE = 1e-3  # max abs error <= 1e-3 * max |output|
 SIZES = {"vgg-16": 224, "inception-v3": 299}
 
 
-@pytest.mark.parametrize("name", zoo.names())
+# the CNNs; bert-tiny is compiled against ONNX Runtime in test_transformer_import.py
+@pytest.mark.parametrize("name", [n for n in zoo.names() if not n.startswith("bert")])
 def test_zoo_model_matches_onnxruntime(name: str, tmp_path) -> None:
     model, graph = load_model(zoo.build(name, image_size=SIZES.get(name, 224)))
     compiled = compile_graph(graph, "cpu", optimized=True)

@@ -34,6 +34,15 @@ TASKS = {
     "qadd_uint8": Task.make(
         "qadd", shape=SHAPE, dtype="uint8", scales=[0.02, 0.3, 0.04], zero_points=[128, 0, 90]
     ),
+    "qadd_uint8_float_rule": Task.make(
+        "qadd",
+        shape=SHAPE,
+        dtype="uint8",
+        scales=[0.02, 0.3, 0.04],
+        zero_points=[128, 0, 90],
+        rule="float",
+    ),
+    "dequantize_int32": Task.make("dequantize", shape=SHAPE, dtype="int32", scale=0.25),
 }
 
 

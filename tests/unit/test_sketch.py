@@ -205,6 +205,47 @@ CASES = {
     "avg_pool": Task.make("pool2d", data=(1, 24, 8, 7), kind="avg", kernel=3, padding=1),
     "elementwise_add": Task.make("elementwise", fn="add", shapes=[(2, 3, 17), (2, 3, 17)]),
     "elementwise_sigmoid": Task.make("elementwise", fn="sigmoid", shapes=[(5, 33)]),
+    # the kernels a network runs between its anchors, as the compiler calls them
+    # (compiler.tasks): pools in their input's channel block, blocked concats and adds, ...
+    "max_pool_blocked_ceil": Task.make(
+        "pool2d",
+        data=(1, 24, 9, 11),
+        kind="max",
+        kernel=3,
+        strides=2,
+        padding=1,
+        ceil_mode=True,
+        block=8,
+    ),  # fmt: skip
+    "avg_pool_blocked_pad": Task.make(
+        "pool2d",
+        data=(1, 12, 7, 7),
+        kind="avg",
+        kernel=3,
+        padding=1,
+        count_include_pad=True,
+        block=4,
+    ),  # fmt: skip
+    "global_avg_pool_blocked": Task.make("global_pool2d", data=(1, 24, 5, 3), kind="avg", block=8),
+    "global_max_pool_blocked": Task.make("global_pool2d", data=(2, 12, 7, 7), kind="max", block=4),
+    "concat_blocked": Task.make("concat", shapes=[(1, 3, 5, 7, 8), (1, 2, 5, 7, 8)], axis=1),
+    "concat_last_axis": Task.make("concat", shapes=[(2, 3, 7), (2, 3, 13)], axis=-1),
+    "transpose_nhwc_to_nchw": Task.make("transpose", shape=(2, 5, 7, 3), perm=[0, 3, 1, 2]),
+    "layout_to_blocked": Task.make(
+        "layout_transform", shape=(1, 24, 5, 7), src="NCHW", dst="NCHW8c"
+    ),
+    "layout_from_blocked": Task.make(
+        "layout_transform", shape=(1, 3, 5, 7, 8), src="NCHW8c", dst="NCHW"
+    ),
+    "add_blocked": Task.make("elementwise", fn="add", shapes=[(1, 3, 5, 7, 8)] * 2),
+    "mul_broadcast": Task.make("elementwise", fn="multiply", shapes=[(1, 13, 5, 7), (13, 1, 1)]),
+    "clip": Task.make("elementwise", fn="clip", shapes=[(3, 7, 13)], lo=0.0, hi=6.0),
+    "slice_channels": Task.make("slice", shape=(1, 13, 7, 7), axis=1, begin=7, end=13),
+    "softmax_4d": Task.make("softmax", shape=(2, 3, 5, 17), axis=-1),
+    "batch_matmul_odd": Task.make("batch_matmul", a=(3, 9, 13), b=(3, 13, 7)),
+    "reduce_mean_spatial": Task.make(
+        "reduce_mean", shape=(1, 13, 7, 7), axes=[2, 3], keepdims=True
+    ),
 }
 
 

@@ -61,7 +61,19 @@ def assert_sane_logits(y: np.ndarray, batch: int) -> None:
 
 
 def test_names_are_the_published_models() -> None:
-    assert zoo.names() == list(PUBLISHED)
+    assert zoo.names() == [*PUBLISHED, "bert-base", "bert-tiny"]
+
+
+def test_bert_shapes_and_parameter_counts() -> None:
+    """bert-base has Hugging Face bert-base-uncased's 109,482,240 parameters (pooler
+    included); described without drawing weights. Import and compile: test_transformer_import."""
+    info = zoo.describe("bert-base", batch=2, image_size=64)
+    assert info.params == 109_482_240 and info.opset == 17
+    assert info.input_shape == (2, 64) and info.output_shape == (2, 64, 768)
+    with pytest.raises(zoo.ZooError, match="opset 17"):
+        zoo.describe("bert-tiny", opset=13)
+    with pytest.raises(zoo.ZooError, match="above 512"):
+        zoo.describe("bert-tiny", image_size=513)
 
 
 @pytest.mark.parametrize("name", list(PUBLISHED))

@@ -1,12 +1,15 @@
-"""`tunefarm quantize`: quantize a float network to int8 and save the int8 graph.
+"""`tunefarm quantize`: quantize a float network to int8 and save it.
 
-    tunefarm quantize zoo:resnet-18 -o r18-int8.npz [--calibration in.npz | --random N]
+    tunefarm quantize zoo:resnet-18 -o r18-int8.onnx [--calibration in.npz | --random N]
         [--method minmax|percentile] [--percentile 99.99] [--global-scale 8.0]
         [--skip NAME|INDEX ...] [--quantize-first]
 
-The saved graph (.npz) is a MODEL for `tunefarm compile` like an ONNX file; `tunefarm
-compile MODEL --quantize int8` does both steps and puts the accuracy in its report. The pass
-itself is `tunefarm.graph.passes.quantize`; this module parses, prints and measures.
+The output format is chosen by the suffix: `.onnx` writes a QDQ ONNX model (QuantizeLinear /
+DequantizeLinear around the int8 convs, our scales; `frontend.qdq_export`) that ONNX Runtime
+runs and tunefarm re-imports into the same int8 conv tasks; `.npz` writes the int8 graph
+itself. Either is a MODEL for `tunefarm compile`; `tunefarm compile MODEL --quantize int8`
+does both steps and puts the accuracy in its report. The pass itself is
+`tunefarm.graph.passes.quantize`; this module parses, prints and measures.
 """
 
 from __future__ import annotations
@@ -62,7 +65,13 @@ def add_quantize_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_model_arguments(p)
-    p.add_argument("-o", "--output", required=True, metavar="Q.npz", help="int8 graph to write")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="Q.onnx|Q.npz",
+        help="where to write: .onnx a QDQ ONNX model, .npz the int8 graph",
+    )
     add_quantize_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
@@ -150,15 +159,37 @@ def interpreter_accuracy(graph, qgraph, opts) -> dict:
     return worst
 
 
+def write(qgraph, path: str) -> None:
+    """The int8 graph as a QDQ ONNX model (.onnx) or as itself (.npz)."""
+    if path.endswith(".onnx"):
+        import onnx
+
+        from tunefarm.frontend.qdq_export import ExportError, export_qdq
+
+        try:
+            model = export_qdq(qgraph)
+        except ExportError as exc:
+            raise CommandError(f"-o {path!r}: {exc}") from None
+        onnx.save(model, path)
+    elif path.endswith(".npz"):
+        qgraph.save(path)
+    else:
+        raise CommandError(f"-o {path!r}: the name must end in .onnx (QDQ model) or .npz (graph)")
+
+
 def run(args: argparse.Namespace) -> int:
+    if not args.output.endswith((".onnx", ".npz")):
+        raise CommandError(
+            f"-o {args.output!r}: the name must end in .onnx (QDQ model) or .npz (graph)"
+        )
     _, graph = load(args)
     out = sys.stderr if args.json else sys.stdout
     qgraph, opts, report = quantize(args, graph, out)
     acc = interpreter_accuracy(graph, qgraph, opts)
-    qgraph.save(args.output)
+    write(qgraph, args.output)
     print(
         f"accuracy vs float: cosine {acc['cosine']:.5f}, max rel error "
-        f"{acc['max_rel_error']:.3e}; int8 graph written to {args.output}",
+        f"{acc['max_rel_error']:.3e}; written to {args.output}",
         file=out,
     )
     if args.json:

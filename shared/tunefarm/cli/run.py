@@ -2,6 +2,8 @@
 
 tunefarm run net.tfa --inputs in.npz -o out.npz      # arrays named by the ONNX names
 tunefarm run net.tfa --random-inputs 0 -o out.npz    # seeded uniform [-1, 1) inputs
+                                                     # (ints: token ids below the vocab
+                                                     # size, 0/1 masks)
 
 A packed network (`tunefarm compile --target vta --quantize int8`) runs split between this CPU
 and the accelerator's simulator; the command also prints the top-1 class and the time: the
@@ -45,7 +47,13 @@ def _inputs(args: argparse.Namespace, ex, info: dict | None = None) -> dict:
     info = info if info is not None else ex.input_info()
     if args.inputs is None:
         rng = np.random.default_rng(args.random_inputs)
-        return {n: rng.uniform(-1, 1, size=s).astype(d) for n, (s, d) in info.items()}
+        ranges = (ex.manifest.get("input_ranges") if ex is not None else None) or {}
+        return {
+            n: rng.integers(*ranges.get(n, (0, 2)), size=s).astype(d)
+            if np.dtype(d).kind in "iu"
+            else rng.uniform(-1, 1, size=s).astype(d)
+            for n, (s, d) in info.items()
+        }
     if not Path(args.inputs).is_file():
         raise CommandError(f"--inputs {args.inputs!r}: no such file")
     try:

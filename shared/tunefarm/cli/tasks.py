@@ -3,9 +3,13 @@
     tunefarm tasks model.onnx --target "cpu -isa=avx512"
     tunefarm tasks zoo:resnet-18 --json > resnet18_tasks.json   # input of tune-tasks
     tunefarm tasks zoo:resnet-18 --target vta --quantize int8   # the packed convs (graph_pack)
+    tunefarm tasks zoo:inception-v3 --policy sketch   # + pools, concats, ... (compiler.tasks)
 
 The tasks are the distinct fused conv2d/dense subgraphs of the optimised graph; the weight is
-how often each occurs. `--json` prints the TASKS.json document `tunefarm tune-tasks` reads.
+how often each occurs. With `--policy sketch` or `auto`, every other kernel the network runs
+with a visible share of its time (pools, concats, elementwise ops, softmax, transforms) is a
+task too, in the physical shapes and layouts the compiled network calls it with. `--json`
+prints the TASKS.json document `tunefarm tune-tasks` reads.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import argparse
 import json
 
 from tunefarm.cli import CommandError
-from tunefarm.cli._args import add_target_argument
+from tunefarm.cli._args import add_policy_argument, add_target_argument
 from tunefarm.cli._model import add_model_arguments, add_packed_arguments, load, packed_flow, target
 
 HELP = "print the tuning tasks of a network (ONNX file or zoo model)"
@@ -24,11 +28,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_model_arguments(p)
     add_target_argument(p)
     add_packed_arguments(p)
+    add_policy_argument(p)
     p.add_argument("--json", action="store_true", help="print a TASKS.json document")
 
 
 def run(args: argparse.Namespace) -> int:
-    from tunefarm.graph.extract import extract_tasks
+    from tunefarm.compiler import CompileError
+    from tunefarm.compiler.tasks import network_tasks
     from tunefarm.recipe import print_tasks
 
     tgt = target(args, packed_ok=True)
@@ -40,7 +46,10 @@ def run(args: argparse.Namespace) -> int:
             f"--quantize int8 here is the packed flow of the vta target, not {tgt!r}; the "
             "int8 CPU tasks come with `tunefarm tune MODEL --quantize int8`"
         )
-    tasks = extract_tasks(graph, tgt)
+    try:
+        tasks = network_tasks(graph, tgt, args.policy)
+    except CompileError as exc:  # the light ops come from the compiler's lowering
+        raise CommandError(str(exc)) from None
     if args.json:
         doc = {
             "network": graph.name,

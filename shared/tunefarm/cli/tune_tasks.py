@@ -33,7 +33,7 @@ NAME = "tune-tasks"
 HELP = "tune the tasks of a network (TASKS.json) under one trial budget, with a resumable log"
 
 _TASK_KEYS = frozenset({"op", "params", "weight", "name"})
-_INFO_KEYS = frozenset({"workload_key", "flops", "nodes"})  # written by `tunefarm tasks --json`
+_INFO_KEYS = frozenset({"workload_key", "flops", "nodes", "dtype", "group"})  # `tasks --json`
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

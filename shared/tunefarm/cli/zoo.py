@@ -1,4 +1,5 @@
-"""`tunefarm zoo`: write a standard CNN (ResNet, MobileNet, ...) as ONNX with random weights.
+"""`tunefarm zoo`: write a standard CNN (ResNet, MobileNet, ...) or a BERT encoder as ONNX
+with random weights.
 
     tunefarm zoo resnet-50 -o resnet50.onnx --batch 8
     tunefarm zoo inception-v3 -o inc.onnx --image-size 149 --opset 11 --json
@@ -7,7 +8,9 @@
 No download is possible where tunefarm runs, so these stand in for the pretrained models:
 the structure and parameter count are the published ones, only the weights are random
 (reproducible with --seed). Input "data" is (batch, 3, H, W) float32, output "output" the
-(batch, 1000) logits. Every action takes `--json` for one JSON document on stdout.
+(batch, 1000) logits; bert-base and bert-tiny take int64 input_ids, attention_mask and
+token_type_ids of (batch, seq), seq = --image-size (default 128). Every action takes `--json`
+for one JSON document on stdout.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from tunefarm.cli import CommandError
 from tunefarm.cli._args import number
 
 NAME = "zoo"
-HELP = "write a standard CNN (resnet-50, mobilenet-v2, ...) as ONNX with random weights"
+HELP = "write a standard CNN (resnet-50, ...) or BERT as ONNX with random weights"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,10 +38,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--image-size",
         type=number(int, 1),
         metavar="S",
-        help="input height and width (default 224, 299 for inception-v3)",
+        help="input height and width (default 224, 299 for inception-v3); BERT: sequence length",
     )
     p.add_argument("--seed", type=number(int, 0), default=0, metavar="K", help="weights' seed")
-    p.add_argument("--opset", type=int, default=13, metavar="V", help="ONNX opset (default 13)")
+    p.add_argument(
+        "--opset", type=int, metavar="V", help="ONNX opset (default 13; BERT: 17, the only one)"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -70,7 +75,7 @@ def _write(args: argparse.Namespace) -> dict[str, Any]:
     from tunefarm.frontend import zoo
 
     try:
-        zoo.describe(args.name, args.batch, args.image_size, args.opset)  # cheap checks first
+        info = zoo.describe(args.name, args.batch, args.image_size, args.opset)  # checks first
         if not args.output:
             raise CommandError("give the file to write with -o FILE")
         model = zoo.save(args.name, args.output, args.batch, args.seed, args.image_size, args.opset)
@@ -82,12 +87,14 @@ def _write(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "name": args.name,
         "path": args.output,
+        "inputs": [i.name for i in model.graph.input],
+        "input_dtype": "int64" if args.name.startswith("bert") else "float32",
         "input_shape": [d.dim_value for d in dims],
-        "output_shape": [args.batch, zoo.NUM_CLASSES],
+        "output_shape": list(info.output_shape),
         "nodes": len(model.graph.node),
         "params": zoo.param_count(model),
         "bytes": os.path.getsize(args.output),
-        "opset": args.opset,
+        "opset": info.opset,
         "seed": args.seed,
     }
 
@@ -103,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"wrote {doc['name']} to {doc['path']} ({doc['bytes'] / 1e6:.1f} MB)")
     shapes = _shape(doc["input_shape"]), _shape(doc["output_shape"])
-    print("  input   data {} float32 -> output {}".format(*shapes))
+    ins = ", ".join(doc["inputs"])
+    print(f"  input   {ins} {shapes[0]} {doc['input_dtype']} -> output {shapes[1]}")
     print(f"  nodes   {doc['nodes']} (opset {doc['opset']})")
     print(f"  params  {doc['params']:,} (random, seed {doc['seed']})")
     return 0

@@ -36,6 +36,17 @@ from tunefarm.schedule.schedule import Schedule, ScheduleError, SplitRel, Stage
 from tunefarm.schedule.steps import describe
 
 REDUCE_INIT = {"sum": 0.0, "max": -math.inf, "min": math.inf}
+INT_LIMITS = {"uint8": (0, 255), "int8": (-128, 127), "int32": (-(2**31), 2**31 - 1)}
+
+
+def reduce_init(combiner: str, dtype: str) -> Const:
+    """The identity of a reduction in `dtype`: an integer max starts at the dtype's lowest."""
+    if dtype in INT_LIMITS and combiner in ("max", "min"):
+        lo, hi = INT_LIMITS[dtype]
+        return Const(lo if combiner == "max" else hi, dtype)
+    return Const(REDUCE_INIT[combiner], dtype)
+
+
 REDUCE_OP = {"sum": "+", "max": "max", "min": "min"}
 
 
@@ -312,7 +323,7 @@ class Lowerer:
         return build(-1)
 
     def init_nest(self, st, info, idx, combiner, guards, start) -> list[Stmt]:
-        init: Stmt = Store(info.buffer, idx, Const(REDUCE_INIT[combiner], info.buffer.dtype))
+        init: Stmt = Store(info.buffer, idx, reduce_init(combiner, info.buffer.dtype))
         if guards:
             init = If(logical_and(*guards), [init])
         stmts: list[Stmt] = [init]

@@ -27,7 +27,7 @@ from tunefarm.backends import canonical, check_networks, registry
 from tunefarm.compiler import gpu, quantized
 from tunefarm.compiler.layouts import Layout, block, physical_shape, same_memory
 from tunefarm.graph.extract import TUNABLE_OPS, anchor_alternatives, choose_alternative
-from tunefarm.graph.ir import Graph, GraphError, Node
+from tunefarm.graph.ir import Graph, GraphError, Node, input_ranges
 from tunefarm.graph.passes import optimize
 from tunefarm.measure.types import Config, MeasureInput
 from tunefarm.runtime.artifact import build_artifact
@@ -87,8 +87,13 @@ UNARY_FNS = {
     "leaky_relu": "leaky_relu",
     "clip": "clip",
     "hard_sigmoid": "hard_sigmoid",
+    "erf": "erf",
+    "tanh": "tanh",
+    "sqrt": "sqrt",
+    "square": "square",
+    "gelu": "gelu",
 }
-BINARY_FNS = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide"}
+BINARY_FNS = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide", "equal": "equal"}
 UNARY_ATTRS = {"leaky_relu": ("alpha",), "clip": ("lo", "hi"), "hard_sigmoid": ("alpha", "beta")}
 
 
@@ -187,8 +192,19 @@ class _Lowering:
         self.calls.append(Call(name, tuple(args), ":".join(where)))
 
     def call_default(self, task: Task, args: list[str], label: str | None = None) -> None:
-        """`call` with the template's default config (ops that are not tuned)."""
-        self.call(task, registry.default_config(task), args, label)
+        """`call` for a kernel that is not an anchor (elementwise, pools, transforms, ...):
+        its best record when the records hold its workload (`--policy sketch|auto` tunes
+        these, see `compiler.tasks`), else the template's default config."""
+        self.call(task, self.choose_op(task, label), args, label)
+
+    def choose_op(self, task: Task, label: str | None = None) -> Config:
+        """A non-anchor task's config. It is reported (a `TaskChoice`, with its fallback
+        reason) only when some record or override names its workload: without records
+        these ops run their default kernels, as they always did, and are not listed."""
+        known = task in self.overrides or (self.history is not None and self.history.knows(task))
+        if not known:
+            return registry.default_config(task)
+        return self.choose(task, label)
 
     def kernel(self, task: Task, config: Config) -> tuple[str, tuple]:
         """(kernel name, argument specs) of (task, config): lowered and emitted once per
@@ -215,12 +231,17 @@ class _Lowering:
                 raise self.error(
                     f"kernel argument {spec.name} wants shape {spec.shape}, buffer has {have}"
                 )
+            if spec.dtype != self.buffers[buf].dtype:
+                raise self.error(
+                    f"kernel argument {spec.name} wants {spec.dtype}, buffer holds "
+                    f"{self.buffers[buf].dtype}"
+                )
 
     def error(self, message: str) -> CompileError:
         where = self.node.where() if self.node else "graph"
         return CompileError(f"{where}: {message}")
 
-    def choose(self, task: Task) -> Config:
+    def choose(self, task: Task, label: str | None = None) -> Config:
         if task not in self.choices:
             if task in self.overrides:
                 config, reason = self.overrides[task], "record"
@@ -229,7 +250,8 @@ class _Lowering:
             else:
                 config, reason = self.history.query(task, self.device)
             self.choices[task] = TaskChoice(task, config, reason)
-        self.choices[task].nodes.append(self.node.name)  # type: ignore[union-attr]
+        where = ":".join(([self.node.name] if self.node else []) + ([label] if label else []))
+        self.choices[task].nodes.append(where or "graph")
         return self.choices[task].config
 
     def instantiate(self, task: Task, config: Config) -> KernelDef:
@@ -259,6 +281,8 @@ class _Lowering:
             self.split(node)
         elif node.op in GENERIC_PARAMS:
             self.generic(node)
+        elif node.op in OTHER_OPS:
+            getattr(self, OTHER_OPS[node.op])(node)
         elif node.op in quantized.LOWERING:
             quantized.LOWERING[node.op](self, node)
         else:
@@ -286,23 +310,27 @@ class _Lowering:
         self.call(task, config, args)
 
     def pool(self, node: Node) -> None:
-        """Pools run in the block their input arrives in (their block is not tuned)."""
+        """Pools run in the block their input arrives in: the task names it (`block`), so its
+        default config, and any record of it, computes in that layout."""
         data = node.inputs[0]
         params: dict[str, Any] = {"data": self.g.shape(data), "kind": node.attrs.get("kind", "max")}
+        if self.g.value(data).dtype != "float32":  # an int8 network's pool
+            params["dtype"] = self.g.value(data).dtype
+            if node.attrs.get("qparams") is not None:  # a quantized mean
+                params["qparams"] = list(node.attrs["qparams"])
         if node.op == "pool2d":
             for k in ("kernel", "strides", "padding", "dilation", "ceil_mode", "count_include_pad"):
                 params[k] = node.attrs[k]
         task = Task.make(node.op, target=self.target, **params)
-        config = registry.default_config(task)
         b, c = block(self.layout.get(data)), params["data"][1]
         if b and c % b == 0:
-            space = registry.config_space(task)
-            values = dict(config.as_dict(), tile_c=(c // b, b))
+            blocked = Task.make(node.op, target=self.target, **params, block=b)
             try:
-                values = space.validate(values)
-                config = Config.make(values, index=space.index_of(values))
-            except ValueError:
+                registry.default_config(blocked)
+                task = blocked
+            except (TaskError, ValueError):
                 pass  # this block is outside the pool's space: convert to its default instead
+        config = self.choose_op(task)
         kdef = self.instantiate(task, config)
         args = [self.in_layout(data, kdef.notes["data_layout"])]
         args.append(self.define(node.outputs[0], kdef.outputs[0].shape, kdef.notes["out_layout"]))
@@ -376,18 +404,110 @@ class _Lowering:
         bufs = [self.logical(v) for v in node.inputs]
         params: dict[str, Any] = {k: node.attrs[k] for k in keys}
         if node.op == "matmul":
-            a, b = (self.buffers[x].shape for x in bufs)
-            op = "matmul" if len(a) == len(b) == 2 else "batch_matmul"
-            if op == "batch_matmul" and not (len(a) == len(b) == 3 and a[0] == b[0]):
-                raise self.error(
-                    f"matmul of shapes {a} and {b}: only 2-D or equal-batch 3-D is compiled"
-                )
-            params.update(a=a, b=b)
-        else:
-            params["shape"] = self.buffers[bufs[0]].shape
+            self.matmul(node, bufs)
+            return
+        params["shape"] = self.buffers[bufs[0]].shape
         task = Task.make(op, target=self.target, **params)
         out = self.define(node.outputs[0], self.g.shape(node.outputs[0]), None)
         self.call_default(task, [*bufs, out])
+
+    # -- transformer ops -------------------------------------------------------------------
+    def view(self, buf: str, shape) -> str:
+        """The same memory as `buf` under another shape (a free reshape)."""
+        return self.new_buffer(shape, self.buffers[buf].dtype, alias_of=buf)
+
+    def broadcast(self, buf: str, shape: tuple[int, ...]) -> str:
+        """`buf` broadcast to `shape` in a new buffer (or `buf` itself when it has it)."""
+        if self.buffers[buf].shape == tuple(shape):
+            return buf
+        task = Task.make(
+            "broadcast_to", target=self.target, shape=self.buffers[buf].shape, out=list(shape)
+        )
+        out = self.new_buffer(shape, self.buffers[buf].dtype)
+        self.call_default(task, [buf, out], "broadcast")
+        return out
+
+    def matmul(self, node: Node, bufs: list[str]) -> None:
+        """N-D matmul: a [..., K] by a 2-D b folds the leading dims into rows; otherwise the
+        batch dims broadcast (materialised where they differ) and fold into one, so every
+        product is one 2-D matmul or one 3-D batch_matmul kernel on views."""
+        a, b = (self.buffers[x].shape for x in bufs)
+        out_shape = self.g.shape(node.outputs[0])
+        if len(a) == 1:  # numpy: a vector is one row, then dropped from the output
+            a, bufs = (1, a[0]), [self.view(bufs[0], (1, a[0])), bufs[1]]
+        if len(b) == 1:
+            b, bufs = (b[0], 1), [bufs[0], self.view(bufs[1], (b[0], 1))]
+        if len(b) == 2:
+            rows = (int(np.prod(a[:-1])), a[-1])
+            task = Task.make("matmul", target=self.target, a=rows, b=b)
+            out = self.new_buffer((rows[0], b[1]), self.g.value(node.outputs[0]).dtype)
+            self.call_default(task, [self.view(bufs[0], rows), bufs[1], out])
+        else:
+            batch = tuple(int(d) for d in np.broadcast_shapes(a[:-2], b[:-2]))
+            n = int(np.prod(batch))
+            full_a = self.broadcast(bufs[0], (*batch, *a[-2:]))
+            full_b = self.broadcast(bufs[1], (*batch, *b[-2:]))
+            a3, b3 = (n, *a[-2:]), (n, *b[-2:])
+            task = Task.make("batch_matmul", target=self.target, a=a3, b=b3)
+            out = self.new_buffer((n, a[-2], b[-1]), self.g.value(node.outputs[0]).dtype)
+            self.call_default(task, [self.view(full_a, a3), self.view(full_b, b3), out])
+        self.buf_of[node.outputs[0]] = self.view(out, out_shape)
+        self.layout[node.outputs[0]] = None
+
+    def cast(self, node: Node) -> None:
+        src = self.logical(node.inputs[0])
+        spec = self.buffers[src]
+        task = Task.make(
+            "elementwise",
+            target=self.target,
+            fn="cast",
+            shapes=[spec.shape],
+            dtypes=[spec.dtype],
+            dtype=node.attrs["dtype"],
+        )
+        self.call_default(task, [src, self.define(node.outputs[0], spec.shape, None)])
+
+    def where(self, node: Node) -> None:
+        bufs = [self.logical(v) for v in node.inputs]
+        shapes = [list(self.buffers[x].shape) for x in bufs]
+        task = Task.make("where", target=self.target, shapes=shapes)
+        out = self.define(node.outputs[0], self.g.shape(node.outputs[0]), None)
+        self.call_default(task, [*bufs, out])
+
+    def gather(self, node: Node) -> None:
+        data, indices = (self.logical(v) for v in node.inputs)
+        task = Task.make(
+            "gather",
+            target=self.target,
+            data=self.buffers[data].shape,
+            indices=self.buffers[indices].shape,
+            indices_dtype=self.buffers[indices].dtype,
+            axis=int(node.attrs["axis"]),
+        )
+        out = self.define(node.outputs[0], self.g.shape(node.outputs[0]), None)
+        self.call_default(task, [data, indices, out])
+
+    def expand(self, node: Node) -> None:
+        src = self.logical(node.inputs[0])
+        out = self.broadcast(src, tuple(node.attrs["shape"]))
+        if out == src:  # a no-op expand still defines its own value
+            out = self.view(src, self.buffers[src].shape)
+        self.buf_of[node.outputs[0]], self.layout[node.outputs[0]] = out, None
+
+    def slice(self, node: Node) -> None:
+        src = self.logical(node.inputs[0])
+        a = node.attrs
+        task = Task.make(
+            "slice",
+            target=self.target,
+            shape=self.buffers[src].shape,
+            axis=int(a["axis"]),
+            begin=int(a["begin"]),
+            end=int(a["end"]),
+        )
+        self.call_default(
+            task, [src, self.define(node.outputs[0], self.g.shape(node.outputs[0]), None)]
+        )
 
     # -- the network's edges ---------------------------------------------------------------
     def bind_inputs(self) -> list[tuple[str, str]]:
@@ -427,6 +547,15 @@ GENERIC_PARAMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "reduce_mean": ("reduce_mean", ("axes", "keepdims")),
     "lrn": ("lrn", ("size", "alpha", "beta", "bias")),
     "matmul": ("matmul", ()),
+    "layer_norm": ("layer_norm", ("axis", "epsilon")),
+}
+# graph op -> the _Lowering method that compiles it (ops with their own argument handling)
+OTHER_OPS = {
+    "cast": "cast",
+    "where": "where",
+    "gather": "gather",
+    "expand": "expand",
+    "slice": "slice",
 }
 
 
@@ -473,6 +602,9 @@ def compile_graph(
         manifest={
             "network": graph.name,
             "device_key": device_key,
+            # [lo, hi) of integer inputs (token ids: the embedding table's rows), for runs on
+            # random inputs
+            "input_ranges": {k: list(v) for k, v in input_ranges(graph).items()},
             "tasks": [c.to_json() for c in choices],
             "tuned_tasks": sum(c.tuned for c in choices),
             "fallback_tasks": sum(not c.tuned for c in choices),

@@ -13,19 +13,21 @@ from __future__ import annotations
 from typing import Any
 
 from tunefarm.backends import registry
+from tunefarm.compiler.layouts import same_memory
 from tunefarm.graph.quant_ops import qconv_task
 from tunefarm.task import Task
 
 
 def _blocked(low, value: str, layout: str) -> str:
-    """The buffer of uint8 `value`, which must already be in `layout`."""
+    """The buffer of uint8 `value`, which must already be in `layout` or be the same bytes
+    there (a 1x1 image, as a matmul's reshaped rows: a view, no kernel)."""
     have = low.layout.get(value)
-    if have != layout:
+    if have != layout and not same_memory(low.g.shape(value), have, layout):
         raise low.error(
             f"int8 value {value!r} is held in {have or 'NCHW'}, its reader wants {layout}; "
             "uint8 values are not converted between layouts"
         )
-    return low.held(value)
+    return low.in_layout(value, layout)
 
 
 def qconv2d(low, node) -> None:
@@ -40,7 +42,7 @@ def qconv2d(low, node) -> None:
     if task.op == "conv2d_int8":  # reads packed words; depthwise reads the bytes
         data = low.new_buffer((*shape[:-1], ib // 4), "int32", alias_of=data)
     args = [data, low.param(w, kdef.packers[1], kdef.io_key)]
-    for i in (2, 3):
+    for i in (2, 3) if node.attrs.get("out_dtype") != "int32" else (2,):  # int32: no scale
         args.append(low.param(node.inputs[i], kdef.packers[i], f"{kdef.io_key}#{i}"))
     out_layout = kdef.notes["out_layout"]
     if len(node.inputs) > 4:
@@ -78,4 +80,25 @@ def _elementwise(low, node, buf: str, layout) -> None:
     low.call_default(task, [buf, out])
 
 
-LOWERING = {"qconv2d": qconv2d, "quantize": quantize, "dequantize": dequantize}
+def qadd(low, node) -> None:
+    """Elementwise in the layout `a` is held in (`b` must be the same bytes there)."""
+    a, b = node.inputs
+    layout = low.layout.get(a)
+    bufs = [low.held(a), _blocked(low, b, layout) if layout else low.logical(b)]
+    if layout is None:
+        bufs[0] = low.logical(a)
+    shape = low.buffers[bufs[0]].shape
+    at = node.attrs
+    params: dict[str, Any] = {"shape": shape, "dtype": low.g.value(a).dtype}
+    params.update(scales=list(at["scales"]), zero_points=list(at["zero_points"]))
+    params["rule"] = at.get("rule", "fixed")
+    task = Task.make("qadd", target=low.target, **params)
+    low.call_default(task, [*bufs, low.define(node.outputs[0], shape, layout)])
+
+
+LOWERING = {
+    "qconv2d": qconv2d,
+    "quantize": quantize,
+    "dequantize": dequantize,
+    "qadd": qadd,
+}

@@ -29,6 +29,7 @@ from typing import Any
 import onnx
 
 from tunefarm import metrics, recipe
+from tunefarm.compiler.tasks import network_tasks
 from tunefarm.distributed.artifacts import (
     GRAPH_FILE,
     LOG_FILE,
@@ -46,7 +47,7 @@ from tunefarm.distributed.jobs import TERMINAL, JobStore
 from tunefarm.distributed.lease import Lease, LeaseHeld, expect, send_step
 from tunefarm.distributed.remote import CeleryBuilder, CeleryRunner
 from tunefarm.distributed.tickets import Stopped
-from tunefarm.graph.extract import NetworkTask, extract_tasks
+from tunefarm.graph.extract import NetworkTask
 from tunefarm.graph.ir import Graph
 from tunefarm.recipe import packed as packed_recipe
 from tunefarm.task import Task
@@ -155,7 +156,7 @@ def _extract(config: ServiceConfig, job_id: str) -> str:
         graph.save(str(store.job_file(job_id, PACKED_FILE)))
         tasks = _packed_tasks(graph, doc["target"])
     else:
-        tasks = extract_tasks(graph, doc["target"])
+        tasks = network_tasks(graph, doc["target"], doc.get("policy", "template"))
     rows = [
         {
             "task": t.task.to_json(),

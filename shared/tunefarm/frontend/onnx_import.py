@@ -7,8 +7,9 @@ should see one form only: static shapes, explicit 4-sided padding, weights as pa
 activations and OIHW weights. So the importer
 
 - reads the model and runs the ONNX checker (errors become FrontendError naming the file);
-- resolves every runtime input to a static float32 shape (dynamic dims need input_shapes,
-  which the CLI fills from `--input-shape NAME:1,3,224,224`);
+- resolves every runtime input to a static shape (float32, or int64/int32 token ids and
+  masks that only feed Gather indices, Cast, Equal, Where and reshapes; dynamic dims need
+  input_shapes, which the CLI fills from `--input-shape NAME:1,3,224,224`);
 - folds every node whose inputs are all constants with the ONNX reference evaluator (numpy),
   and turns Shape/Size of a statically shaped value into a constant, so shape arithmetic
   disappears and only e.g. one reshape with a resolved shape remains;
@@ -34,7 +35,7 @@ import onnx
 from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from tunefarm.frontend import onnx_quant, validate
+from tunefarm.frontend import onnx_integer, onnx_quant, validate
 from tunefarm.frontend.limits import default_max_tensor_bytes, over_budget, predict_outputs
 from tunefarm.graph.ir import Graph, GraphError, Node, Value
 from tunefarm.graph.shapes import infer_node, infer_shapes
@@ -47,6 +48,12 @@ MIN_OPSET = 7
 # saturate/round_mode for float8); a newer opset may change meanings, so it is refused.
 MAX_OPSET = min(28, onnx.defs.onnx_opset_version())
 FLOAT_MAX = float(np.finfo(np.float32).max)
+# Run-time inputs: float32 tensors, and integer token ids / attention masks
+INPUT_DTYPES = {
+    onnx.TensorProto.FLOAT: "float32",
+    onnx.TensorProto.INT64: "int64",
+    onnx.TensorProto.INT32: "int32",
+}
 
 
 class FrontendError(GraphError):
@@ -254,8 +261,9 @@ class _Ctx:
     def shape(self, i: int) -> tuple[int, ...]:
         return self.imp.shape(self.input(i), self)
 
-    def value(self, i: int) -> str:
-        """Graph value name for input i (a const becomes a param on first use)."""
+    def value(self, i: int, ints_ok: bool = False) -> str:
+        """Graph value name for input i (a const becomes a param on first use); integer
+        values only where `ints_ok` (reshapes, gather indices, casts)."""
         name = self.imp.graph_value(self.input(i), self)
         value = self.imp.graph.values[name]
         if 0 in value.shape:
@@ -263,12 +271,29 @@ class _Ctx:
                 f"input {i} {self.input(i)!r} is a zero-size tensor (shape {list(value.shape)}); "
                 "zero-size tensors are not supported"
             )
-        if value.dtype != "float32":
+        if value.dtype != "float32" and not (ints_ok and np.dtype(value.dtype).kind in "iu"):
             raise self.fail(
                 f"input {i} {self.input(i)!r} has dtype {value.dtype}; only float32 tensors "
-                "are computed at run time"
+                "are computed at run time (integer inputs only feed Gather indices, Cast, "
+                "Equal, Where and reshapes)"
             )
         return name
+
+    def number(self, i: int) -> str:
+        """Input i as a float32 graph value: integer or boolean constants become float
+        params, integer run-time values go through one cast node (masks are float 0/1 at
+        run time, which every integer below 2**24 survives exactly)."""
+        arr = self.maybe_const(i)
+        if arr is not None and arr.dtype != np.float32:
+            if arr.dtype.kind not in "biuf":
+                raise self.fail(f"input {i} {self.input(i)!r} has dtype {arr.dtype}")
+            return self.param(f"{self.input(i)}_f32", arr.astype(np.float32))
+        name = self.value(i, ints_ok=True)
+        if self.imp.graph.values[name].dtype == "float32":
+            return name
+        if name not in self.imp.casts:
+            self.imp.casts[name] = self.emit("cast", [name], {"dtype": "float32"})
+        return self.imp.casts[name]
 
     def param(self, base: str, array: np.ndarray) -> str:
         name = self.imp.fresh(base)
@@ -497,10 +522,17 @@ def _gemm_matmul(cx: _Ctx, a: str, trans_b: bool, alpha: float, beta: float, has
 
 
 def _matmul(cx: _Ctx) -> None:
-    b = cx.maybe_const(1)
-    if len(cx.shape(0)) == 2 and b is not None and b.ndim == 2:
+    b, a = cx.maybe_const(1), cx.shape(0)
+    if len(a) >= 2 and b is not None and b.ndim == 2:
         w = cx.param(f"{cx.input(1)}_T", b.T)
-        cx.emit("dense", [cx.value(0), w], {"epilogue": []}, cx.outputs[0])
+        if len(a) == 2:
+            cx.emit("dense", [cx.value(0), w], {"epilogue": []}, cx.outputs[0])
+            return
+        # [..., K] @ [K, N]: a dense on the leading dims folded into rows (a transformer's
+        # projections), viewed back as [..., N]
+        rows = cx.emit("reshape", [cx.value(0)], {"shape": [math.prod(a[:-1]), a[-1]]})
+        y = cx.emit("dense", [rows, w], {"epilogue": []})
+        cx.emit("reshape", [y], {"shape": [*a[:-1], b.shape[1]]}, cx.outputs[0])
     else:
         cx.emit("matmul", [cx.value(0), cx.value(1)], {}, cx.outputs[0])
 
@@ -576,7 +608,8 @@ def _reduce_mean(cx: _Ctx) -> None:
 
 # ---------------------------------------------------------------- handlers: shapes, data movement
 def _reshape_to(cx: _Ctx, shape: Sequence[int]) -> None:
-    cx.emit("reshape", [cx.value(0)], {"shape": [int(d) for d in shape]}, cx.outputs[0])
+    value = cx.value(0, ints_ok=True)
+    cx.emit("reshape", [value], {"shape": [int(d) for d in shape]}, cx.outputs[0])
 
 
 def _resolve_shape(cx: _Ctx, src: tuple[int, ...], target: list[int], allowzero: bool) -> list[int]:
@@ -752,15 +785,25 @@ def _size(cx: _Ctx) -> None:
 
 
 def _cast(cx: _Ctx) -> None:
-    """A runtime Cast is only supported as a no-op (float32 to float32)."""
-    to = _cast_to(cx)
-    src = cx.imp.dtype(cx.input(0), cx)
-    if np.dtype(to) != np.dtype(src):
+    """Run-time casts: a no-op between equal types and from a boolean (float 0/1 at run
+    time) to float32; integers to float32 through a cast node; anything to bool as x != 0.
+    Casts to integers of float values are refused (only Gather indices are integers)."""
+    to = np.dtype(_cast_to(cx))
+    src = np.dtype(cx.imp.dtype(cx.input(0), cx))
+    if to == np.float32 and onnx_quant.is_int8_accumulator(cx):
+        onnx_quant.int32_to_float(cx)  # an int8 op's int32 result, in its blocked layout
+    elif to == src:
+        cx.alias(cx.outputs[0], cx.input(0))
+    elif to == np.float32 and src.kind in "iu":
+        cx.imp.alias[cx.outputs[0]] = cx.number(0)
+    elif to == np.bool_:
+        x = cx.number(0)
+        cx.emit("where", [x, cx.scalar("one", 1.0), cx.scalar("zero", 0.0)], {}, cx.outputs[0])
+    else:
         raise cx.fail(
-            f"casting a run-time value from {src} to {np.dtype(to)} is not supported "
-            "(only float32 tensors are computed at run time)"
+            f"casting a run-time value from {src} to {to} is not supported (run-time values "
+            "are float32; integers only as graph inputs: Gather indices and masks)"
         )
-    cx.alias(cx.outputs[0], cx.input(0))
 
 
 def _cast_to(cx: _Ctx) -> np.dtype:
@@ -769,6 +812,153 @@ def _cast_to(cx: _Ctx) -> np.dtype:
     if dtype is None:
         raise cx.fail(f"attribute to={code} is no ONNX element type")
     return dtype
+
+
+# ---------------------------------------------------------------- handlers: transformer ops
+def _gather(cx: _Ctx) -> None:
+    """Embedding lookups (a constant table, run-time int ids) and picks along an axis (a
+    run-time tensor, constant indices: BERT's pooler takes token 0)."""
+    shape = cx.shape(0)
+    axis = _axis(cx, int(cx.attr("axis", 0)), len(shape))
+    idx = cx.maybe_const(1)
+    if idx is None:
+        indices = cx.value(1, ints_ok=True)
+        if cx.imp.graph.values[indices].dtype == "float32":
+            raise cx.fail(f"input 1 (indices) {cx.input(1)!r} must be int32 or int64, got float32")
+        cx.emit("gather", [cx.value(0), indices], {"axis": axis}, cx.outputs[0])
+        return
+    if idx.dtype.kind not in "iu":
+        raise cx.fail(f"input 1 (indices) {cx.input(1)!r} must be integers, got {idx.dtype}")
+    if idx.size == 0:
+        raise cx.fail(f"input 1 (indices) {cx.input(1)!r} is empty")
+    bad = idx[(idx < -shape[axis]) | (idx >= shape[axis])]
+    if bad.size:
+        raise cx.fail(f"index {int(bad[0])} is out of range for axis {axis} of size {shape[axis]}")
+    indices = cx.param(f"{cx.input(1)}_idx", idx.reshape(max(1, idx.ndim) * [-1]).astype(np.int64))
+    if idx.ndim:
+        cx.emit("gather", [cx.value(0), indices], {"axis": axis}, cx.outputs[0])
+        return
+    y = cx.emit("gather", [cx.value(0), indices], {"axis": axis})
+    cx.emit("reshape", [y], {"shape": [*shape[:axis], *shape[axis + 1 :]]}, cx.outputs[0])
+
+
+def _layer_norm(cx: _Ctx) -> None:
+    if any(cx.outputs[1:]):
+        raise cx.fail("the Mean and InvStdDev outputs are not supported (training only)")
+    shape = cx.shape(0)
+    axis = _axis(cx, int(cx.attr("axis", -1)), len(shape))
+    tail = tuple(shape[axis:])
+    inputs = [cx.value(0)]
+    for i, what in ((1, "scale"), (2, "bias")):
+        if not cx.has(i):
+            continue
+        if cx.shape(i) == tail:
+            inputs.append(cx.value(i))
+            continue
+        arr = cx.maybe_const(i)
+        try:
+            full = None if arr is None else np.broadcast_to(arr, tail)
+        except ValueError:
+            full = None
+        if full is None:
+            raise cx.fail(
+                f"input {i} ({what}) {cx.input(i)!r} of shape {list(cx.shape(i))} must have "
+                f"the normalised shape {list(tail)} (or be a constant broadcasting to it)"
+            )
+        inputs.append(cx.param(f"{cx.input(i)}_full", full.astype(np.float32)))
+    if len(inputs) == 2:  # no bias: zeros, so the kernel always takes one
+        inputs.append(cx.param(f"{cx.name}/zero_bias", np.zeros(tail, np.float32)))
+    attrs = {"axis": axis, "epsilon": float(cx.attr("epsilon", 1e-5))}
+    cx.emit("layer_norm", inputs, attrs, cx.outputs[0])
+
+
+def _pow(cx: _Ctx) -> None:
+    """Pow by a constant 2 (a variance), 1 or 0.5; other exponents are not compiled."""
+    e = float(cx.scalar_const(1, "exponent"))
+    if e == 1.0:
+        cx.alias(cx.outputs[0], cx.input(0))
+    elif e in (2.0, 0.5):
+        cx.emit("square" if e == 2.0 else "sqrt", [cx.value(0)], {}, cx.outputs[0])
+    else:
+        raise cx.fail(f"exponent {e:g} is not supported on run-time values; only 2, 1 and 0.5")
+
+
+def _expand(cx: _Ctx) -> None:
+    shape = cx.shape(0)
+    target = cx.axes_const(1, "shape")
+    try:
+        out = tuple(int(d) for d in np.broadcast_shapes(shape, tuple(target)))
+    except ValueError:
+        raise cx.fail(f"cannot expand shape {list(shape)} to {target}") from None
+    if out == tuple(shape):
+        cx.alias(cx.outputs[0], cx.input(0))
+    else:
+        cx.emit("expand", [cx.value(0)], {"shape": list(out)}, cx.outputs[0])
+
+
+def _slice(cx: _Ctx) -> None:
+    """Slice of a run-time value with constant bounds and step 1: one slice node per axis
+    that is cut (negative bounds count from the end and are clamped, as ONNX)."""
+    shape = cx.shape(0)
+    if cx.opset < 10:
+        starts, ends = list(cx.required("starts")), list(cx.required("ends"))
+        axes = list(cx.attr("axes", range(len(starts))))
+        steps = [1] * len(starts)
+    else:
+        starts, ends = cx.axes_const(1, "starts"), cx.axes_const(2, "ends")
+        axes = cx.axes_const(3, "axes") if cx.has(3) else list(range(len(starts)))
+        steps = cx.axes_const(4, "steps") if cx.has(4) else [1] * len(starts)
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise cx.fail(
+            f"starts {starts}, ends {ends}, axes {axes} and steps {steps} differ in length"
+        )
+    if any(s != 1 for s in steps):
+        raise cx.fail(f"steps {steps} are not supported on run-time values; only step 1")
+    y = cx.value(0)
+    cuts = []
+    for a, b, e in zip(axes, starts, ends, strict=True):
+        ax = _axis(cx, int(a), len(shape), "axes")
+        dim = shape[ax]
+        lo, hi = (min(max(v + dim if v < 0 else v, 0), dim) for v in (int(b), int(e)))
+        if lo >= hi:
+            raise cx.fail(f"axis {ax}: [{b}:{e}] of size {dim} is empty")
+        if (lo, hi) != (0, dim):
+            cuts.append((ax, lo, hi))
+    if not cuts:
+        cx.alias(cx.outputs[0], cx.input(0))
+        return
+    for i, (ax, lo, hi) in enumerate(cuts):
+        out = cx.outputs[0] if i == len(cuts) - 1 else None
+        y = cx.emit("slice", [y], {"axis": ax, "begin": lo, "end": hi}, out)
+
+
+def _gelu(cx: _Ctx) -> None:
+    """ONNX Gelu (opset 20, what torch exports there): the erf form is one op; the tanh
+    approximation is spelled out in elementwise ops."""
+    approx = cx.attr("approximate", "none")
+    if approx == "none":
+        cx.emit("gelu", [cx.value(0)], {}, cx.outputs[0])
+        return
+    if approx != "tanh":
+        raise cx.fail(f"approximate={approx!r} is not one of 'none', 'tanh'")
+    x = cx.value(0)
+    cube = cx.emit("mul", [cx.emit("square", [x], {}), x], {})
+    inner = cx.emit("add", [x, cx.emit("mul", [cube, cx.scalar("c", 0.044715)], {})], {})
+    t = cx.emit("tanh", [cx.emit("mul", [inner, cx.scalar("k", math.sqrt(2 / math.pi))], {})], {})
+    half = cx.emit("mul", [x, cx.scalar("half", 0.5)], {})
+    cx.emit("mul", [half, cx.emit("add", [t, cx.scalar("one", 1.0)], {})], {}, cx.outputs[0])
+
+
+def _equal(cx: _Ctx) -> None:
+    cx.emit("equal", [cx.number(0), cx.number(1)], {}, cx.outputs[0])
+
+
+def _where(cx: _Ctx) -> None:
+    cx.emit("where", [cx.number(i) for i in range(3)], {}, cx.outputs[0])
+
+
+def _not(cx: _Ctx) -> None:
+    cx.emit("sub", [cx.scalar("one", 1.0), cx.number(0)], {}, cx.outputs[0])
 
 
 def _conv_transpose(cx: _Ctx) -> None:
@@ -786,6 +976,17 @@ HANDLERS: dict[str, Callable[[_Ctx], None]] = {
     "ConvTranspose": _conv_transpose,
     "Div": _binary("div"),
     "Dropout": _dropout,
+    "Equal": _equal,
+    "Erf": _simple("erf"),
+    "Expand": _expand,
+    "Gather": _gather,
+    "Gelu": _gelu,
+    "LayerNormalization": _layer_norm,
+    "Not": _not,
+    "Pow": _pow,
+    "Sqrt": _simple("sqrt"),
+    "Tanh": _simple("tanh"),
+    "Where": _where,
     "Flatten": _flatten,
     "Gemm": _gemm,
     "GlobalAveragePool": lambda cx: _global_pool(cx, "avg"),
@@ -803,6 +1004,7 @@ HANDLERS: dict[str, Callable[[_Ctx], None]] = {
     "Relu": _simple("relu"),
     "Reshape": _reshape,
     "Shape": _shape,
+    "Slice": _slice,
     "Sigmoid": _simple("sigmoid"),
     "Size": _size,
     "Softmax": _softmax,
@@ -813,6 +1015,7 @@ HANDLERS: dict[str, Callable[[_Ctx], None]] = {
     "Transpose": _transpose,
     "Unsqueeze": _unsqueeze,
     **onnx_quant.HANDLERS,
+    **onnx_integer.HANDLERS,
 }
 # Handlers that also take constant inputs themselves (aliases and shape queries), rather than
 # folding the node with the reference evaluator.
@@ -831,10 +1034,10 @@ NO_FOLD = frozenset(
 # Supported only when every input is a constant: evaluated at import, never a graph node.
 FOLD_ONLY = frozenset(
     {
-        "Abs", "And", "Ceil", "Constant", "ConstantOfShape", "Equal", "Exp", "Expand", "Floor",
-        "Gather", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Log", "Max", "Min", "Mod",
-        "Neg", "Not", "Or", "Pow", "Range", "Reciprocal", "ReduceProd", "ReduceSum", "Round",
-        "Sign", "Slice", "Sqrt", "Tile", "Where",
+        "Abs", "And", "Ceil", "Constant", "ConstantOfShape", "Exp", "Floor",
+        "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Log", "Max", "Min", "Mod",
+        "Neg", "Or", "Range", "Reciprocal", "ReduceProd", "ReduceSum", "Round",
+        "Sign", "Tile",
     }
 )  # fmt: skip
 SUPPORTED_OPS = tuple(sorted((set(HANDLERS) - {"ConvTranspose"}) | FOLD_ONLY))
@@ -858,6 +1061,7 @@ class _Importer:
         self.taken |= {v.name for v in (*g.input, *g.output, *g.value_info)}
         self.taken |= {o for n in g.node for o in (*n.input, *n.output)}
         self.node_names: set[str] = set()
+        self.casts: dict[str, str] = {}  # int run-time value -> its float32 cast
         self.graph = Graph(name, [], [], [], {}, {})
 
     def _array(self, t: onnx.TensorProto) -> np.ndarray:
@@ -996,11 +1200,13 @@ class _Importer:
                 f"{self.label}: input_shapes names unknown input(s) {unknown}; "
                 f"the model's inputs are {names}"
             )
+        named = _named_dims(runtime, input_shapes or {})
         for vi in runtime:
-            given = (input_shapes or {}).get(vi.name)
+            given = (input_shapes or {}).get(vi.name) or _by_name(vi, named)
             shape = _input_shape(self.label, vi, given)
-            self.check_size(None, f"input {vi.name!r}", shape, np.float32)
-            value = Value(vi.name, shape, "float32")
+            dtype = INPUT_DTYPES[vi.type.tensor_type.elem_type]
+            self.check_size(None, f"input {vi.name!r}", shape, dtype)
+            value = Value(vi.name, shape, dtype)
             self.graph.inputs.append(value)
             self.graph.values[vi.name] = value
 
@@ -1017,6 +1223,11 @@ class _Importer:
         for name in self.graph.outputs:
             v = self.graph.value(name)
             self.check_size(None, f"output {name!r}", v.shape, v.dtype)
+            if v.dtype != "float32":
+                raise FrontendError(
+                    f"{self.label}: output {name!r} is {v.dtype}; only float32 outputs are "
+                    "computed (integers exist at run time only as inputs)"
+                )
 
     def output_value(
         self, name: str, produced: set[str], onnx_outputs: set[str], renames: dict[str, str]
@@ -1049,15 +1260,17 @@ class _Importer:
 
 
 def _input_shape(label: str, vi: onnx.ValueInfoProto, given: Sequence[int] | None) -> tuple:
-    """Static shape of runtime input `vi` (float32 only), `given` filling dynamic dims."""
+    """Static shape of runtime input `vi` (float32, or int64/int32 ids and masks), `given`
+    filling dynamic dims."""
     name = vi.name
     if not vi.type.HasField("tensor_type"):
         raise FrontendError(f"{label}: input {name!r} is not a tensor")
     tt = vi.type.tensor_type
-    if tt.elem_type != onnx.TensorProto.FLOAT:
+    if tt.elem_type not in INPUT_DTYPES:
         dtype = validate.elem_dtype(tt.elem_type) or f"{tt.elem_type} (undefined)"
         raise FrontendError(
-            f"{label}: input {name!r} has element type {dtype}; only float32 inputs are supported"
+            f"{label}: input {name!r} has element type {dtype}; only float32, int64 and int32 "
+            "inputs are supported"
         )
     dims: list[int | str | None] | None = None
     if tt.HasField("shape"):
@@ -1080,6 +1293,40 @@ def _input_shape(label: str, vi: onnx.ValueInfoProto, given: Sequence[int] | Non
                 "(zero-size tensors are not supported)"
             )
     return tuple(int(d) for d in dims)  # type: ignore[arg-type]
+
+
+def _dims(vi: onnx.ValueInfoProto) -> list[int | str | None] | None:
+    tt = vi.type.tensor_type
+    if not vi.type.HasField("tensor_type") or not tt.HasField("shape"):
+        return None
+    return [d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in tt.shape.dim]
+
+
+def _named_dims(
+    runtime: Sequence[onnx.ValueInfoProto], input_shapes: Mapping[str, Sequence[int]]
+) -> dict[str, int]:
+    """Sizes of named dynamic dims ("batch", "sequence") read off the inputs given in
+    input_shapes, so that one `--input-shape input_ids:1,128` also fixes attention_mask and
+    token_type_ids when the export names their dims alike."""
+    named: dict[str, int] = {}
+    for vi in runtime:
+        dims, given = _dims(vi), input_shapes.get(vi.name)
+        if dims is None or given is None or len(dims) != len(given):
+            continue
+        for d, g in zip(dims, given, strict=True):
+            if isinstance(d, str):
+                named.setdefault(d, int(g))
+    return named
+
+
+def _by_name(vi: onnx.ValueInfoProto, named: Mapping[str, int]) -> list[int] | None:
+    """The shape of `vi` when its every dynamic dim is a name in `named`, else None."""
+    dims = _dims(vi)
+    if not dims or not any(isinstance(d, str) for d in dims):
+        return None
+    if any(d is None or (isinstance(d, str) and d not in named) for d in dims):
+        return None
+    return [named[d] if isinstance(d, str) else int(d) for d in dims]
 
 
 def _given_shape(label: str, name: str, dims: list | None, given: Sequence[int]) -> tuple:

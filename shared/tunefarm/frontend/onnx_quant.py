@@ -7,8 +7,9 @@ nodes, so a QDQ model computes what its Q/DQ pairs say (each activation rounded 
 saturated at the model's scales). Bad parameters are errors naming the node: a scale that
 is not a positive finite constant, a zero point outside its dtype, an axis out of range, a
 per-channel parameter whose length is not the channel count. QLinearConv becomes a
-`qconv2d` (uint8 x int8, symmetric weights); QLinearMatMul, ConvInteger and MatMulInteger
-are refused by the importer's unsupported-op error, which names the node.
+`qconv2d` (uint8 x int8, weight zero points folded in); QLinearMatMul, ConvInteger and
+MatMulInteger are in `frontend.onnx_integer`. The int32 accumulators they make turn float by
+a DequantizeLinear or a Cast (a `dequantize` with scale 1).
 """
 
 from __future__ import annotations
@@ -95,12 +96,39 @@ def dequantize_linear(cx) -> None:
         return
     x = cx.imp.graph_value(cx.input(0), cx)
     value = cx.imp.graph.values[x]
-    if value.dtype not in ("uint8", "int8"):
-        raise cx.fail(f"input {cx.input(0)!r} is {value.dtype}; DequantizeLinear takes uint8/int8")
+    if value.dtype not in ("uint8", "int8", "int32"):
+        raise cx.fail(
+            f"input {cx.input(0)!r} is {value.dtype}; DequantizeLinear takes uint8/int8/int32"
+        )
     scale, zero, axis, dtype = _qparams(cx, len(value.shape), value.shape)
+    if value.dtype == "int32" and not cx.has(2):
+        dtype = "int32"
     if dtype != value.dtype:
         raise cx.fail(f"zero point is {dtype} but the input is {value.dtype}")
+    if dtype == "int32" and (isinstance(scale, list) or zero != 0):
+        raise cx.fail("an int32 input takes a per-tensor scale and a zero point of 0")
     cx.emit("dequantize", [x], {"scale": scale, "zero_point": zero, "axis": axis}, cx.outputs[0])
+
+
+def is_int8_accumulator(cx) -> bool:
+    """Whether input 0 is the run-time int32 result of an int8 op (a qconv2d, or the
+    reshape after a matmul's), as opposed to an integer graph input."""
+    name = cx.imp.resolve(cx.input(0))
+    graph = cx.imp.graph
+    if cx.imp.const(name) is not None or graph.values.get(name) is None:
+        return False
+    producers = graph.producers()
+    node = producers.get(name)
+    if node is not None and node.op == "reshape":
+        node = producers.get(node.inputs[0])
+    return node is not None and node.op == "qconv2d" and graph.values[name].dtype == "int32"
+
+
+def int32_to_float(cx) -> None:
+    """Cast of a run-time int32 (an int8 op's accumulator) to float32: exact below 2**24,
+    rounded to nearest as C's conversion above, which is what ONNX Runtime's Cast does."""
+    x = cx.imp.graph_value(cx.input(0), cx)
+    cx.emit("dequantize", [x], {"scale": 1.0, "zero_point": 0, "axis": 1}, cx.outputs[0])
 
 
 def _scalar_q(cx, i: int, what: str, dtype: str) -> tuple[float, int]:
@@ -119,8 +147,9 @@ def _scalar_q(cx, i: int, what: str, dtype: str) -> tuple[float, int]:
 
 
 def qlinear_conv(cx) -> None:
-    """QLinearConv (uint8 x, int8 symmetric weights per tensor or channel, int32 bias, uint8
-    y) as a `qconv2d` with the model's integers; the requantize scale is
+    """QLinearConv (uint8 x, 8-bit weights per tensor or channel, their zero points folded in
+    as `w - zw` when that fits int8, int32 bias, uint8 y) as a `qconv2d` with the model's
+    integers; the requantize scale is
     (s_x * s_w) / s_y in float32, as ONNX Runtime computes it."""
     from tunefarm.frontend.onnx_import import _window  # the importer's window attrs
 
@@ -128,18 +157,18 @@ def qlinear_conv(cx) -> None:
     if cx.imp.graph.value(x).dtype != "uint8":
         raise cx.fail("input x must be uint8 (from a QuantizeLinear)")
     s_x, z_x = _scalar_q(cx, 1, "x", "uint8")
+    from tunefarm.frontend.onnx_integer import centered_weights  # (imports this module)
+
     w = cx.maybe_const(3)
-    if w is None or np.asarray(w).dtype != np.int8 or np.asarray(w).ndim != 4:
-        raise cx.fail("weight must be a constant int8 OIHW initializer")
-    w = np.asarray(w)
-    s_w, z_w = cx.maybe_const(4), cx.maybe_const(5)
-    if s_w is None or z_w is None:
+    if w is None or np.asarray(w).ndim != 4:
+        raise cx.fail("weight must be a constant OIHW initializer")
+    s_w = cx.maybe_const(4)
+    if s_w is None or cx.maybe_const(5) is None:
         raise cx.fail("weight scale and zero point must be constant initializers")
+    w = centered_weights(cx, 3, 5, 0, "weight")  # w - zw as int8 (per tensor or channel)
     s_w = np.asarray(s_w, np.float32).reshape(-1)
     if s_w.size not in (1, w.shape[0]) or not (np.isfinite(s_w).all() and (s_w > 0).all()):
         raise cx.fail(f"weight scale must be 1 or {w.shape[0]} positive values")
-    if np.any(np.asarray(z_w)):
-        raise cx.fail("weight zero points must be 0 (symmetric int8 weights)")
     s_y, z_y = _scalar_q(cx, 6, "y", "uint8")
     if int(cx.attr("group", 1)) != 1:
         raise cx.fail("grouped QLinearConv is not supported")

@@ -1,4 +1,4 @@
-"""The model zoo: standard CNNs built as ONNX models with random weights.
+"""The model zoo: standard CNNs and BERT encoders built as ONNX models with random weights.
 
 Nothing can be downloaded where tunefarm runs, yet the frontend, the task extractor and the
 tuner all want real networks to chew on. The graphs below follow the published (torchvision)
@@ -12,6 +12,9 @@ damped), which keeps numerical comparisons against onnxruntime meaningful.
     zoo.describe("vgg-16")                           # shapes and counts, no weights drawn
 
 Input "data" is (batch, 3, H, W) float32; output "output" is the (batch, 1000) logits.
+`bert-base` and `bert-tiny` (`tunefarm.frontend.zoo_bert`) take int64 input_ids,
+attention_mask and token_type_ids of (batch, seq) instead, seq = `image_size` (default 128),
+and are built at opset 17.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+from tunefarm.frontend import zoo_bert
 
 __all__ = ["ZooError", "ModelInfo", "names", "build", "describe", "save", "param_count"]
 
@@ -45,8 +50,8 @@ class ModelInfo:
     """What a zoo model looks like, without its weights (see `describe`)."""
 
     name: str
-    input_shape: tuple[int, int, int, int]
-    output_shape: tuple[int, int]
+    input_shape: tuple[int, ...]
+    output_shape: tuple[int, ...]
     nodes: int
     params: int  # conv/gemm weights and biases plus BN scale and bias, as papers count
     opset: int
@@ -472,11 +477,26 @@ _ARCHITECTURES: dict[str, tuple[Callable[[_Builder], str], int]] = {
 
 def names() -> list[str]:
     """The model names `build` accepts."""
-    return list(_ARCHITECTURES)
+    return list(_ARCHITECTURES) + list(zoo_bert.CONFIGS)
+
+
+def _bert(name: str, batch: int, seq: int | None, opset: int | None) -> zoo_bert.BertConfig:
+    """The BERT config at sequence length `seq`; bad arguments are ZooErrors."""
+    cfg = zoo_bert.CONFIGS[name]
+    seq = cfg.seq if seq is None else seq
+    for what, value in (("batch", batch), ("sequence length (image_size)", seq)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ZooError(f"{name}: {what} must be an int >= 1, got {value!r}")
+    if seq > zoo_bert.MAX_POSITIONS:
+        raise ZooError(f"{name}: sequence length {seq} is above {zoo_bert.MAX_POSITIONS}")
+    if opset not in (None, zoo_bert.OPSET):
+        raise ZooError(f"{name}: BERT models are built at opset {zoo_bert.OPSET}, got {opset!r}")
+    return zoo_bert.BertConfig(**{**cfg.__dict__, "seq": seq})
 
 
 def _run(name, batch, image_size, opset, rng) -> tuple[_Builder, str, int, int]:
     """Validate the arguments and run the architecture function on a fresh builder."""
+    opset = 13 if opset is None else opset
     if name not in _ARCHITECTURES:
         raise ZooError(f"unknown model {name!r}; known models: {', '.join(names())}")
     arch, default_size = _ARCHITECTURES[name]
@@ -491,22 +511,40 @@ def _run(name, batch, image_size, opset, rng) -> tuple[_Builder, str, int, int]:
 
 
 def build(
-    name: str, batch: int = 1, seed: int = 0, image_size: int | None = None, opset: int = 13
+    name: str,
+    batch: int = 1,
+    seed: int = 0,
+    image_size: int | None = None,
+    opset: int | None = None,
 ) -> onnx.ModelProto:
     """The named model with random weights from `seed`, checked by onnx.checker.
 
     `image_size` (default 224, 299 for inception-v3) shrinks the input for fast tests; sizes
     the architecture cannot take (inception-v3 below 75, vgg-16 off multiples of 224) are a
-    ZooError.
+    ZooError. For BERT models `image_size` is the sequence length. `opset` defaults to 13
+    (17 for BERT, the only one it is built at).
     """
+    if name in zoo_bert.CONFIGS:
+        return zoo_bert.build_bert(name, _bert(name, batch, image_size, opset), batch, seed)
     b, out, _, batch = _run(name, batch, image_size, opset, np.random.default_rng(seed))
     return b.finish(out, batch)
 
 
 def describe(
-    name: str, batch: int = 1, image_size: int | None = None, opset: int = 13
+    name: str, batch: int = 1, image_size: int | None = None, opset: int | None = None
 ) -> ModelInfo:
     """Shapes, node and parameter counts of a zoo model, without drawing any weight."""
+    if name in zoo_bert.CONFIGS:
+        cfg = _bert(name, batch, image_size, opset)
+        return ModelInfo(
+            name,
+            (batch, cfg.seq),
+            (batch, cfg.seq, cfg.hidden),
+            zoo_bert.bert_node_count(cfg),
+            zoo_bert.bert_param_count(cfg),
+            zoo_bert.OPSET,
+        )
+    opset = 13 if opset is None else opset
     b, _, size, batch = _run(name, batch, image_size, opset, None)
     return ModelInfo(
         name, (batch, 3, size, size), (batch, NUM_CLASSES), len(b.nodes), b.params, opset
@@ -519,7 +557,7 @@ def save(
     batch: int = 1,
     seed: int = 0,
     image_size: int | None = None,
-    opset: int = 13,
+    opset: int | None = None,
 ) -> onnx.ModelProto:
     """Build the model and write it to `path`; returns the model written."""
     model = build(name, batch, seed, image_size, opset)
@@ -528,10 +566,17 @@ def save(
 
 
 def param_count(model: onnx.ModelProto) -> int:
-    """Conv/Gemm weights and biases plus BN scale and bias: the count papers quote.
+    """Conv/Gemm weights and biases plus BN scale and bias: the count papers quote (for
+    BERT: every float initializer but the scalar constants).
 
     BN running statistics and Clip bounds are initializers too, but not parameters.
     """
+    if any(n.op_type == "LayerNormalization" for n in model.graph.node):
+        return sum(
+            math.prod(t.dims)
+            for t in model.graph.initializer
+            if t.data_type == TensorProto.FLOAT and len(t.dims) > 0
+        )
     counted = set()
     for node in model.graph.node:
         if node.op_type in ("Conv", "Gemm"):

@@ -4,7 +4,9 @@ optimised graph, weighted by how often it occurs.
 The task carries the anchor's whole fused subgraph (shapes, attributes and epilogue), as in
 the auto-scheduler, so the kernel measured while tuning is exactly the one the network runs.
 Pools, transforms and other light ops are compiled with their default schedules and are not
-tuned: together they take a few percent of a CNN's time.
+tuned under the template policy: together they take a few percent of a CNN's time. Under the
+sketch and auto policies they become tasks too (`tunefarm.compiler.tasks.network_tasks`,
+from the compiler's own lowering, a layer above this one).
 
 Which tasks run a node is the target's backend's layout policy (`Backend.anchor_variants`):
 it pins the task to the layout the network keeps, and may add alternative tasks, other
@@ -93,6 +95,8 @@ class NetworkTask:
     def describe(self, graph: Graph) -> str:
         """Shapes and attributes in a line, e.g. conv2d 1x64x56x56 * 64x64x3x3 s1 p1 +bias,relu."""
         a = self.task.args
+        if "weight" not in a:
+            return describe_op(self.task)
         shapes = " * ".join("x".join(str(d) for d in a[k]) for k in ("data", "weight"))
         if self.task.op.startswith("conv2d"):
             extra = f" s{a['strides'][0]} p{a['padding'][0]}"
@@ -109,6 +113,30 @@ class NetworkTask:
         if "blocks" in a:
             epi += " [{}c->{}c]".format(*a["blocks"])
         return f"{self.task.op} {shapes}{extra}{epi}"
+
+
+def _is_shape(v) -> bool:
+    return isinstance(v, tuple) and bool(v) and all(isinstance(d, int) for d in v)
+
+
+def _show(v) -> str:
+    if _is_shape(v):
+        return "x".join(str(d) for d in v)
+    if isinstance(v, tuple) and v and all(_is_shape(x) for x in v):
+        return ",".join(_show(x) for x in v)
+    return str(list(v) if isinstance(v, tuple) else v)
+
+
+SHAPE_PARAMS = ("data", "shape", "shapes", "a", "b")  # the tensors of a non-anchor task
+
+
+def describe_op(task: Task) -> str:
+    """A non-anchor task in a line: its op, its tensors' shapes, then its other params, e.g.
+    `pool2d 1x64x112x112 ceil_mode=False ... kind=max ... strides=2x2 block=16`."""
+    a = task.args
+    shapes = [_show(a[k]) for k in SHAPE_PARAMS if k in a]
+    rest = [f"{k}={_show(v)}" for k, v in a.items() if k not in SHAPE_PARAMS]
+    return " ".join([task.op, " * ".join(shapes), *rest])
 
 
 def extract_tasks(graph: Graph, target: str) -> list[NetworkTask]:

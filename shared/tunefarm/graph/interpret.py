@@ -86,6 +86,8 @@ def _pool2d(node: Node, a: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def _global_pool2d(node: Node, a: list[np.ndarray]) -> list[np.ndarray]:
+    if node.attrs.get("qparams") is not None:  # an int8 mean (`quant_ops.global_avg_pool_q`)
+        return [quant_ops.global_avg_pool_q(node, a[0])]
     if node.attrs["kind"] == "max":
         return [R.global_max_pool2d_nchw(a[0])]
     return [R.global_avg_pool2d_nchw(a[0])]
@@ -120,6 +122,10 @@ def _binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Kernel:
     return lambda node, a: [np.asarray(fn(a[0], a[1]))]
 
 
+def _ln(node: Node) -> dict:
+    return {"axis": node.attrs["axis"], "epsilon": float(node.attrs["epsilon"])}
+
+
 KERNELS: dict[str, Kernel] = {
     "conv2d": _conv2d,
     "dense": _dense,
@@ -147,6 +153,22 @@ KERNELS: dict[str, Kernel] = {
     "reduce_mean": _reduce_mean,
     "layout_transform": lambda node, a: [
         layouts.transform(a[0], node.attrs["src"], node.attrs["dst"])
+    ],
+    "erf": _unary(R.erf),
+    "tanh": _unary(R.tanh),
+    "sqrt": _unary(R.sqrt),
+    "square": _unary(R.square),
+    "gelu": _unary(R.gelu),
+    "equal": _binary(R.equal),
+    "where": lambda node, a: [R.where(*a)],
+    "cast": lambda node, a: [a[0].astype(node.attrs["dtype"])],
+    "gather": lambda node, a: [R.gather(a[0], a[1], node.attrs["axis"])],
+    "expand": lambda node, a: [R.broadcast_to(a[0], node.attrs["shape"])],
+    "slice": lambda node, a: [
+        R.slice_axis(a[0], node.attrs["axis"], node.attrs["begin"], node.attrs["end"])
+    ],
+    "layer_norm": lambda node, a: [
+        R.layer_norm(a[0], a[1], a[2] if len(a) > 2 else None, **_ln(node))
     ],
     **{op: quant_ops.kernel for op in quant_ops.QUANT_OPS},
     **{op: packed_ops.kernel for op in packed_ops.PACKED_OPS},

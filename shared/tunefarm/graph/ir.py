@@ -25,7 +25,16 @@ Op set (logical NCHW layout for 4-D activations, OIHW weights; `attrs` as listed
   softmax         axis
   reduce_mean     axes keepdims
   layout_transform src dst                 (inserted by the layout pass)
-  quantize dequantize qconv2d             int8 ops: see `tunefarm.graph.quant_ops`
+  erf tanh sqrt square gelu               []  (square: ONNX Pow with exponent 2;
+                                          gelu: x * 0.5 * (1 + erf(x / sqrt 2)))
+  equal           [a, b]                  1.0 where a == b else 0.0 (broadcasting)
+  where           [cond, a, b]            a where cond != 0 else b (broadcasting)
+  cast            dtype                   int inputs to float32 (booleans are float 0/1)
+  gather          [data, indices (int)]   axis  (embedding lookup; indices clamped)
+  expand          shape                   numpy broadcast to `shape` (static)
+  slice           axis begin end          x[..., begin:end, ...] on one axis (step 1)
+  layer_norm      [x, gamma, (beta)]      axis epsilon  (statistics over axis..end)
+  quantize dequantize qconv2d qadd        int8 ops: see `tunefarm.graph.quant_ops`
   conv2d_packed int8_add                  accelerator-packed ops: `tunefarm.graph.packed_ops`
 Params (weights, constants) are numpy arrays keyed by value name.
 """
@@ -64,10 +73,24 @@ OPS = (
     "softmax",
     "reduce_mean",
     "layout_transform",
+    # transformer ops
+    "erf",
+    "tanh",
+    "sqrt",
+    "square",
+    "gelu",
+    "equal",
+    "where",
+    "cast",
+    "gather",
+    "expand",
+    "slice",
+    "layer_norm",
     # quantized ops (rules and kernels in `tunefarm.graph.quant_ops`)
     "quantize",
     "dequantize",
     "qconv2d",
+    "qadd",
     # ops of a network packed for an accelerator (`tunefarm.graph.packed_ops`)
     "conv2d_packed",
     "int8_add",
@@ -280,8 +303,36 @@ def _jsonable(attrs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def input_ranges(graph: Graph) -> dict[str, tuple[int, int]]:
+    """[lo, hi) of the values each integer input should take: token ids index the tables of
+    the gathers that read them (the smallest one), other integers are 0/1 masks."""
+    ranges = {}
+    for v in graph.inputs:
+        if np.dtype(v.dtype).kind not in "iu":
+            continue
+        same = {v.name}  # the input and its views (reshape, expand, slice keep the values)
+        for n in graph.nodes:
+            if n.op in ("reshape", "expand", "slice") and n.inputs[0] in same:
+                same.add(n.outputs[0])
+        sizes = [
+            graph.shape(n.inputs[0])[int(n.attrs.get("axis", 0))]
+            for n in graph.nodes
+            if n.op == "gather" and n.inputs[1] in same
+        ]
+        ranges[v.name] = (0, min(sizes) if sizes else 2)
+    return ranges
+
+
 def random_inputs(graph: Graph, seed: int = 0) -> dict[str, np.ndarray]:
-    """Seeded uniform [-1, 1) arrays for every runtime input of the graph (what a network is
-    checked on against its reference)."""
+    """Seeded arrays for every runtime input of the graph (what a network is checked on
+    against its reference): uniform [-1, 1) floats, integers in `input_ranges`."""
     rng = np.random.default_rng(seed)
-    return {v.name: rng.uniform(-1.0, 1.0, size=v.shape).astype(v.dtype) for v in graph.inputs}
+    ranges = input_ranges(graph)
+    out = {}
+    for v in graph.inputs:
+        if v.name in ranges:
+            lo, hi = ranges[v.name]
+            out[v.name] = rng.integers(lo, hi, size=v.shape).astype(v.dtype)
+        else:
+            out[v.name] = rng.uniform(-1.0, 1.0, size=v.shape).astype(v.dtype)
+    return out

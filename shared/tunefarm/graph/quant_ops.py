@@ -8,6 +8,8 @@
                out_zero_point relu residual([s_y, s_r, s_out, z_r, z_out] or null)
                -> out_dtype NCHW: the int8 conv with its whole epilogue (see
                `tunefarm.ir.ops.qconv.conv_int8_epilogue`)
+  qadd        [a, b (same shape and dtype)] scales [a, b, out] zero_points [a, b, out]
+               rule (fixed|float)     -> dtype: see `tunefarm.ir.ops.quantize.add[_float]`
 
 Rounding, saturation and the fixed-point residual rescale are those of
 `tunefarm.ir.ops.quantize`; the kernels here use the same numpy oracles as the op tests.
@@ -22,10 +24,11 @@ import numpy as np
 from tunefarm.graph.ir import GraphError, Node, Value
 from tunefarm.ir import quant_reference as QR
 from tunefarm.ir import reference as R
-from tunefarm.ir.ops.quantize import QRANGE, add_multipliers
+from tunefarm.ir.ops.pool import global_avg_pool_scale
+from tunefarm.ir.ops.quantize import QRANGE, add_float_params, add_multipliers
 from tunefarm.task import Task
 
-QUANT_OPS = ("quantize", "dequantize", "qconv2d")
+QUANT_OPS = ("quantize", "dequantize", "qconv2d", "qadd")
 
 
 def _fail(node: Node, msg: str) -> GraphError:
@@ -62,7 +65,25 @@ def shape_rule(node: Node, ins: list[Value]) -> list[Value]:
     if node.op == "dequantize":
         check_qparams(node, node.attrs.get("scale"), node.attrs.get("zero_point", 0), ins[0].dtype)
         return [Value(node.outputs[0], ins[0].shape, "float32")]
+    if node.op == "qadd":
+        return [_qadd_shape(node, ins)]
     return [_qconv_shape(node, ins)]
+
+
+def _qadd_shape(node: Node, ins: list[Value]) -> Value:
+    if len(ins) != 2 or ins[0].shape != ins[1].shape or ins[0].dtype != ins[1].dtype:
+        raise _fail(node, "expects two inputs of the same shape and dtype")
+    a = node.attrs
+    scales, zps = a.get("scales"), a.get("zero_points")
+    if not isinstance(scales, list | tuple) or not isinstance(zps, list | tuple):
+        raise _fail(node, "attrs 'scales' and 'zero_points' must be [a, b, out] lists")
+    if len(scales) != 3 or len(zps) != 3:
+        raise _fail(node, "attrs 'scales' and 'zero_points' must have 3 values (a, b, out)")
+    for s, z in zip(scales, zps, strict=True):
+        check_qparams(node, s, z, ins[0].dtype)
+    if a.get("rule", "fixed") not in ("fixed", "float"):
+        raise _fail(node, f"attr 'rule' must be 'fixed' or 'float', got {a.get('rule')!r}")
+    return Value(node.outputs[0], ins[0].shape, ins[0].dtype)
 
 
 def _qconv_shape(node: Node, ins: list[Value]) -> Value:
@@ -101,6 +122,12 @@ def kernel(node: Node, args: list[np.ndarray]) -> list[np.ndarray]:
         return [QR.quantize(args[0], a["scale"], a.get("zero_point", 0), dtype, axis)]
     if node.op == "dequantize":
         return [QR.dequantize(args[0], a["scale"], a.get("zero_point", 0), axis)]
+    if node.op == "qadd":
+        dtype = str(args[0].dtype)
+        if a.get("rule", "fixed") == "float":
+            return [QR.add_float(args[0], args[1], add_float_params(a["scales"], a["zero_points"]))]
+        mults = add_multipliers(*(float(s) for s in a["scales"]))
+        return [QR.add(args[0], args[1], mults, a["zero_points"], dtype)]
     x = QR.conv2d_int(
         args[0],
         args[1],
@@ -124,6 +151,14 @@ def kernel(node: Node, args: list[np.ndarray]) -> list[np.ndarray]:
         a.get("out_max"),
     )
     return [out]
+
+
+def global_avg_pool_q(node: Node, x: np.ndarray) -> np.ndarray:
+    """A global_pool2d node with `qparams` [s_in, z_in, s_out, z_out] on int8 values: the
+    int32 sum requantized as ONNX Runtime's QLinearGlobalAveragePool does."""
+    s_in, z_in, s_out, z_out = node.attrs["qparams"]
+    scale = global_avg_pool_scale(s_in, s_out, x.shape[2] * x.shape[3])
+    return QR.global_avg_pool(x, scale, z_in, z_out, str(x.dtype))
 
 
 def qconv_task(shape_of, node: Node, target: str) -> Task:

@@ -380,6 +380,106 @@ def _layout_transform(node: Node, ins: list[Value]) -> list[Value]:
     return _out(node, [shape], ins[0].dtype)
 
 
+def _float(node: Node, ins: list[Value]) -> None:
+    for v in ins:
+        if v.dtype != "float32":
+            raise _fail(node, f"input {v.name!r} must be float32, got {v.dtype}")
+
+
+def _float_unary(node: Node, ins: list[Value]) -> list[Value]:
+    _n_inputs(node, ins, 1)
+    _float(node, ins)
+    return _same(node, ins)
+
+
+def _equal(node: Node, ins: list[Value]) -> list[Value]:
+    _float(node, ins)
+    return _binary(node, ins)
+
+
+def _where(node: Node, ins: list[Value]) -> list[Value]:
+    _n_inputs(node, ins, 3)
+    _float(node, ins)
+    try:
+        shape = np.broadcast_shapes(*(v.shape for v in ins))
+    except ValueError:
+        shapes = [list(v.shape) for v in ins]
+        raise _fail(node, f"shapes {shapes} of cond, a and b do not broadcast") from None
+    return _out(node, [shape], "float32")
+
+
+def _cast(node: Node, ins: list[Value]) -> list[Value]:
+    _n_inputs(node, ins, 1)
+    dtype = _attr(node, "dtype")
+    if dtype != "float32" or np.dtype(ins[0].dtype).kind not in "iuf":
+        raise _fail(
+            node, f"only casts of numbers to float32 are supported, got {ins[0].dtype} to {dtype!r}"
+        )
+    return _out(node, [ins[0].shape], "float32")
+
+
+def _gather(node: Node, ins: list[Value]) -> list[Value]:
+    _n_inputs(node, ins, 2)
+    data, idx = ins
+    axis = _axis(node, _attr(node, "axis"), len(data.shape))
+    if np.dtype(idx.dtype).kind not in "iu":
+        raise _fail(node, f"indices {idx.name!r} must be integers, got {idx.dtype}")
+    if not idx.shape:
+        raise _fail(node, f"indices {idx.name!r} must be at least 1-D (reshape scalars)")
+    shape = (*data.shape[:axis], *idx.shape, *data.shape[axis + 1 :])
+    return _out(node, [shape], data.dtype)
+
+
+def _expand(node: Node, ins: list[Value]) -> list[Value]:
+    """The shape attr is the result (the importer resolves ONNX Expand's two-way broadcast)."""
+    _n_inputs(node, ins, 1)
+    shape = _attr(node, "shape")
+    ok = isinstance(shape, list | tuple) and all(
+        isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in shape
+    )
+    try:
+        ok = ok and tuple(np.broadcast_shapes(ins[0].shape, tuple(shape))) == tuple(shape)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise _fail(node, f"cannot expand {ins[0].name!r} {list(ins[0].shape)} to shape {shape!r}")
+    return _out(node, [tuple(shape)], ins[0].dtype)
+
+
+def _slice(node: Node, ins: list[Value]) -> list[Value]:
+    _n_inputs(node, ins, 1)
+    shape = list(ins[0].shape)
+    axis = _axis(node, _attr(node, "axis"), len(shape))
+    begin, end = _attr(node, "begin"), _attr(node, "end")
+    ok = all(isinstance(v, int) and not isinstance(v, bool) for v in (begin, end))
+    if not ok or not 0 <= begin < end <= shape[axis]:
+        raise _fail(
+            node,
+            f"attrs begin={begin!r}, end={end!r} must satisfy 0 <= begin < end <= "
+            f"{shape[axis]} (axis {axis} of {list(ins[0].shape)})",
+        )
+    shape[axis] = end - begin
+    return _out(node, [tuple(shape)], ins[0].dtype)
+
+
+def _layer_norm(node: Node, ins: list[Value]) -> list[Value]:
+    _n_inputs(node, ins, (2, 3))
+    _float(node, ins)
+    x = ins[0]
+    axis = _axis(node, _attr(node, "axis"), len(x.shape))
+    eps = _attr(node, "epsilon")
+    if isinstance(eps, bool) or not isinstance(eps, int | float) or eps < 0:
+        raise _fail(node, f"attr 'epsilon' must be a number >= 0, got {eps!r}")
+    for what, v in zip(("gamma", "beta"), ins[1:], strict=False):
+        if v.shape != x.shape[axis:]:
+            raise _fail(
+                node,
+                f"{what} {v.name!r} must have shape {list(x.shape[axis:])} (axes {axis}.. of "
+                f"x), got {list(v.shape)}",
+            )
+    return _same(node, ins)
+
+
 RULES: dict[str, Rule] = {
     "conv2d": _conv2d,
     "dense": _dense,
@@ -406,6 +506,18 @@ RULES: dict[str, Rule] = {
     "softmax": _softmax,
     "reduce_mean": _reduce_mean,
     "layout_transform": _layout_transform,
+    "erf": _float_unary,
+    "tanh": _float_unary,
+    "sqrt": _float_unary,
+    "square": _float_unary,
+    "gelu": _float_unary,
+    "equal": _equal,
+    "where": _where,
+    "cast": _cast,
+    "gather": _gather,
+    "expand": _expand,
+    "slice": _slice,
+    "layer_norm": _layer_norm,
     **{op: quant_ops.shape_rule for op in quant_ops.QUANT_OPS},
     **{op: packed_ops.shape_rule for op in packed_ops.PACKED_OPS},
 }

@@ -52,7 +52,16 @@ _CALLS: dict[str, Any] = {
     "pow": np.power,
     "nearbyint": np.rint,
     "dot4": lambda a, b: _dot4(a, b),
+    "fma": lambda a, b, c: fma32(a, b, c),
 }
+
+
+def fma32(a, b, c) -> np.ndarray:
+    """float32 a * b + c rounded once: the product of two float32 is exact in float64, and so
+    is the sum unless the exponents are more than ~29 bits apart (then the float64 rounding
+    is far below a float32 ulp and only a sum on a float32 midpoint could round twice)."""
+    wide = np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)
+    return wide.astype(np.float32)
 
 
 def _dot4(a: np.ndarray, b: np.ndarray) -> np.ndarray:

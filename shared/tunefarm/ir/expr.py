@@ -170,7 +170,9 @@ class Reduce(Expr):
     dtype: str
 
 
-MATH_FUNCS = ("exp", "log", "sqrt", "tanh", "fabs", "erf", "pow", "nearbyint")
+# fma(a, b, c): a * b + c rounded once (C's fmaf), for ops that must round as another
+# runtime's fused multiply-adds do (see `ir.ops.quantize.add_float`)
+MATH_FUNCS = ("exp", "log", "sqrt", "tanh", "fabs", "erf", "pow", "nearbyint", "fma")
 # Integer intrinsics: Calls on int32 operands that a backend may map to one instruction.
 # dot4(a, b): a holds four uint8 lanes and b four int8 lanes (little-endian bytes of one
 # int32 word each); the result is their int32 dot product (x86 VNNI `vpdpbusd`'s unit).

@@ -62,6 +62,30 @@ def add(a, b, mults, zero_points, dtype="int8") -> np.ndarray:
     return saturate(value, zo, dtype)
 
 
+def add_float(a, b, ratios, dtype="uint8") -> np.ndarray:
+    """Quantized add as ONNX Runtime's QLinearAdd rounds it on x86 (see
+    `tunefarm.ir.ops.quantize.add_float`): ratios = (ra, rb, c) from `add_float_params`."""
+    ra, rb, c = (np.float32(v) for v in ratios)
+    fa = np.asarray(a).astype(np.float32)
+    fb = np.asarray(b).astype(np.float32)
+    value = _fma32(fa, ra, _fma32(fb, rb, np.full(fb.shape, c, np.float32)))
+    return saturate(np.rint(value), 0, dtype)
+
+
+def global_avg_pool(x, scale, zero_in, zero_out, dtype="uint8") -> np.ndarray:
+    """Quantized mean over H, W of NCHW x: requantize(sum - zero_in * H*W) with the float32
+    `scale` from `tunefarm.ir.ops.pool.global_avg_pool_scale`."""
+    x = np.asarray(x, np.int64)
+    area = x.shape[2] * x.shape[3]
+    acc = (x.sum(axis=(2, 3), keepdims=True) - int(zero_in) * area).astype(np.int32)
+    return requantize(acc, np.float32(scale), zero_out, dtype)
+
+
+def _fma32(a, b, c) -> np.ndarray:
+    wide = np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)
+    return wide.astype(np.float32)
+
+
 def conv2d_int(data, weight, data_zp, weight_zp, strides, padding, dilation=1, groups=1):
     """int32 conv of (data - data_zp) and (weight - weight_zp): exact in float64 for the
     sizes we test (|sum| < 2**53), narrowed to int32. weight_zp may be per output channel.

@@ -12,6 +12,7 @@ Padding is (top, left, bottom, right); an int or a (pad_h, pad_w) pair means sym
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -537,6 +538,81 @@ def copy(x: np.ndarray) -> np.ndarray:
     return _arr(x, "x").copy()
 
 
+# ---- transformer ops
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function, in float64 (math.erf elementwise: numpy has none)."""
+    x = _arr(x, "x")
+    return _ERF(x.astype(np.float64)).astype(np.float64).astype(x.dtype)
+
+
+def tanh(x: np.ndarray) -> np.ndarray:
+    x = _arr(x, "x")
+    return np.tanh(x.astype(np.float64)).astype(x.dtype)
+
+
+def sqrt(x: np.ndarray) -> np.ndarray:
+    x = _arr(x, "x")
+    return np.sqrt(x.astype(np.float64)).astype(x.dtype)
+
+
+def square(x: np.ndarray) -> np.ndarray:
+    x = _arr(x, "x")
+    return (x.astype(np.float64) ** 2).astype(x.dtype)
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """x * 0.5 * (1 + erf(x / sqrt(2))), the exact GELU BERT uses."""
+    x = _arr(x, "x")
+    xf = x.astype(np.float64)
+    return (xf * 0.5 * (1.0 + erf(xf / math.sqrt(2.0)))).astype(x.dtype)
+
+
+def equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """1.0 where a == b else 0.0 (booleans are float 0/1 at run time)."""
+    a, b = _arr(a, "a"), _arr(b, "b")
+    return (a == b).astype(np.result_type(a, b))
+
+
+def where(cond: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a where cond != 0 else b, broadcasting all three."""
+    cond, a, b = _arr(cond, "cond"), _arr(a, "a"), _arr(b, "b")
+    return np.where(cond != 0, a, b).astype(np.result_type(a, b))
+
+
+def gather(data: np.ndarray, indices: np.ndarray, axis: int = 0) -> np.ndarray:
+    """ONNX Gather (negative indices count from the end; out-of-range ones are clamped, as
+    the kernels do)."""
+    data, indices = _arr(data, "data"), _arr(indices, "indices")
+    ax = _axis(axis, data.ndim)
+    n = data.shape[ax]
+    idx = indices.astype(np.int64)
+    idx = np.clip(np.where(idx < 0, idx + n, idx), 0, n - 1)
+    return np.take(data, idx, axis=ax)
+
+
+def broadcast_to(x: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+    return np.ascontiguousarray(np.broadcast_to(_arr(x, "x"), tuple(shape)))
+
+
+def layer_norm(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray | None, axis: int = -1, epsilon: float = 1e-5
+) -> np.ndarray:
+    """(x - mean) / sqrt(var + epsilon) * gamma + beta over axes axis..end, in float64."""
+    x = _arr(x, "x")
+    ax = _axis(axis, x.ndim)
+    xf = x.astype(np.float64)
+    axes = tuple(range(ax, x.ndim))
+    mean = xf.mean(axis=axes, keepdims=True)
+    var = ((xf - mean) ** 2).mean(axis=axes, keepdims=True)
+    y = (xf - mean) / np.sqrt(var + epsilon) * gamma.astype(np.float64)
+    if beta is not None:
+        y = y + beta.astype(np.float64)
+    return y.astype(x.dtype)
+
+
 OPS: dict[str, Callable[..., np.ndarray]] = {
     fn.__name__: fn
     for fn in (
@@ -546,5 +622,6 @@ OPS: dict[str, Callable[..., np.ndarray]] = {
         add, subtract, multiply, divide, maximum, minimum, bias_add,
         relu, clip, sigmoid, hard_sigmoid, hard_swish, leaky_relu, cast,
         softmax, log_softmax, layout_transform,
+        erf, tanh, sqrt, square, gelu, equal, where, gather, broadcast_to, layer_norm,
     )
 }  # fmt: skip

@@ -27,7 +27,8 @@ from typing import Any, TextIO
 from tunefarm.backends import parse_target
 from tunefarm.compiler import CompiledNetwork, compile_graph
 from tunefarm.compiler.select import DEFAULT_TOP_K, Selection, compile_selected
-from tunefarm.graph.extract import NetworkTask, extract_tasks
+from tunefarm.compiler.tasks import is_op_task, network_tasks, op_share
+from tunefarm.graph.extract import NetworkTask
 from tunefarm.graph.ir import Graph
 from tunefarm.measure.types import MeasureSettings
 from tunefarm.recipe.reference import EndToEnd, end_to_end
@@ -105,6 +106,14 @@ def print_tasks(tasks: Sequence[NetworkTask], graph: Graph, stream: TextIO | Non
     groups = {t.group: t.flops * t.weight for t in reversed(tasks)}  # alternatives count once
     total = sum(groups.values())
     print(f"Total: {total / 1e9:.2f} GFLOPs in tuned ops", file=stream)
+    ops = [t for t in tasks if is_op_task(t)]
+    if ops:
+        share = op_share(tasks)
+        print(
+            f"{len(ops)} of the tasks are non-anchor kernels (pools, transforms, ...): "
+            f"{share:.1%} of the network's estimated cost",
+            file=stream,
+        )
 
 
 def tune_network(
@@ -361,7 +370,7 @@ def run_job(
     check_log(log, resume)
     if not Path(output).resolve().parent.is_dir():
         raise RecipeError(f"-o {str(output)!r}: directory does not exist")
-    tasks = extract_tasks(graph, options.target)
+    tasks = network_tasks(graph, options.target, options.policy)
     print_tasks(tasks, graph, stream)
     summary = None
     if options.trials > 0:

@@ -62,6 +62,10 @@ class ApplyHistoryBest:
     def __exit__(self, *exc: object) -> None:
         _stack().remove(self)
 
+    def knows(self, task: Task) -> bool:
+        """Whether any record (of any target or device, ok or not) names the task's workload."""
+        return task.workload_key in self._by_workload
+
     def query(self, task: Task, device_key: str | None = None) -> tuple[Config, str]:
         """(config, "record") from the best usable record, else (default config, reason)."""
         device = device_key if device_key is not None else self.device_key

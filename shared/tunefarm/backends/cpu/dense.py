@@ -4,7 +4,12 @@ At batch 1 this is a matrix-vector product bound by reading the weight, so the s
 streams the packed weight contiguously: a tile of `o_inner` vectors of `ob` outputs is
 accumulated in registers over the whole K, K unrolled by `tile_k`, tiles in parallel.
 
-Knobs: tile_o (blocks, o_inner, ob), tile_k.
+With more than one row (a transformer's [batch * seq, hidden] activations) that would
+stream the whole weight once per row, so `tile_n` rows share each weight vector: the
+accumulator tile is tile_n x o_inner vectors, the rows loop inside K, and the tiles are
+ordered weight block outer, rows inner, so a weight block stays in cache across the rows.
+
+Knobs: tile_o (blocks, o_inner, ob), tile_k, and tile_n when N > 1.
 """
 
 from __future__ import annotations
@@ -73,6 +78,8 @@ class DensePack(Template):
         sp = ConfigSpace()
         sp.define_split("tile_o", p["o"], 3, max_factor=64, filter=lambda f: f[1] <= 8)
         sp.define_knob("tile_k", [k for k in (1, 2, 4, 8, 16) if p["k"] % k == 0])
+        if p["n"] > 1:  # only then: batch-1 spaces (and their records) stay as they were
+            sp.define_knob("tile_n", [t for t in (1, 2, 3, 4, 6, 8) if p["n"] % t == 0])
         return sp
 
     def preferred(self, task, space, target):
@@ -80,8 +87,11 @@ class DensePack(Template):
         lanes = vector_lanes(target)
         ob = next((b for b in (lanes, lanes // 2, 8, 4, 2) if p["o"] % b == 0), 1)
         blocks = p["o"] // ob
-        inner = next(i for i in (4, 2, 1) if blocks % i == 0)
-        return {"tile_o": (blocks // inner, inner, ob), "tile_k": 4 if p["k"] % 4 == 0 else 1}
+        rows = next(t for t in (4, 2, 1) if p["n"] % t == 0)
+        registers = 16 if lanes >= 16 else 8  # accumulator vectors that stay in registers
+        inner = next(i for i in (4, 2, 1) if blocks % i == 0 and i * rows <= registers)
+        cfg = {"tile_o": (blocks // inner, inner, ob), "tile_k": 4 if p["k"] % 4 == 0 else 1}
+        return cfg if p["n"] == 1 else {**cfg, "tile_n": rows}
 
     def instantiate(self, task: Task, config: dict[str, Any], target: Target) -> KernelDef:
         p = self.validate(task)
@@ -93,20 +103,24 @@ class DensePack(Template):
         out, extra = build_epilogue(acc_t, p["epilogue"], lambda i: (i[1],), (p["o"],), "out")
         steps, acc = accumulator(acc_t, out)
         o = out.name
-        steps += [
-            S.Split(o, "j", (inner, ob)),
-            S.Fuse(o, ("i", "j.0")),
-            S.Parallel(o, "i+j.0"),
-            S.Unroll(o, "j.1"),
-            S.Vectorize(o, "j.2"),
-            S.ComputeAt(acc, o, "i+j.0"),
-            S.Split(acc, "j", (ob,)),
-            S.Split(acc, "k", (ku,)),
-            S.Reorder(acc, ("i", "k.0", "k.1", "j.0", "j.1")),
-            S.Unroll(acc, "k.1"),
-            S.Unroll(acc, "j.0"),
-            S.Vectorize(acc, "j.1"),
-        ]
+        rows = cfg.get("tile_n", 1)
+        if rows > 1:
+            steps += _row_tiled(o, acc, rows, inner, ob, ku)
+        else:
+            steps += [
+                S.Split(o, "j", (inner, ob)),
+                S.Fuse(o, ("i", "j.0")),
+                S.Parallel(o, "i+j.0"),
+                S.Unroll(o, "j.1"),
+                S.Vectorize(o, "j.2"),
+                S.ComputeAt(acc, o, "i+j.0"),
+                S.Split(acc, "j", (ob,)),
+                S.Split(acc, "k", (ku,)),
+                S.Reorder(acc, ("i", "k.0", "k.1", "j.0", "j.1")),
+                S.Unroll(acc, "k.1"),
+                S.Unroll(acc, "j.0"),
+                S.Vectorize(acc, "j.1"),
+            ]
         packers = [
             lambda x: np.ascontiguousarray(x),
             lambda x: np.ascontiguousarray(x.reshape(-1, ob, p["k"]).transpose(0, 2, 1)),
@@ -121,3 +135,27 @@ class DensePack(Template):
             io_key=io_key(task, ob=ob),
             notes={"weight_layout": f"OI{ob}o"},
         )
+
+
+def _row_tiled(o: str, acc: str, rows: int, inner: int, ob: int, ku: int) -> list[S.Step]:
+    """Tiles of `rows` rows x `inner` vectors of `ob` outputs accumulated in registers, each
+    K step loading `inner` weight vectors once for all rows; weight block outer, rows
+    inner in the parallel loop."""
+    return [
+        S.Split(o, "i", (rows,)),
+        S.Split(o, "j", (inner, ob)),
+        S.Reorder(o, ("j.0", "i.0", "i.1", "j.1", "j.2")),
+        S.Fuse(o, ("j.0", "i.0")),
+        S.Parallel(o, "j.0+i.0"),
+        S.Unroll(o, "i.1"),
+        S.Unroll(o, "j.1"),
+        S.Vectorize(o, "j.2"),
+        S.ComputeAt(acc, o, "j.0+i.0"),
+        S.Split(acc, "j", (ob,)),
+        S.Split(acc, "k", (ku,)),
+        S.Reorder(acc, ("k.0", "k.1", "i", "j.0", "j.1")),
+        S.Unroll(acc, "k.1"),
+        S.Unroll(acc, "i"),
+        S.Unroll(acc, "j.0"),
+        S.Vectorize(acc, "j.1"),
+    ]

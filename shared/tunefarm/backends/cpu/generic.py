@@ -22,15 +22,18 @@ from tunefarm.ir import reference as R
 from tunefarm.ir import tensor as te
 from tunefarm.ir.ops.conv import conv2d_nchw, conv2d_nhwc, pad
 from tunefarm.ir.ops.dense import batch_matmul, matmul
+from tunefarm.ir.ops.elementwise import where
 from tunefarm.ir.ops.epilogue import apply_epilogue, epilogue_inputs, reference_epilogue
 from tunefarm.ir.ops.layout import layout_transform
-from tunefarm.ir.ops.movement import concat, copy, slice_axis, transpose
+from tunefarm.ir.ops.movement import broadcast_to, concat, copy, gather, slice_axis, transpose
+from tunefarm.ir.ops.normalization import layer_norm
 from tunefarm.ir.ops.reduction import lrn, reduce_mean
 from tunefarm.ir.ops.softmax import softmax
 from tunefarm.ir.tensor import Tensor
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace
 from tunefarm.schedule.template import (
+    InputSpec,
     KernelDef,
     Template,
     as_padding,
@@ -95,6 +98,18 @@ class OpSpec:
     build: Callable[[Task, list[Tensor]], Tensor]
     reference: Callable[[Task, list[np.ndarray]], np.ndarray]
     flops: Callable[[Task, tuple[int, ...]], float]
+    # dtype and value range of inputs that are not float32 in [-1, 1) (int indices, masks)
+    specs: Callable[[Task], dict[str, InputSpec]] = lambda t: {}
+
+
+@dataclass(frozen=True)
+class MaskSpec(InputSpec):
+    """Float tensors holding small integers (0/1 masks, Equal's operands), so that the
+    select in where/equal takes both branches when measured."""
+
+    def draw(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        ints = rng.integers(int(self.lo), int(self.hi), size=shape, endpoint=True)
+        return ints.astype(self.dtype)
 
 
 def _ew_inputs(task: Task) -> Inputs:
@@ -105,7 +120,8 @@ def _ew_inputs(task: Task) -> Inputs:
 
 
 UNARY = {"relu", "sigmoid", "hard_swish", "hard_sigmoid", "leaky_relu", "clip", "cast"}
-BINARY = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "bias_add"}
+UNARY |= {"erf", "tanh", "sqrt", "square", "gelu"}
+BINARY = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "bias_add", "equal"}
 
 
 def _ew_fn(task: Task) -> str:
@@ -127,6 +143,28 @@ def _ew_attrs(task: Task, fn: str) -> dict[str, Any]:
         "cast": {"dtype": a.get("dtype", "float32")},
         "bias_add": {"axis": a.get("axis", 1)},
     }.get(fn, {})
+
+
+def _ew_specs(task: Task) -> dict[str, InputSpec]:
+    """Inputs of `dtypes` (optional, one per input: a cast's int64 source) draw small ints;
+    equal's operands draw {0, 1, 2} so that both outcomes occur."""
+    dtypes = task.args.get("dtypes") or []
+    if not isinstance(dtypes, list | tuple):
+        raise TaskError(
+            f"elementwise: param 'dtypes' must be a list of dtype names, got {dtypes!r}"
+        )
+    out: dict[str, InputSpec] = {}
+    for i, d in enumerate(dtypes):
+        if d not in ("float32", "int64", "int32"):
+            raise TaskError(f"elementwise: dtypes[{i}] must be float32, int32 or int64, got {d!r}")
+        if d != "float32":
+            out[f"x{i}"] = InputSpec(d, -3, 3)
+    if task.args.get("fn") == "sqrt":
+        out.setdefault("x0", InputSpec("float32", 0.0, 4.0))
+    if task.args.get("fn") == "equal":
+        for i in range(2):
+            out.setdefault(f"x{i}", MaskSpec("float32", 0, 2))
+    return out
 
 
 def _ew_build(task: Task, xs: list[Tensor]) -> Tensor:
@@ -264,6 +302,47 @@ def _moves(t: Task, o: tuple[int, ...]) -> float:
     return 0.0
 
 
+def _where_inputs(t: Task) -> Inputs:
+    shapes = t.args.get("shapes")
+    if not isinstance(shapes, list | tuple) or len(shapes) != 3:
+        raise TaskError("where: param 'shapes' must be the 3 shapes of cond, a and b")
+    return [
+        (n, _as_shape(t, f"shapes[{i}]", s))
+        for i, (n, s) in enumerate(zip("cab", shapes, strict=True))
+    ]
+
+
+def _gather_inputs(t: Task) -> Inputs:
+    return [("data", _shape(t, "data")), ("indices", _shape(t, "indices"))]
+
+
+def _gather_specs(t: Task) -> dict[str, InputSpec]:
+    """int64 (or `indices_dtype`) indices over the whole axis, negatives (counted from the
+    end) included."""
+    data = _shape(t, "data")
+    dtype = t.args.get("indices_dtype", "int64")
+    if dtype not in ("int64", "int32"):
+        raise TaskError(f"gather: param 'indices_dtype' must be int64 or int32, got {dtype!r}")
+    axis = _int_param(t, "axis", 0)
+    if not -len(data) <= axis < len(data):
+        raise TaskError(f"gather: param 'axis' {axis} is out of range for data {list(data)}")
+    n = data[axis]
+    return {"indices": InputSpec(dtype, -n, n - 1)}
+
+
+def _ln_inputs(t: Task) -> Inputs:
+    shape = _shape(t, "shape")
+    axis = _int_param(t, "axis", -1)
+    if not -len(shape) <= axis < len(shape):
+        raise TaskError(f"layer_norm: param 'axis' {axis} is out of range for {list(shape)}")
+    tail = shape[axis % len(shape) :]
+    return [("x", shape), ("gamma", tail), ("beta", tail)]
+
+
+def _ln_args(t: Task) -> tuple[int, float]:
+    return _int_param(t, "axis", -1), _num_param(t, "epsilon", 1e-5)
+
+
 GRAPH_SPECS = [
     OpSpec(
         "concat",
@@ -303,6 +382,36 @@ GRAPH_SPECS = [
         lambda t, o: (2.0 * _lrn_attrs(t)["size"] + 4.0) * math.prod(o),
     ),
     OpSpec(
+        "where",
+        _where_inputs,
+        lambda t, xs: where(*xs, name="out"),
+        lambda t, xs: R.where(*xs),
+        lambda t, o: float(math.prod(o)),
+        lambda t: {"c": MaskSpec("float32", 0, 1)},
+    ),
+    OpSpec(
+        "gather",
+        _gather_inputs,
+        lambda t, xs: gather(xs[0], xs[1], _int_param(t, "axis", 0), name="out"),
+        lambda t, xs: R.gather(xs[0], xs[1], _int_param(t, "axis", 0)),
+        _moves,
+        _gather_specs,
+    ),
+    OpSpec(
+        "broadcast_to",
+        _one_input,
+        lambda t, xs: broadcast_to(xs[0], t.args.get("out"), name="out"),
+        lambda t, xs: R.broadcast_to(xs[0], t.args.get("out")),
+        _moves,
+    ),
+    OpSpec(
+        "layer_norm",
+        _ln_inputs,
+        lambda t, xs: layer_norm(*xs, *_ln_args(t), name="out"),
+        lambda t, xs: R.layer_norm(*xs, *_ln_args(t)),
+        lambda t, o: 8.0 * math.prod(o),
+    ),
+    OpSpec(
         "copy",
         _one_input,
         lambda t, xs: copy(xs[0], name="out"),
@@ -313,7 +422,14 @@ GRAPH_SPECS = [
 
 
 SPECS = [
-    OpSpec("elementwise", _ew_inputs, _ew_build, _ew_ref, lambda t, o: float(math.prod(o))),
+    OpSpec(
+        "elementwise",
+        _ew_inputs,
+        _ew_build,
+        _ew_ref,
+        lambda t, o: float(math.prod(o)),
+        _ew_specs,
+    ),
     OpSpec(
         "group_conv2d",
         _conv_inputs("NCHW", conv2d_nchw),
@@ -394,8 +510,11 @@ class GenericTemplate(Template):
         self.op = spec.op
 
     def validate(self, task: Task) -> dict[str, Any]:
-        shapes = self.spec.inputs(task)
-        xs = [te.placeholder(s, name=n) for n, s in shapes]
+        shapes, specs = self.spec.inputs(task), self.spec.specs(task)
+        xs = [
+            te.placeholder(s, specs[n].dtype if n in specs else "float32", name=n)
+            for n, s in shapes
+        ]
         try:
             out = self.spec.build(task, xs)
         except KeyError as exc:
@@ -409,6 +528,9 @@ class GenericTemplate(Template):
     def logical_inputs(self, task):
         self.validate(task)
         return self.spec.inputs(task)
+
+    def input_specs(self, task):
+        return self.spec.specs(task)
 
     def reference(self, task, inputs):
         return np.asarray(self.spec.reference(task, list(inputs.values())), dtype=np.float32)

@@ -6,8 +6,11 @@ bit for bit against `tunefarm.ir.quant_reference`. Params (logical layout):
 
 - quantize:   shape, dtype (int8|uint8), scale, zero_point     float32 x -> q
 - dequantize: shape, dtype (of q), scale, zero_point           q -> float32
+              (dtype int32, an accumulator: one scale, zero_point 0)
 - requantize: shape, dtype (out), scale, zero_point            int32 x -> q
-- qadd:       shape, dtype, scales [a, b, out], zero_points [a, b, out]
+- qadd:       shape, dtype, scales [a, b, out], zero_points [a, b, out], rule: "fixed"
+              (our fixed-point rescale, the default) or "float" (ONNX Runtime's
+              QLinearAdd rounding, for imported QDQ adds)
 
 quantize, dequantize and requantize take `axis: K` for per-channel parameters: then scale
 and zero_point are kernel inputs of shape [shape[K]] (float32, int32) instead of params.
@@ -72,6 +75,12 @@ def _params(task: Task) -> dict[str, Any]:
     if not shape or min(shape) < 1:
         raise TaskError(f"{op}: param 'shape' must be a non-empty shape of positive ints")
     dtype = a.get("dtype", "int8")
+    if op == "dequantize" and dtype == "int32":  # an accumulator to float: scale only
+        p = {"shape": shape, "dtype": dtype, "axis": None, "zero_point": 0}
+        p["scale"] = check_scale(op, "scale", a.get("scale", 1.0))
+        if a.get("zero_point", 0) != 0 or "axis" in a:
+            raise TaskError("dequantize: an int32 input takes one scale and zero_point 0")
+        return p
     if dtype not in Q.QUANT_DTYPES:
         raise TaskError(f"{op}: param 'dtype' must be one of {Q.QUANT_DTYPES}, got {dtype!r}")
     p: dict[str, Any] = {"shape": shape, "dtype": dtype, "axis": None}
@@ -85,8 +94,14 @@ def _params(task: Task) -> dict[str, Any]:
         p["zero_points"] = tuple(
             check_zero_point(op, f"zero_points[{i}]", z, dtype) for i, z in enumerate(zps)
         )
+        p["rule"] = a.get("rule", "fixed")
+        if p["rule"] not in ("fixed", "float"):
+            raise TaskError(f"qadd: param 'rule' must be 'fixed' or 'float', got {p['rule']!r}")
         try:
-            p["mults"] = Q.add_multipliers(*p["scales"])
+            if p["rule"] == "float":
+                p["ratios"] = Q.add_float_params(p["scales"], p["zero_points"])
+            else:
+                p["mults"] = Q.add_multipliers(*p["scales"])
         except ValueError as exc:
             raise TaskError(f"qadd: {exc}") from None
         return p
@@ -132,9 +147,9 @@ class QuantTemplate(Template):
 
     def input_specs(self, task):
         p = self.validate(task)
-        q = INT8 if p["dtype"] == "int8" else UINT8
+        q = {"int8": INT8, "uint8": UINT8, "int32": ACC}[p["dtype"]]
         x = {"quantize": FLOAT_IN, "requantize": ACC}.get(self.op, q)
-        lo, hi = ZP_RANGE[p["dtype"]]
+        lo, hi = ZP_RANGE.get(p["dtype"], (0, 0))
         return {"x": x, "a": q, "b": q, "scale": SCALE, "zero_point": InputSpec("int32", lo, hi)}
 
     def exact_output(self, task):
@@ -142,6 +157,8 @@ class QuantTemplate(Template):
 
     def reference(self, task, inputs):
         p, xs = self.validate(task), list(inputs.values())
+        if self.op == "qadd" and p["rule"] == "float":
+            return QR.add_float(xs[0], xs[1], p["ratios"], p["dtype"])
         if self.op == "qadd":
             return QR.add(xs[0], xs[1], p["mults"], p["zero_points"], p["dtype"])
         s, z = (xs[1], xs[2]) if p["axis"] is not None else (p["scale"], p["zero_point"])
@@ -164,6 +181,9 @@ class QuantTemplate(Template):
         if self.op == "qadd":
             a = te.placeholder(p["shape"], p["dtype"], "a")
             b = te.placeholder(p["shape"], p["dtype"], "b")
+            if p["rule"] == "float":
+                out = Q.add_float(a, b, p["scales"], p["zero_points"], p["dtype"], name="out")
+                return [a, b], out
             return [a, b], Q.add(a, b, p["scales"], p["zero_points"], p["dtype"], name="out")
         x = te.placeholder(p["shape"], self._in_dtype(p), "x")
         inputs = [x]

@@ -13,12 +13,17 @@ from tunefarm.graph.passes.batch_norm import fold_batch_norm
 from tunefarm.graph.passes.constants import fold_constants
 from tunefarm.graph.passes.dead_code import eliminate_dead_code
 from tunefarm.graph.passes.fuse import fuse_epilogues
+from tunefarm.graph.passes.transformer import fuse_gelu, fuse_layer_norm, hoist_through_reshape
 
 
 def optimize(graph: Graph) -> Graph:
-    """Constant folding, batch-norm folding, epilogue fusion, dead-code elimination."""
+    """Constant folding, batch-norm folding, layer-norm and GELU recognition, hoisting a
+    dense's tail through reshapes, epilogue fusion, dead-code elimination."""
     graph = fold_constants(graph)
     graph = fold_batch_norm(graph)
+    graph = fuse_layer_norm(graph)
+    graph = fuse_gelu(graph)
+    graph = hoist_through_reshape(graph)
     graph = fuse_epilogues(graph)
     return eliminate_dead_code(graph)
 
@@ -28,5 +33,8 @@ __all__ = [
     "fold_batch_norm",
     "fold_constants",
     "fuse_epilogues",
+    "fuse_gelu",
+    "fuse_layer_norm",
+    "hoist_through_reshape",
     "optimize",
 ]

@@ -33,6 +33,7 @@ ACTIVATIONS = {
     "hard_swish": lambda a: "hard_swish",
     "clip": lambda a: f"clip:{_fmt(a['lo'])}:{_fmt(a['hi'])}",
     "leaky_relu": lambda a: f"leaky_relu:{_fmt(a['alpha'])}",
+    "gelu": lambda a: "gelu",
 }
 
 

@@ -252,6 +252,8 @@ class _Rewriter:
         clip = [e for e in epi if _relu6(e)]
         relu = "relu" in epi or bool(clip)
         attrs.update(data_zero_point=z_x, out_dtype="uint8", relu=relu, residual=None)
+        # the scales, for the QDQ ONNX export (`frontend.qdq_export`)
+        attrs.update(data_scale=s_x, weight_scale=s_w.astype(float).tolist(), out_scale=s_y)
         if "residual" in epi:
             s_c, z_c = self.params_of(f"{node.name}.pre")
             r = self.quantized(node.inputs[3 if "bias" in epi else 2])

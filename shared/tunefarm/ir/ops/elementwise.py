@@ -22,11 +22,14 @@ from tunefarm.ir.expr import (
     INT_DTYPES,
     Expr,
     as_expr,
+    call,
     const,
+    eq,
     exp,
     is_float,
     max_,
     min_,
+    ne,
     select,
 )
 from tunefarm.ir.expr import cast as cast_expr
@@ -41,6 +44,9 @@ __all__ = [
     "clip",
     "divide",
     "epilogue_chain",
+    "equal",
+    "erf",
+    "gelu",
     "hard_sigmoid",
     "hard_swish",
     "leaky_relu",
@@ -49,7 +55,11 @@ __all__ = [
     "multiply",
     "relu",
     "sigmoid",
+    "sqrt",
+    "square",
     "subtract",
+    "tanh",
+    "where",
 ]
 
 Operand = Tensor | int | float
@@ -222,6 +232,72 @@ def cast(x: Tensor, dtype: str, name: str = "cast") -> Tensor:
     if dtype not in FLOAT_DTYPES + INT_DTYPES:
         raise ValueError(f"dtype must be one of {FLOAT_DTYPES + INT_DTYPES}, got {dtype!r}")
     return _unary(x, lambda v: cast_expr(v, dtype), name, "cast", {"dtype": dtype})
+
+
+def equal(a: Operand, b: Operand, name: str = "equal") -> Tensor:
+    """1.0 where a == b, else 0.0 (booleans are float 0/1 at run time: masks stay float)."""
+
+    def fn(x: Expr, y: Expr) -> Expr:
+        return select(eq(x, y), const(1.0, x.dtype), const(0.0, x.dtype))
+
+    return _binary(fn, a, b, name, "equal")
+
+
+def where(cond: Tensor, a: Operand, b: Operand, name: str = "where") -> Tensor:
+    """a where cond != 0, else b, all three broadcasting (ONNX Where on a float 0/1 mask).
+
+    Both branches are loads or constants that are always in bounds, so the select never
+    guards a read."""
+    _check_name(name)
+    cond = _check_tensor(cond, "cond")
+    for what, v in (("a", a), ("b", b)):
+        if not isinstance(v, Tensor) and not _is_number(v):
+            raise ValueError(f"{what} must be a Tensor or a number, got {type(v).__name__} {v!r}")
+    shapes = [t.shape for t in (cond, a, b) if isinstance(t, Tensor)]
+    try:
+        shape = tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(f"shapes {shapes} of cond, a and b do not broadcast") from None
+    dtype = next(t.dtype for t in (a, b, cond) if isinstance(t, Tensor))
+
+    def operand(v: Operand, idx: Sequence[Expr]) -> Expr:
+        return _broadcast_load(v, idx) if isinstance(v, Tensor) else _scalar(v, dtype)
+
+    def body(*idx: Expr) -> Expr:
+        c = _broadcast_load(cond, idx)
+        return select(ne(c, const(0, c.dtype)), operand(a, idx), operand(b, idx))
+
+    names = [f"i{k}" for k in range(len(shape))]
+    return te.compute(shape, body, name=name, tag="where", axis_names=names)
+
+
+def erf(x: Tensor, name: str = "erf") -> Tensor:
+    return _unary(x, lambda v: call("erf", v), name, "erf", {})
+
+
+def tanh(x: Tensor, name: str = "tanh") -> Tensor:
+    return _unary(x, lambda v: call("tanh", v), name, "tanh", {})
+
+
+def sqrt(x: Tensor, name: str = "sqrt") -> Tensor:
+    return _unary(x, lambda v: call("sqrt", v), name, "sqrt", {})
+
+
+def square(x: Tensor, name: str = "square") -> Tensor:
+    """x * x (ONNX Pow with the constant exponent 2, as layer norm's variance writes it)."""
+    return _unary(x, lambda v: v * v, name, "square", {})
+
+
+def gelu(x: Tensor, name: str = "gelu") -> Tensor:
+    """The exact (erf) GELU: x * 0.5 * (1 + erf(x / sqrt(2))), one stage."""
+
+    def fn(v: Expr) -> Expr:
+        half = const(0.5, v.dtype)
+        return (
+            v * half * (const(1.0, v.dtype) + call("erf", v * const(0.7071067811865476, v.dtype)))
+        )
+
+    return _unary(x, fn, name, "gelu", {})
 
 
 # ---------------------------------------------------------------- epilogues

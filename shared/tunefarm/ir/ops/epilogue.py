@@ -2,8 +2,9 @@
 
 An epilogue is a tuple of strings applied in order after the anchor op:
   "bias" (per output channel), "residual" (add a tensor shaped like the output), "relu",
-  "clip:LO:HI", "sigmoid", "hard_swish", "leaky_relu:ALPHA", and last "cast:DTYPE" (float16,
-  float64, int32, int8, uint8; integer casts truncate toward zero as C and numpy do).
+  "clip:LO:HI", "sigmoid", "hard_swish", "leaky_relu:ALPHA", "gelu" (erf form), and last
+  "cast:DTYPE" (float16, float64, int32, int8, uint8; integer casts truncate toward zero as
+  C and numpy do).
 
 `build_epilogue` makes it one compute stage (so it fuses into the producer's store, on any
 target); `reference_epilogue` is its numpy oracle; graph passes use `parse_epilogue` and
@@ -30,6 +31,7 @@ EPILOGUE_KINDS = (
     "sigmoid",
     "hard_swish",
     "leaky_relu",
+    "gelu",
     "cast",
 )
 CAST_DTYPES = ("float16", "float64", "int32", "int8", "uint8")
@@ -69,6 +71,8 @@ def _activation(kind: str, args: tuple[float, ...], x: Expr) -> Expr:
         return x * min_(max_(x + const(3.0), const(0.0)), const(6.0)) * const(1.0 / 6.0)
     if kind == "leaky_relu":
         return select(x > 0.0, x, x * const(args[0]))
+    if kind == "gelu":
+        return x * const(0.5) * (const(1.0) + call("erf", x * const(0.7071067811865476)))
     raise TaskError(f"unknown activation {kind}")
 
 
@@ -143,6 +147,8 @@ def reference_epilogue(
             x = R.hard_swish(x)
         elif kind == "leaky_relu":
             x = R.leaky_relu(x, args[0])
+        elif kind == "gelu":
+            x = R.gelu(x)
         elif kind == "cast":
             return x.astype(np.float32).astype(str(args[0]))
     return x.astype(np.float32)

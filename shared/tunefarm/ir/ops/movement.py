@@ -17,14 +17,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from tunefarm.ir import tensor as te
-from tunefarm.ir.expr import Expr, select
+from tunefarm.ir.expr import INT_DTYPES, Expr, cast, max_, min_, select
 from tunefarm.ir.ops.conv import _check_name, _check_tensor, _is_int
 from tunefarm.ir.tensor import Tensor
 
 __all__ = [
+    "broadcast_to",
     "check_perm",
     "concat",
     "copy",
+    "gather",
     "normalize_axis",
     "slice_axis",
     "slice_range",
@@ -168,3 +170,48 @@ def copy(x: Tensor, name: str = "copy") -> Tensor:
     return te.compute(
         x.shape, lambda *idx: x[idx], name=name, tag="copy", axis_names=_names(x.ndim)
     )
+
+
+def gather(data: Tensor, indices: Tensor, axis: int = 0, name: str = "gather") -> Tensor:
+    """ONNX Gather: out[pre, j, post] = data[pre, indices[j], post] along `axis` (an
+    embedding lookup when data is a [vocab, hidden] table and indices are token ids).
+
+    Negative indices count from the end, as ONNX; an index still outside the axis is clamped
+    to it (ONNX Runtime refuses such input; a kernel must never read outside `data`).
+    """
+    data, indices = _check_tensor(data, "data"), _check_tensor(indices, "indices")
+    _check_name(name)
+    if indices.dtype not in INT_DTYPES:
+        raise ValueError(f"indices must have an integer dtype, got {indices.dtype}")
+    ax = normalize_axis(axis, data.ndim)
+    size, ni = data.shape[ax], indices.ndim
+    shape = (*data.shape[:ax], *indices.shape, *data.shape[ax + 1 :])
+
+    def body(*idx: Expr) -> Expr:
+        k = cast(indices[tuple(idx[ax : ax + ni])], "int32")
+        k = select(k < 0, k + size, k)
+        k = max_(min_(k, size - 1), 0)
+        return data[(*idx[:ax], k, *idx[ax + ni :])]
+
+    return te.compute(
+        shape, body, name=name, tag="gather", attrs={"axis": ax}, axis_names=_names(len(shape))
+    )
+
+
+def broadcast_to(x: Tensor, shape: Sequence[int], name: str = "broadcast_to") -> Tensor:
+    """x broadcast numpy-style to `shape` (ONNX Expand once its shape is resolved)."""
+    x = _check_tensor(x, "x")
+    _check_name(name)
+    if not isinstance(shape, Sequence) or not all(_is_int(d) and d >= 1 for d in shape):
+        raise ValueError(f"shape must be a list of ints >= 1, got {shape!r}")
+    if len(shape) < x.ndim or any(
+        s not in (1, d) for s, d in zip(x.shape, shape[len(shape) - x.ndim :], strict=True)
+    ):
+        raise ValueError(f"x {x.shape} does not broadcast to shape {tuple(shape)}")
+    off = len(shape) - x.ndim
+
+    def body(*idx: Expr) -> Expr:
+        return x[tuple(0 if s == 1 else idx[off + d] for d, s in enumerate(x.shape))]
+
+    out = tuple(int(d) for d in shape)
+    return te.compute(out, body, name=name, tag="broadcast_to", axis_names=_names(len(out)))

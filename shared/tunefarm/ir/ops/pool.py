@@ -16,9 +16,10 @@ import numpy as np
 from tunefarm.ir import tensor as te
 from tunefarm.ir.expr import Const, Expr, as_expr, cast, const, max_, min_
 from tunefarm.ir.ops.conv import _check_name, _check_tensor, _int_tuple, _padding, _window, pad
+from tunefarm.ir.ops.quantize import requant_value
 from tunefarm.ir.tensor import Tensor
 
-__all__ = ["global_pool2d", "pool2d"]
+__all__ = ["global_avg_pool2d_q", "global_pool2d", "pool2d"]
 
 _KINDS = ("max", "avg")
 
@@ -261,6 +262,54 @@ def global_pool2d(
         lambda *idx: total[idx] / area,
         name,
         tag="global_avg_pool2d",
+        attrs=attrs,
+        axis_names=out_names,
+    )
+
+
+def global_avg_pool_scale(s_in: float, s_out: float, area: int) -> float:
+    """s_in / (s_out * float32(area)) in float32: the requantize scale of a quantized mean,
+    as ONNX Runtime's QLinearGlobalAveragePool computes it."""
+    f = np.float32
+    return float(f(s_in) / (f(s_out) * f(area)))
+
+
+def global_avg_pool2d_q(
+    data: Tensor,
+    qparams: Sequence[float],
+    dtype: str,
+    layout: str = "NCHW",
+    name: str = "global_pool",
+) -> Tensor:
+    """Quantized mean over H and W: the int32 sum `{name}_sum` minus z_in * H*W, requantized
+    with `global_avg_pool_scale` (rint, + z_out, saturate). qparams: (s_in, z_in, s_out,
+    z_out)."""
+    _check_name(name)
+    out_names, _ = _layout(data, layout)
+    h, w = data.shape[2], data.shape[3]
+    ky, kx = te.reduce_axis(h, "ky"), te.reduce_axis(w, "kx")
+    shape = (*data.shape[:2], 1, 1, *data.shape[4:])
+    s_in, z_in, s_out, z_out = qparams
+    scale = global_avg_pool_scale(s_in, s_out, h * w)
+    attrs = {"layout": layout}
+    total = te.compute(
+        shape,
+        lambda *idx: te.sum(
+            cast(data[(idx[0], idx[1], ky.var, kx.var, *idx[4:])], "int32"), axis=[ky, kx]
+        ),
+        f"{name}_sum",
+        tag="global_avg_pool2d_sum",
+        attrs=attrs,
+        axis_names=out_names,
+    )
+    bias = const(-int(z_in) * h * w, "int32")
+    return te.compute(
+        shape,
+        lambda *idx: requant_value(
+            total[idx] + bias, const(scale), const(int(z_out), "int32"), dtype
+        ),  # fmt: skip
+        name,
+        tag="global_avg_pool2d_q",
         attrs=attrs,
         axis_names=out_names,
     )

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tunefarm.ir import tensor as te
-from tunefarm.ir.expr import Const, Expr, cast, dot4, max_, min_
+from tunefarm.ir.expr import Const, Expr, cast, dot4, max_
 from tunefarm.ir.ops.conv import _conv_attrs, _out_hw, _window, pad
 from tunefarm.ir.ops.quantize import add_value, requant_value
 from tunefarm.ir.tensor import Tensor
@@ -125,16 +125,17 @@ def conv_int8_epilogue(
             x = x + bias[ch]
         if out_dtype == "int32":
             return max_(x, Const(0, "int32")) if relu else x
-        q = requant_value(x, scale[ch], Const(out_zero_point, "int32"), out_dtype)  # type: ignore[index]
-        z_final = out_zero_point
-        if residual is not None and res is not None:
-            mults, (z_res, z_final) = residual
-            q = add_value(q, res[idx], (out_zero_point, z_res, z_final), mults, out_dtype)
-        if relu:
-            q = cast(max_(cast(q, "int32"), Const(z_final, "int32")), out_dtype)
-        if out_max is not None:  # ReLU6-style upper clip, in the quantized domain
-            q = cast(min_(cast(q, "int32"), Const(out_max, "int32")), out_dtype)
-        return q
+        # ReLU (at the final zero point) and the upper clip are folded into the last
+        # saturation's bounds; a requantized value feeding the residual add stays int32
+        # (it is in the dtype's range already), so no narrowing and widening in between
+        z_final = residual[1][1] if residual is not None and res is not None else out_zero_point
+        bounds = {"floor": z_final if relu else None, "ceil": out_max}
+        zo = Const(out_zero_point, "int32")
+        if residual is None or res is None:
+            return requant_value(x, scale[ch], zo, out_dtype, **bounds)  # type: ignore[index]
+        q = requant_value(x, scale[ch], zo, out_dtype, as_int32=True)  # type: ignore[index]
+        mults, (z_res, _) = residual
+        return add_value(q, res[idx], (out_zero_point, z_res, z_final), mults, out_dtype, **bounds)
 
     return te.compute(acc.shape, body, name=name, tag="epilogue", axis_names=names)
 

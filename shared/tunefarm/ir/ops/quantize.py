@@ -19,8 +19,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 from tunefarm.ir import tensor as te
-from tunefarm.ir.expr import Expr, cast, const, max_, min_, nearbyint
+from tunefarm.ir.expr import Expr, call, cast, const, max_, min_, nearbyint
 from tunefarm.ir.tensor import Tensor
 
 QRANGE = {"int8": (-128, 127), "uint8": (0, 255), "int32": (-(2**31), 2**31 - 1)}
@@ -60,21 +62,39 @@ def _check_axis(x: Tensor, axis: int, *params: Param) -> int:
     return axis
 
 
-def saturate(value: Expr, zero_point: Expr, dtype: str) -> Expr:
+def saturate(
+    value: Expr,
+    zero_point: Expr,
+    dtype: str,
+    floor: int | None = None,
+    ceil: int | None = None,
+    as_int32: bool = False,
+) -> Expr:
     """`value` (a float holding an integer) plus the zero point, clamped to `dtype`: the
-    clamp is on the float, so the conversion to int32 never overflows."""
+    clamp is on the float, so the conversion to int32 never overflows.
+
+    floor / ceil (quantized values) narrow the range: max(q, floor) and then min(q, ceil)
+    folded into the one clamp (a ReLU at the zero point, a ReLU6 bound), which is the same
+    result. as_int32 keeps the clamped value in int32 (for a consumer that widens it
+    again, as the residual add does) instead of converting it to `dtype`."""
     lo, hi = qrange(dtype)
+    if floor is not None:
+        lo = max(lo, int(floor))
+    if ceil is not None:
+        hi = min(hi, int(ceil))
     lo_f, hi_f = (
         cast(const(lo, "int32") - zero_point, "float32"),
         cast(const(hi, "int32") - zero_point, "float32"),
     )
     clamped = min_(max_(value, lo_f), hi_f)
-    return cast(cast(clamped, "int32") + zero_point, dtype)
+    out = cast(clamped, "int32") + zero_point
+    return out if as_int32 else cast(out, dtype)
 
 
-def requant_value(acc: Expr, scale: Expr, zero_point: Expr, dtype: str) -> Expr:
-    """int32 accumulator -> `dtype`: saturate(rint(float32(acc) * scale) + zero_point)."""
-    return saturate(nearbyint(cast(acc, "float32") * scale), zero_point, dtype)
+def requant_value(acc: Expr, scale: Expr, zero_point: Expr, dtype: str, **bounds) -> Expr:
+    """int32 accumulator -> `dtype`: saturate(rint(float32(acc) * scale) + zero_point);
+    `bounds`: saturate's floor / ceil / as_int32."""
+    return saturate(nearbyint(cast(acc, "float32") * scale), zero_point, dtype, **bounds)
 
 
 def quantize(
@@ -145,14 +165,15 @@ def add_multipliers(scale_a: float, scale_b: float, scale_out: float) -> tuple[i
 
 
 def add_value(
-    a: Expr, b: Expr, zps: Sequence[int], mults: tuple[int, int, int], dtype: str
+    a: Expr, b: Expr, zps: Sequence[int], mults: tuple[int, int, int], dtype: str, **bounds
 ) -> Expr:
-    """saturate(rint(float32((a - za) * ma + (b - zb) * mb) * 2**-shift) + zo)."""
+    """saturate(rint(float32((a - za) * ma + (b - zb) * mb) * 2**-shift) + zo); `bounds`:
+    saturate's floor / ceil."""
     za, zb, zo = zps
     ma, mb, shift = mults
     total = (cast(a, "int32") - za) * ma + (cast(b, "int32") - zb) * mb
     value = nearbyint(cast(total, "float32") * const(2.0**-shift))
-    return saturate(value, const(zo, "int32"), dtype)
+    return saturate(value, const(zo, "int32"), dtype, **bounds)
 
 
 def add(
@@ -172,5 +193,44 @@ def add(
 
     def body(*idx: Expr) -> Expr:
         return add_value(a[idx], b[idx], zps, mults, dtype)
+
+    return te.compute(a.shape, body, name=name, tag="qadd")
+
+
+def add_float_params(scales: Sequence[float], zero_points: Sequence[int]) -> tuple[float, ...]:
+    """(ra, rb, c) of `add_float`: ra = s_a / s_out and rb = s_b / s_out in float32, and
+    c = z_out - (ra * z_a + rb * z_b), each step rounded to float32 (no FMA)."""
+    f = np.float32
+    sa, sb, so = (f(s) for s in scales)
+    for s in (sa, sb, so):
+        if not (s > 0 and math.isfinite(s)):
+            raise ValueError(f"scales must be positive and finite, got {float(s)!r}")
+    za, zb, zo = (f(int(z)) for z in zero_points)
+    ra, rb = f(sa / so), f(sb / so)
+    c = f(zo - f(f(ra * za) + f(rb * zb)))
+    return float(ra), float(rb), float(c)
+
+
+def add_float(
+    a: Tensor,
+    b: Tensor,
+    scales: Sequence[float],
+    zero_points: Sequence[int],
+    dtype: str = "uint8",
+    name: str = "qadd",
+) -> Tensor:
+    """Quantized a + b rounded as ONNX Runtime's QLinearAdd does on x86 (its float kernel):
+    saturate(rint(fma(a, ra, fma(b, rb, c)))), the zero points folded into c. A QDQ model's
+    DequantizeLinear-Add-QuantizeLinear becomes this op so that it matches ONNX Runtime's
+    fused output bit for bit; the fixed-point `add` is our own quantization pass's rule."""
+    if a.shape != b.shape:
+        raise ValueError(f"qadd: shapes {a.shape} and {b.shape} differ")
+    ra, rb, c = add_float_params(scales, zero_points)
+
+    def body(*idx: Expr) -> Expr:
+        fa = cast(cast(a[idx], "int32"), "float32")
+        fb = cast(cast(b[idx], "int32"), "float32")
+        value = call("fma", fa, const(ra), call("fma", fb, const(rb), const(c)))
+        return saturate(nearbyint(value), const(0, "int32"), dtype)
 
     return te.compute(a.shape, body, name=name, tag="qadd")
