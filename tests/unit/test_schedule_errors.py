@@ -300,8 +300,8 @@ def check(task: Task) -> None:
             r"weight .* does not match data channels 8 with groups=2",
         ),
         (
-            Task.make("conv2d", data=(1, 8, 6, 6), weight=(16, 8, 3, 3), epilogue=("gelu",)),
-            r"epilogue 'gelu': unknown kind",
+            Task.make("conv2d", data=(1, 8, 6, 6), weight=(16, 8, 3, 3), epilogue=("mish",)),
+            r"epilogue 'mish': unknown kind",
         ),
         (
             Task.make("conv2d", data=(1, 8, 6, 6), weight=(16, 8, 3, 3), epilogue=("clip:0",)),
@@ -326,7 +326,7 @@ def check(task: Task) -> None:
             r"not divisible by block 8",
         ),
         (Task.make("elementwise", fn="add"), r"missing param 'shapes'"),
-        (Task.make("elementwise", fn="gelu", shapes=[(3,)]), r"fn must be one of"),
+        (Task.make("elementwise", fn="mish", shapes=[(3,)]), r"fn must be one of"),
         (Task.make("elementwise", fn="add", shapes=[(3,)]), r"'add' takes 2 input shape"),
         (Task.make("softmax", x=(3, 4)), r"missing param 'shape'"),
     ],
