@@ -34,6 +34,7 @@ HERE = Path(__file__).resolve().parent
 # 100,000 times per millisecond; unset, it spins 3 ms, which is what "libgomp default" is.)
 VARIANTS = {
     "tunefarm": {},  # the executor's defaults: OMP_WAIT_POLICY=PASSIVE
+    "tunefarm spin 0.01 ms": {"GOMP_SPINCOUNT": "1000"},
     "tunefarm spin 0.1 ms": {"GOMP_SPINCOUNT": "10000"},
     "tunefarm libgomp default": {"GOMP_SPINCOUNT": "300000"},
 }
