@@ -45,6 +45,7 @@ from tunefarm.runtime.artifact import (
     runtime_cache_dir,
     write_zip,
 )
+from tunefarm.runtime.description import ExecutorDescription
 from tunefarm.runtime.memory import plan_memory
 from tunefarm.runtime.plan import ExecPlan
 
@@ -151,7 +152,7 @@ def build_device_artifact(
 # ----------------------------------------------------------------------------- running
 
 
-class DeviceExecutor:
+class DeviceExecutor(ExecutorDescription):
     """A compiled network on its device; the same interface as `GraphExecutor` (which
     makes one in `load` for a device artifact)."""
 
@@ -203,31 +204,8 @@ class DeviceExecutor:
             raise ArtifactError(f"{path}: kernel images do not match the manifest (corrupt)")
         return DeviceExecutor(manifest, plan, params, images)
 
-    # -- description ------------------------------------------------------------------------
-    @property
-    def manifest(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self._manifest))
-
-    @property
-    def input_names(self) -> list[str]:
-        return list(self._inputs)
-
-    @property
-    def output_names(self) -> list[str]:
-        return list(self._outputs)
-
-    @property
-    def num_calls(self) -> int:
-        return len(self._calls)
-
-    def _info(self, table: dict[str, str]) -> dict[str, tuple[tuple[int, ...], str]]:
-        return {u: (self._host[b].shape, self._host[b].dtype.name) for u, b in table.items()}
-
-    def input_info(self) -> dict[str, tuple[tuple[int, ...], str]]:
-        return self._info(self._inputs)
-
-    def output_info(self) -> dict[str, tuple[tuple[int, ...], str]]:
-        return self._info(self._outputs)
+    def _host_array(self, buf: str) -> np.ndarray:
+        return self._host[buf]
 
     # -- running ----------------------------------------------------------------------------
     def set_input(self, name: str, array: Any, cast: bool = False) -> None:

@@ -48,6 +48,7 @@ from tunefarm.runtime.artifact import (
     runtime_cache_dir,
     write_atomic,
 )
+from tunefarm.runtime.description import ExecutorDescription
 
 # Read by the OpenMP runtime when it loads; an explicit setting in the environment wins.
 OPENMP_DEFAULTS = {"OMP_WAIT_POLICY": "PASSIVE"}
@@ -280,7 +281,7 @@ def check_input(name: str, dest: np.ndarray, array: Any, cast: bool) -> np.ndarr
     return value
 
 
-class GraphExecutor:
+class GraphExecutor(ExecutorDescription):
     """Runs one compiled network. Create with `GraphExecutor.load(path)`."""
 
     def __init__(self, contents: _Contents, lib_path: Path) -> None:
@@ -317,33 +318,8 @@ class GraphExecutor:
         lib_path = extract_library(contents.lib, contents.manifest["lib_sha256"], cache_dir)
         return GraphExecutor(contents, lib_path)
 
-    # -- description ------------------------------------------------------------------------
-    @property
-    def manifest(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self._manifest))
-
-    @property
-    def input_names(self) -> list[str]:
-        return list(self._inputs)
-
-    @property
-    def output_names(self) -> list[str]:
-        return list(self._outputs)
-
-    @property
-    def num_calls(self) -> int:
-        return len(self._calls)
-
-    def _info(self, table: dict[str, str]) -> dict[str, tuple[tuple[int, ...], str]]:
-        return {u: (self._arrays[b].shape, self._arrays[b].dtype.name) for u, b in table.items()}
-
-    def input_info(self) -> dict[str, tuple[tuple[int, ...], str]]:
-        """Input name -> (shape, dtype name)."""
-        return self._info(self._inputs)
-
-    def output_info(self) -> dict[str, tuple[tuple[int, ...], str]]:
-        """Output name -> (shape, dtype name)."""
-        return self._info(self._outputs)
+    def _host_array(self, buf: str) -> np.ndarray:
+        return self._arrays[buf]
 
     # -- running ----------------------------------------------------------------------------
     def set_input(self, name: str, array: Any, cast: bool = False) -> None:
