@@ -33,8 +33,7 @@ import numpy as np
 
 from tunefarm.backends import Backend, Target, get_backend, parse_target
 from tunefarm.measure.compile import compiler_identity, run_killable
-from tunefarm.measure.timing import time_evaluator
-from tunefarm.measure.types import MeasureSettings, Toolchain
+from tunefarm.measure.types import Toolchain
 from tunefarm.runtime.artifact import (
     ArtifactError,
     ArtifactInfo,
@@ -45,7 +44,7 @@ from tunefarm.runtime.artifact import (
     runtime_cache_dir,
     write_zip,
 )
-from tunefarm.runtime.description import ExecutorDescription
+from tunefarm.runtime.executor_base import ExecutorBase, ProfileEntry, check_count
 from tunefarm.runtime.memory import plan_memory
 from tunefarm.runtime.plan import ExecPlan
 
@@ -152,7 +151,7 @@ def build_device_artifact(
 # ----------------------------------------------------------------------------- running
 
 
-class DeviceExecutor(ExecutorDescription):
+class DeviceExecutor(ExecutorBase):
     """A compiled network on its device; the same interface as `GraphExecutor` (which
     makes one in `load` for a device artifact)."""
 
@@ -252,37 +251,16 @@ class DeviceExecutor(ExecutorDescription):
             return self._download(self._outputs[name])
 
     # -- timing -----------------------------------------------------------------------------
-    def benchmark(
-        self,
-        repeat: int = 10,
-        number: int | None = None,
-        min_repeat_ms: float = 100.0,
-        warmup: int = 1,
-    ):
-        """Whole runs timed by device events (TVM time-evaluator semantics, as
-        `GraphExecutor.benchmark`); inputs and outputs stay on the device."""
-        from tunefarm.runtime.executor import BenchmarkResult, _check_count
+    def _run_once(self) -> None:
+        self._run()
 
-        _check_count("benchmark", "repeat", repeat, 1)
-        _check_count("benchmark", "warmup", warmup, 0)
-        if number is not None:
-            _check_count("benchmark", "number", number, 1)
-        settings = MeasureSettings(
-            number=number or 1,
-            repeat=repeat,
-            min_repeat_ms=float(min_repeat_ms) if number is None else 0.0,
-        )
-        with self._lock:
-            for _ in range(warmup):
-                self._run()
-            timing = time_evaluator(self._device.time, settings)
-        return BenchmarkResult(timing.costs, timing.number, repeat)
+    def _seconds_per_run(self, number: int) -> float:
+        """By device events; inputs and outputs stay on the device."""
+        return self._device.time(number)
 
     def profile(self, repeat: int = 10):
         """Median device time of each call over `repeat` runs, call by call in order."""
-        from tunefarm.runtime.executor import ProfileEntry, _check_count
-
-        _check_count("profile", "repeat", repeat, 1)
+        check_count("profile", "repeat", repeat, 1)
         samples: list[list[float]] = [[] for _ in self._calls]
         with self._lock:
             for round_ in range(repeat + 1):  # round 0 warms up and is not kept

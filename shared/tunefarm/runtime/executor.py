@@ -34,13 +34,11 @@ import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from tunefarm.measure.host import ALIGN, aligned_copy
-from tunefarm.measure.timing import time_evaluator
-from tunefarm.measure.types import MeasureSettings
 from tunefarm.runtime.artifact import (
     FORMAT,
     FORMAT_VERSION,
@@ -48,7 +46,15 @@ from tunefarm.runtime.artifact import (
     runtime_cache_dir,
     write_atomic,
 )
-from tunefarm.runtime.description import ExecutorDescription
+from tunefarm.runtime.executor_base import (
+    BenchmarkResult as BenchmarkResult,  # re-exported: callers import it from here
+)
+from tunefarm.runtime.executor_base import (
+    ExecutorBase,
+    ExecutorError,
+    ProfileEntry,
+    check_count,
+)
 
 # Read by the OpenMP runtime when it loads; an explicit setting in the environment wins.
 OPENMP_DEFAULTS = {"OMP_WAIT_POLICY": "PASSIVE"}
@@ -58,62 +64,6 @@ for _name, _value in OPENMP_DEFAULTS.items():
 MEMBERS = ("manifest.json", "plan.json", "params.npz", "lib.so")
 _LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
-
-
-class ExecutorError(ValueError):
-    """Bad use of an executor (unknown input, wrong shape/dtype) or a failing kernel."""
-
-
-class ProfileEntry(NamedTuple):
-    node: str
-    kernel: str
-    ms: float
-
-
-@dataclass(frozen=True)
-class BenchmarkResult:
-    """Timing of whole-network runs: `costs` in seconds per run, one per repeat."""
-
-    costs: tuple[float, ...]
-    number: int
-    repeat: int
-
-    @property
-    def _ms(self) -> list[float]:
-        return [c * 1e3 for c in self.costs]
-
-    @property
-    def mean(self) -> float:
-        return statistics.fmean(self._ms)
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self._ms)
-
-    @property
-    def max(self) -> float:
-        return max(self._ms)
-
-    @property
-    def min(self) -> float:
-        return min(self._ms)
-
-    @property
-    def std(self) -> float:
-        return statistics.pstdev(self._ms)
-
-    def to_json(self) -> dict[str, Any]:
-        stats = {k: getattr(self, k) for k in ("mean", "median", "max", "min", "std")}
-        out: dict[str, Any] = {f"{k}_ms": v for k, v in stats.items()}
-        return {**out, "costs": list(self.costs), "number": self.number, "repeat": self.repeat}
-
-    def __str__(self) -> str:
-        """The summary TVM's BenchmarkResult prints (milliseconds, centred columns)."""
-        columns = ("mean (ms)", "median (ms)", "max (ms)", "min (ms)", "std (ms)")
-        values = (self.mean, self.median, self.max, self.min, self.std)
-        head = " ".join(f"{c:^12}" for c in columns)
-        row = " ".join(f"{v:^12.4f}" for v in values)
-        return f"Execution time summary:\n{head}\n{row}"
 
 
 # ----------------------------------------------------------------------------- loading
@@ -257,11 +207,6 @@ def _allocate(
 # ----------------------------------------------------------------------------- executor
 
 
-def _check_count(method: str, name: str, value: Any, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ExecutorError(f"{method}: {name} must be an int >= {minimum}, got {value!r}")
-
-
 def check_input(name: str, dest: np.ndarray, array: Any, cast: bool) -> np.ndarray:
     """`array` as an array that may be copied into input `name`'s `dest`: the same shape,
     and the same dtype (or, with cast, one that converts within its kind)."""
@@ -281,7 +226,7 @@ def check_input(name: str, dest: np.ndarray, array: Any, cast: bool) -> np.ndarr
     return value
 
 
-class GraphExecutor(ExecutorDescription):
+class GraphExecutor(ExecutorBase):
     """Runs one compiled network. Create with `GraphExecutor.load(path)`."""
 
     def __init__(self, contents: _Contents, lib_path: Path) -> None:
@@ -357,42 +302,21 @@ class GraphExecutor(ExecutorDescription):
         return self._arrays[self._outputs[name]].copy()
 
     # -- timing -----------------------------------------------------------------------------
-    def _time(self, number: int) -> float:
+    def _run_once(self) -> None:
+        self._run_locked()
+
+    def _seconds_per_run(self, number: int) -> float:
         per_run = self._lib.tf_net_time(self._argv, number)
         if per_run < 0:
             raise self._failed(int(-per_run) - 1, "failed while timing")
         return per_run
-
-    def benchmark(
-        self,
-        repeat: int = 10,
-        number: int | None = None,
-        min_repeat_ms: float = 100.0,
-        warmup: int = 1,
-    ) -> BenchmarkResult:
-        """Time whole runs (TVM time-evaluator semantics). number=None grows the runs per
-        timed call until one lasts `min_repeat_ms`; a given `number` is used as is."""
-        _check_count("benchmark", "repeat", repeat, 1)
-        _check_count("benchmark", "warmup", warmup, 0)
-        if number is not None:
-            _check_count("benchmark", "number", number, 1)
-        settings = MeasureSettings(
-            number=number or 1,
-            repeat=repeat,
-            min_repeat_ms=float(min_repeat_ms) if number is None else 0.0,
-        )
-        with self._lock:
-            for _ in range(warmup):
-                self._run_locked()
-            timing = time_evaluator(self._time, settings)
-        return BenchmarkResult(timing.costs, timing.number, repeat)
 
     def profile(self, repeat: int = 10) -> list[ProfileEntry]:
         """Median time of each call over `repeat` runs of the network, call by call in order
         (so every call sees its real inputs and cache state): (node, kernel, ms) per call.
         Each sample is one ctypes call timed from Python, so it includes about a microsecond
         of call overhead; use `benchmark` for the network's total."""
-        _check_count("profile", "repeat", repeat, 1)
+        check_count("profile", "repeat", repeat, 1)
         samples: list[list[float]] = [[] for _ in self._calls]
         call = self._lib.tf_net_call
         with self._lock:
