@@ -320,7 +320,8 @@ def evaluate(
                 shutil.copyfile(current_path, tuned_path)
                 recompiled = info = None
     paths = {"untuned": untuned_path, "tuned": tuned_path}
-    result = end_to_end(model, graph, paths, "tuned", repeat=repeat, seed=seed)
+    cores = int(parse_target(target).get("cores", "0") or 0) or None
+    result = end_to_end(model, graph, paths, "tuned", repeat=repeat, seed=seed, threads=cores)
     latency = {label: result.median(label) for label in result.rounds}
     return Evaluation(
         result.relative_error, latency, result, selection, recompiled, info, incumbent

@@ -97,11 +97,14 @@ def end_to_end(
     rounds: int = 1,
     repeat: int = 10,
     seed: int = 0,
+    threads: int | None = None,
 ) -> EndToEnd:
     """Run artifact `check` and ONNX Runtime on one random input and compare; then time ONNX
-    Runtime and every artifact in `rounds` interleaved rounds."""
+    Runtime and every artifact in `rounds` interleaved rounds. `threads`: ONNX Runtime's
+    intra-op threads (None: every core), so that a network built for `-cores=1` meets ONNX
+    Runtime on one core too."""
     inputs = random_inputs(graph, seed)
-    session = onnxruntime_session(model)
+    session = onnxruntime_session(model, threads)
     executors = {label: GraphExecutor.load(path) for label, path in artifacts.items()}
     error = relative_error(executors[check].run(inputs), _session_outputs(session, inputs))
     timers = {"onnxruntime": lambda: onnxruntime_latency(session, inputs, repeat)}
