@@ -621,7 +621,9 @@ def handwritten_io(inp: MeasureInput, seed: int) -> KernelIO:
 
 def test_handwritten_schedule_lowers_with_guards() -> None:
     code = emit_c(lower(handwritten_matmul(37, 45, 29)), parse_target("cpu"))
-    assert "#pragma omp parallel for" in code
+    assert "/* serial: work" in code  # its parallel loop is too small for a region
+    big = emit_c(lower(handwritten_matmul(256, 256, 64)), parse_target("cpu"))
+    assert "#pragma omp parallel for" in big
     assert "float C_local[128]" in code and "float B_local[64]" in code  # 8x16 and 4x16 tiles
     assert "< 45)" in code and "< 37)" in code and "< 29)" in code  # guards of the splits
     divisible = emit_c(lower(handwritten_matmul(32, 48, 32)), parse_target("cpu -isa=avx2"))

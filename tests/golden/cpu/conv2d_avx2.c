@@ -20,7 +20,7 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict data_raw, void
   float* restrict bias = (float*)__builtin_assume_aligned(bias_raw, 64);
   float* restrict residual = (float*)__builtin_assume_aligned(residual_raw, 64);
   float* restrict out = (float*)__builtin_assume_aligned(out_raw, 64);
-  #pragma omp parallel for num_threads(2) schedule(static)
+  /* serial: work 98304 */
   for (int32_t conv_pad_n_icc_h = 0; conv_pad_n_icc_h < 64; ++conv_pad_n_icc_h) {
     for (int32_t conv_pad_w = 0; conv_pad_w < 16; ++conv_pad_w) {
       *(tf_v8fu*)(&conv_pad[(((conv_pad_w * 8) + ((conv_pad_n_icc_h / 16) * 2048)) + ((conv_pad_n_icc_h % 16) * 128))]) = ((((((conv_pad_n_icc_h % 16) >= 1) && ((conv_pad_n_icc_h % 16) < 15)) && (conv_pad_w >= 1)) && (conv_pad_w < 15)) ? (*(const tf_v8fu*)(&data[((((conv_pad_w * 8) + ((conv_pad_n_icc_h / 16) * 1568)) + ((conv_pad_n_icc_h % 16) * 112)) - 120)])) : tf_v8_bc(0.0f));

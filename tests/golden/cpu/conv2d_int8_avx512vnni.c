@@ -33,7 +33,7 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict data_raw, void
   int32_t* restrict bias = (int32_t*)__builtin_assume_aligned(bias_raw, 64);
   float* restrict scale = (float*)__builtin_assume_aligned(scale_raw, 64);
   int8_t* restrict out = (int8_t*)__builtin_assume_aligned(out_raw, 64);
-  #pragma omp parallel for schedule(static)
+  /* serial: work 49152 */
   for (int32_t conv_pad_n_icc_h = 0; conv_pad_n_icc_h < 64; ++conv_pad_n_icc_h) {
     for (int32_t conv_pad_w = 0; conv_pad_w < 16; ++conv_pad_w) {
       #pragma omp simd

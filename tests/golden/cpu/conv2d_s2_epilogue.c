@@ -20,7 +20,7 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict data_raw, void
   float* restrict bias = (float*)__builtin_assume_aligned(bias_raw, 64);
   float* restrict residual = (float*)__builtin_assume_aligned(residual_raw, 64);
   float* restrict out = (float*)__builtin_assume_aligned(out_raw, 64);
-  #pragma omp parallel for schedule(static)
+  /* serial: work 98304 */
   for (int32_t conv_pad_n_icc_h = 0; conv_pad_n_icc_h < 32; ++conv_pad_n_icc_h) {
     for (int32_t conv_pad_w = 0; conv_pad_w < 16; ++conv_pad_w) {
       *(tf_v16fu*)(&conv_pad[(((conv_pad_w * 16) + ((conv_pad_n_icc_h / 16) * 4096)) + ((conv_pad_n_icc_h % 16) * 256))]) = ((((((conv_pad_n_icc_h % 16) >= 1) && ((conv_pad_n_icc_h % 16) < 15)) && (conv_pad_w >= 1)) && (conv_pad_w < 15)) ? (*(const tf_v16fu*)(&data[((((conv_pad_w * 16) + ((conv_pad_n_icc_h / 16) * 3136)) + ((conv_pad_n_icc_h % 16) * 224)) - 240)])) : tf_v16_bc(0.0f));

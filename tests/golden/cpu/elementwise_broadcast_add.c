@@ -9,7 +9,7 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict x0_raw, void* 
   float* restrict x0 = (float*)__builtin_assume_aligned(x0_raw, 64);
   float* restrict x1 = (float*)__builtin_assume_aligned(x1_raw, 64);
   float* restrict out = (float*)__builtin_assume_aligned(out_raw, 64);
-  #pragma omp parallel for schedule(static)
+  /* serial: work 25088 */
   for (int32_t out_i0_i1_i2 = 0; out_i0_i1_i2 < 896; ++out_i0_i1_i2) {
     #pragma omp simd
     for (int32_t out_i3 = 0; out_i3 < 7; ++out_i3) {

@@ -16,7 +16,7 @@ static inline tf_v16f tf_v16_min(tf_v16f a, tf_v16f b) { return tf_v16_sel(a < b
 __attribute__((noinline)) static int32_t tf_kernel(void* restrict data_raw, void* restrict gpool_raw) {
   float* restrict data = (float*)__builtin_assume_aligned(data_raw, 64);
   float* restrict gpool = (float*)__builtin_assume_aligned(gpool_raw, 64);
-  #pragma omp parallel for schedule(static)
+  /* serial: work 102400 */
   for (int32_t gpool_n_cc_y_x = 0; gpool_n_cc_y_x < 32; ++gpool_n_cc_y_x) {
     float gpool_sum[16] __attribute__((aligned(64)));
     *(tf_v16fu*)(&gpool_sum[0]) = tf_v16_bc(0.0f);

@@ -8,7 +8,7 @@ static inline double tf_max_double(double a, double b) { return a > b ? a : b; }
 __attribute__((noinline)) static int32_t tf_kernel(void* restrict x_raw, void* restrict out_raw) {
   float* restrict x = (float*)__builtin_assume_aligned(x_raw, 64);
   float* restrict out = (float*)__builtin_assume_aligned(out_raw, 64);
-  #pragma omp parallel for schedule(static)
+  /* serial: work 8192 */
   for (int32_t out_n_c_h_w = 0; out_n_c_h_w < 256; ++out_n_c_h_w) {
     #pragma omp simd
     for (int32_t out_cb = 0; out_cb < 16; ++out_cb) {

@@ -32,35 +32,35 @@ static float out_max_rf[64] __attribute__((aligned(64)));
 __attribute__((noinline)) static int32_t tf_kernel(void* restrict x_raw, void* restrict out_raw) {
   float* restrict x = (float*)__builtin_assume_aligned(x_raw, 64);
   float* restrict out = (float*)__builtin_assume_aligned(out_raw, 64);
-  #pragma omp parallel for schedule(static)
+  /* serial: work 32064 */
   for (int32_t out_max_rf_i0 = 0; out_max_rf_i0 < 8; ++out_max_rf_i0) {
     *(tf_v8fu*)(&out_max_rf[(out_max_rf_i0 * 8)]) = tf_v8_bc(-INFINITY);
     for (int32_t out_max_rf_k_o = 0; out_max_rf_k_o < 125; ++out_max_rf_k_o) {
       *(tf_v8fu*)(&out_max_rf[(out_max_rf_i0 * 8)]) = tf_v8_max((*(const tf_v8fu*)(&out_max_rf[(out_max_rf_i0 * 8)])), (*(const tf_v8fu*)(&x[((out_max_rf_i0 * 1000) + (out_max_rf_k_o * 8))])));
     }
   }
-  #pragma omp parallel for schedule(static)
+  /* serial: work 264 */
   for (int32_t out_max_i0 = 0; out_max_i0 < 8; ++out_max_i0) {
     out_max[out_max_i0] = -INFINITY;
     for (int32_t out_max_k_i = 0; out_max_k_i < 8; ++out_max_k_i) {
       out_max[out_max_i0] = tf_max_float(out_max[out_max_i0], out_max_rf[((out_max_i0 * 8) + out_max_k_i)]);
     }
   }
-  #pragma omp parallel for schedule(static)
+  /* serial: work 848064 */
   for (int32_t out_sum_rf_i0 = 0; out_sum_rf_i0 < 8; ++out_sum_rf_i0) {
     *(tf_v8fu*)(&out_sum_rf[(out_sum_rf_i0 * 8)]) = tf_v8_bc(0.0f);
     for (int32_t out_sum_rf_k_o = 0; out_sum_rf_k_o < 125; ++out_sum_rf_k_o) {
       *(tf_v8fu*)(&out_sum_rf[(out_sum_rf_i0 * 8)]) = ((*(const tf_v8fu*)(&out_sum_rf[(out_sum_rf_i0 * 8)])) + tf_v8_exp(((*(const tf_v8fu*)(&x[((out_sum_rf_i0 * 1000) + (out_sum_rf_k_o * 8))])) - out_max[out_sum_rf_i0])));
     }
   }
-  #pragma omp parallel for schedule(static)
+  /* serial: work 264 */
   for (int32_t out_sum_i0 = 0; out_sum_i0 < 8; ++out_sum_i0) {
     out_sum[out_sum_i0] = 0.0f;
     for (int32_t out_sum_k_i = 0; out_sum_k_i < 8; ++out_sum_k_i) {
       out_sum[out_sum_i0] = (out_sum[out_sum_i0] + out_sum_rf[((out_sum_i0 * 8) + out_sum_k_i)]);
     }
   }
-  #pragma omp parallel for schedule(static)
+  /* serial: work 848000 */
   for (int32_t out_i0 = 0; out_i0 < 8; ++out_i0) {
     for (int32_t out_i1_0 = 0; out_i1_0 < 125; ++out_i1_0) {
       *(tf_v8fu*)(&out[((out_i0 * 1000) + (out_i1_0 * 8))]) = (tf_v8_exp(((*(const tf_v8fu*)(&x[((out_i0 * 1000) + (out_i1_0 * 8))])) - out_max[out_i0])) * (1.0f / out_sum[out_i0]));

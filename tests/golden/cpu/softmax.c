@@ -10,21 +10,21 @@ static float out_max[8] __attribute__((aligned(64)));
 __attribute__((noinline)) static int32_t tf_kernel(void* restrict x_raw, void* restrict out_raw) {
   float* restrict x = (float*)__builtin_assume_aligned(x_raw, 64);
   float* restrict out = (float*)__builtin_assume_aligned(out_raw, 64);
-  #pragma omp parallel for schedule(static)
+  /* serial: work 32008 */
   for (int32_t out_max_i0 = 0; out_max_i0 < 8; ++out_max_i0) {
     out_max[out_max_i0] = -INFINITY;
     for (int32_t out_max_k = 0; out_max_k < 1000; ++out_max_k) {
       out_max[out_max_i0] = tf_max_float(out_max[out_max_i0], x[((out_max_i0 * 1000) + out_max_k)]);
     }
   }
-  #pragma omp parallel for schedule(static)
+  /* serial: work 848008 */
   for (int32_t out_sum_i0 = 0; out_sum_i0 < 8; ++out_sum_i0) {
     out_sum[out_sum_i0] = 0.0f;
     for (int32_t out_sum_k = 0; out_sum_k < 1000; ++out_sum_k) {
       out_sum[out_sum_i0] = (out_sum[out_sum_i0] + expf((x[((out_sum_i0 * 1000) + out_sum_k)] - out_max[out_sum_i0])));
     }
   }
-  #pragma omp parallel for schedule(static)
+  /* serial: work 848000 */
   for (int32_t out_i0 = 0; out_i0 < 8; ++out_i0) {
     #pragma omp simd
     for (int32_t out_i1 = 0; out_i1 < 1000; ++out_i1) {

@@ -8,7 +8,7 @@ static inline double tf_max_double(double a, double b) { return a > b ? a : b; }
 __attribute__((noinline)) static int32_t tf_kernel(void* restrict x_raw, void* restrict out_raw) {
   float* restrict x = (float*)__builtin_assume_aligned(x_raw, 64);
   float* restrict out = (float*)__builtin_assume_aligned(out_raw, 64);
-  #pragma omp parallel for schedule(static)
+  /* serial: work 960 */
   for (int32_t out_i0_i1_i2 = 0; out_i0_i1_i2 < 96; ++out_i0_i1_i2) {
     #pragma omp simd
     for (int32_t out_i3 = 0; out_i3 < 5; ++out_i3) {

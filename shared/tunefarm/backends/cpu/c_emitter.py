@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+from tunefarm.backends.cpu import serial
 from tunefarm.backends.cpu.c_int8 import (
     BYTES,
     DOT4_SCALAR,
@@ -310,9 +311,7 @@ class CEmitter(IntLanes):
                     f"loop {s.var}: parallel loop nested inside another parallel "
                     "loop; parallelise only the outer loop"
                 )
-            cores = self.target.get("cores")
-            threads = f" num_threads({cores})" if cores else ""
-            self.emit(f"#pragma omp parallel for{threads} schedule(static)", depth)
+            self.parallel_pragma(s, depth)
         elif s.kind == "unroll":
             self.emit(f"#pragma GCC unroll {min(s.extent, 64)}", depth)
         elif s.kind == "vectorize":
@@ -322,6 +321,17 @@ class CEmitter(IntLanes):
                 self.emit("#pragma GCC ivdep", depth)
             elif key == "simd" and s.kind != "vectorize":
                 self.emit("#pragma omp simd", depth)
+
+    def parallel_pragma(self, s: For, depth: int) -> None:
+        """A parallel loop becomes an OpenMP region unless it is too small to pay for
+        waking the thread team (`serial.runs_serially`): then it runs on the calling thread,
+        with a comment saying so."""
+        if serial.runs_serially(s, self.target):
+            self.emit(f"/* serial: work {serial.nest_work([s])} */", depth)
+            return
+        cores = self.target.get("cores")
+        threads = f" num_threads({cores})" if cores else ""
+        self.emit(f"#pragma omp parallel for{threads} schedule(static)", depth)
 
     def try_vector(self, s: For, depth: int) -> bool:
         """Emit the lane loop as vector statements; False if it must stay a scalar loop."""
