@@ -1,7 +1,8 @@
 """C emitter: loop-nest IR -> one C file following the kernel ABI (`tf_entry`, `tf_time`).
 
 How annotations become C:
-- parallel  -> `#pragma omp parallel for` (one region per kernel loop nest);
+- parallel  -> `#pragma omp parallel for` (one region per kernel loop nest), or a plain loop
+               when the nest is too small to pay for waking the thread team (`serial.py`);
 - unroll    -> the body repeated with the loop variable replaced by constants (so local
                accumulator arrays are indexed by constants and GCC keeps them in registers);
                long loops get `#pragma GCC unroll` instead;
