@@ -38,11 +38,8 @@ from tunefarm.tune.policy import check_policy, uses_sketch
 
 FLOPS_PER_BYTE = 8.0
 MIN_SHARE = 0.002  # of the network's estimated cost
-SKIPPED_OPS = ("copy",)
-SELECTING_OPS = (
-    "gather",
-    "slice",
-)  # read only the input elements they write  # an output copied out of a view: nothing to schedule
+SKIPPED_OPS = ("copy",)  # an output copied out of a view: nothing to schedule
+SELECTING_OPS = ("gather", "slice")  # read only the input elements they write
 
 
 class _Survey(_Lowering):
