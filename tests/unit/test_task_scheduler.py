@@ -156,6 +156,21 @@ def test_similar_faster_task_raises_the_forward_estimate() -> None:
     assert sched.score(0, 1000) == pytest.approx(alone)  # not within a round of 1000
 
 
+def test_kernels_without_flops_get_no_speed_bound() -> None:
+    """Two transposes count 0 FLOPs: measured ones say nothing about how fast the other can
+    get, so its score is its own L / t (this divided by a zero speed in a bert-base tune)."""
+    shapes = [
+        dict(shape=(1, 128, 12, 64), perm=(0, 2, 1, 3)),
+        dict(shape=(1, 128, 12, 64), perm=(0, 2, 3, 1)),
+    ]
+    tasks = [Task.make("transpose", **kw) for kw in shapes]
+    sched = TaskScheduler(tasks, tuner_factory="random", beta=2.0)
+    for state, cost in zip(sched.states, (1e-5, 1e-6), strict=True):
+        state.tuner.load_history([(0, result(cost))])
+        state.trials = 1
+    assert sched.score(0, 8) == pytest.approx(0.8 * 1e-5)
+
+
 def test_exhausted_task_is_skipped(measure: MeasureOption) -> None:
     tasks = [Task.make("dense", data=(1, 4), weight=(4, 4)), Task.make("conv2d", **CONV)]
     size = make_tuner("random", tasks[0]).space.size

@@ -289,14 +289,18 @@ class TaskScheduler:
 
     def _similar_bound(self, i: int) -> float:
         """beta x the latency task i would have at the best speed (FLOP/s) another task of the
-        same op reached: a speed we know this kind of kernel can get to."""
+        same op reached: a speed we know this kind of kernel can get to. None for kernels
+        that only move data (a transpose counts 0 FLOPs, so FLOP/s say nothing of it)."""
         me = self.states[i]
         rates = [
             s.tuner.flops / s.best
             for j, s in enumerate(self.states)
             if j != i and s.tuner.task.op == me.tuner.task.op and 0 < s.best < math.inf
         ]
-        return self.beta * me.tuner.flops / max(rates) if rates else math.inf
+        rates = [r for r in rates if r > 0]
+        if not rates or me.tuner.flops <= 0:
+            return math.inf
+        return self.beta * me.tuner.flops / max(rates)
 
     # -- tuning --------------------------------------------------------------------------------
     def tune(
