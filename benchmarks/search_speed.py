@@ -10,7 +10,7 @@ settings), so a faster search that finds worse kernels shows.
     python benchmarks/search_speed.py one --op conv_56_64_64_3x3_s1 --trials 64
     git archive BASE shared | tar -x -C /tmp/base
     python benchmarks/search_speed.py compare --base /tmp/base --trials 64 --rounds 2 \\
-        [--ops conv_56_64_64_3x3_s1,dense_768x3072] [--json out.json]
+        [--ops conv_56_64_64_3x3_s1,dense_768x3072] [--heavy-main] [--json out.json]
 
 CPU seconds are those of the search's whole process tree (parent, build workers, compilers,
 measurement children), read from the finished subprocess: on a shared host they are a
@@ -33,6 +33,12 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_OPS = "conv_56_64_64_3x3_s1,dense_768x3072"
+HEAVY_MAIN = "TUNEFARM_SPEED_HEAVY_MAIN"
+if os.environ.get(HEAVY_MAIN) == "1":
+    # `compare --heavy-main`: a main module that imports the benchmark harness at the top, as
+    # benchmarks/metaschedule.py does. multiprocessing's children run the main module's top
+    # level again, so this is what each of them pays when the process is started that way.
+    import autoscheduler  # noqa: F401
 
 
 def run_one(args: argparse.Namespace) -> int:
@@ -72,9 +78,12 @@ def _stop_forkserver() -> None:
         stop()
 
 
-def _subprocess(tree: Path | None, op: str, trials: int, seed: int) -> dict[str, Any]:
+def _subprocess(
+    tree: Path | None, op: str, trials: int, seed: int, heavy_main: bool
+) -> dict[str, Any]:
     """`one` in a subprocess importing tunefarm from `tree` (None: this checkout)."""
     env = dict(os.environ)
+    env[HEAVY_MAIN] = "1" if heavy_main else "0"
     if tree is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(tree / "shared"), str(HERE)])
     cmd = [sys.executable, str(Path(__file__).resolve()), "one", "--op", op]
@@ -120,7 +129,8 @@ def compare(args: argparse.Namespace) -> int:
         for op in args.ops.split(","):
             order = ["before", "after"] if rnd % 2 == 0 else ["after", "before"]
             for which in order:
-                row = _subprocess(base if which == "before" else None, op, args.trials, args.seed)
+                tree = base if which == "before" else None
+                row = _subprocess(tree, op, args.trials, args.seed, args.heavy_main)
                 row.update(which=which, round=rnd)
                 print(f"{which:6s} {op} r{rnd}: {row['trials']} trials in {row['tune_s']:.1f} s "
                       f"({row['trials_per_s']:.2f}/s, {row['cpu_s_per_trial']:.2f} CPU s/trial), "
@@ -166,6 +176,12 @@ def main(argv: list[str] | None = None) -> int:
     cmp.add_argument("--rounds", type=int, default=2)
     cmp.add_argument("--final-rounds", type=int, default=5)
     cmp.add_argument("--json", help="write the rows here")
+    cmp.add_argument(
+        "--heavy-main",
+        action="store_true",
+        help="the searching process's main module imports the benchmark harness at the top, "
+        "as benchmarks/metaschedule.py does",
+    )
     for q in (one, cmp):
         q.add_argument("--trials", type=int, default=64)
         q.add_argument("--seed", type=int, default=0)
