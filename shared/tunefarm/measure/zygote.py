@@ -121,6 +121,7 @@ class Zygote:
         self._ctx = ctx
         self._proc: BaseProcess | None = None
         self._conn: Connection | None = None
+        self._owner = 0  # the pid that started the zygote: a forked copy of us must not share it
 
     def _start(self) -> Connection:
         parent_end, child_end = self._ctx.Pipe()
@@ -129,7 +130,7 @@ class Zygote:
         )
         proc.start()
         child_end.close()
-        self._proc, self._conn = proc, parent_end
+        self._proc, self._conn, self._owner = proc, parent_end, os.getpid()
         return parent_end
 
     def measure(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
@@ -138,6 +139,9 @@ class Zygote:
         A zygote found dead (killed while idle, say) is replaced and the job sent again,
         once; one that holds a job past its limit plus grace is killed and the job fails.
         """
+        if self._conn is not None and self._owner != os.getpid():
+            self._conn.close()  # inherited through a fork: that zygote answers our parent
+            self._proc = self._conn = None
         for _ in range(2):
             conn = self._conn or self._start()
             try:
@@ -160,6 +164,10 @@ class Zygote:
         """Stop the zygote (a later `measure` starts a new one)."""
         proc, conn = self._proc, self._conn
         self._proc = self._conn = None
+        if self._owner != os.getpid():  # not ours to stop (we are a fork of its owner)
+            if conn is not None:
+                conn.close()
+            return
         if conn is not None:
             try:
                 conn.send(None)
