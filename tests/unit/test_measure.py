@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
 import time
 from pathlib import Path
@@ -238,3 +239,18 @@ def test_kernel_source_is_plain_data() -> None:
     assert tc.command("k.c", "k.so") == ["gcc", "-O2", "-shared", "-o", "k.so", "k.c"]
     assert KernelSource.from_json(json.loads(json.dumps(src.to_json()))) == src
     assert MeasureInput.from_json(mk.inp("add").to_json()).task.args["kernel"] == "add"
+
+
+def test_measurement_zygote_killed_while_idle_is_replaced(builder: LocalBuilder) -> None:
+    inputs = [mk.inp("add")]
+    builds = builder.build(inputs)
+    with LocalRunner(FAST, io_factory=mk.io) as runner:
+        assert runner.run(inputs, builds)[0].ok
+        zygote = runner._zygote
+        assert zygote is not None and zygote.pid is not None
+        first = zygote.pid
+        os.kill(first, signal.SIGKILL)
+        time.sleep(0.1)
+        again = runner.run(inputs, builds)[0]
+        assert again.ok, again.error_msg
+        assert zygote.pid not in (None, first)

@@ -1,0 +1,193 @@
+"""Trials per second of the sketch search: one search, or an interleaved before/after.
+
+`one` runs one search (the settings of benchmarks/metaschedule.py: sketch policy, batches of
+16, `autoscheduler.SEARCH` timing) with a fresh build cache, and prints one JSON line.
+`compare` runs `one` in subprocesses, alternating between a baseline source tree (say a
+`git archive` of an earlier commit) and this one, same op, seed and trials, then measures the
+best schedule each search found again, interleaved, with this tree's runner (the `FINAL`
+settings), so a faster search that finds worse kernels shows.
+
+    python benchmarks/search_speed.py one --op conv_56_64_64_3x3_s1 --trials 64
+    git archive BASE shared | tar -x -C /tmp/base
+    python benchmarks/search_speed.py compare --base /tmp/base --trials 64 --rounds 2 \\
+        [--ops conv_56_64_64_3x3_s1,dense_768x3072] [--heavy-main] [--json out.json]
+
+CPU seconds are those of the search's whole process tree (parent, build workers, compilers,
+measurement children), read from the finished subprocess: on a shared host they are a
+steadier figure than the wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_OPS = "conv_56_64_64_3x3_s1,dense_768x3072"
+HEAVY_MAIN = "TUNEFARM_SPEED_HEAVY_MAIN"
+if os.environ.get(HEAVY_MAIN) == "1":
+    # `compare --heavy-main`: a main module that imports the benchmark harness at the top, as
+    # benchmarks/metaschedule.py does. multiprocessing's children run the main module's top
+    # level again, so this is what each of them pays when the process is started that way.
+    import autoscheduler  # noqa: F401
+
+
+def run_one(args: argparse.Namespace) -> int:
+    """One search, one JSON line on stdout."""
+    import autoscheduler as autosched
+    from tunefarm.tune.factory import make_tuner
+    from tunefarm.tune.tuner import MeasureOption
+
+    os.environ["TUNEFARM_CACHE"] = tempfile.mkdtemp(prefix="tunefarm-speed-")
+    op = autosched.OPS[args.op]
+    tuner = make_tuner("sketch", op.task, args.seed)
+    option = MeasureOption.local(autosched.SEARCH)
+    try:
+        start = time.perf_counter()
+        summary = tuner.tune(args.trials, option, batch_size=16)
+        tune_s = time.perf_counter() - start
+    finally:
+        option.close()
+    _stop_forkserver()
+    config = autosched.best_config(tuner)
+    row = {"op": args.op, "seed": args.seed, "trials": summary.trials, "tune_s": tune_s,
+           "trials_per_s": summary.trials / tune_s, "search_gflops": summary.best_gflops,
+           "errors": dict(summary.errors),
+           "config": None if config is None else config.to_json()}  # fmt: skip
+    print(json.dumps(row), flush=True)
+    return 0
+
+
+def _stop_forkserver() -> None:
+    """Stop and reap multiprocessing's forkserver, so the CPU time of the build workers and
+    measurement children (its children) counts in this process's RUSAGE_CHILDREN, and so in
+    the parent's figure (private API; without it that time is simply missing)."""
+    import multiprocessing.forkserver as fs
+
+    stop = getattr(fs._forkserver, "_stop", None)
+    if stop is not None:
+        stop()
+
+
+def _subprocess(
+    tree: Path | None, op: str, trials: int, seed: int, heavy_main: bool
+) -> dict[str, Any]:
+    """`one` in a subprocess importing tunefarm from `tree` (None: this checkout)."""
+    env = dict(os.environ)
+    env[HEAVY_MAIN] = "1" if heavy_main else "0"
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(tree / "shared"), str(HERE)])
+    cmd = [sys.executable, str(Path(__file__).resolve()), "one", "--op", op]
+    cmd += ["--trials", str(trials), "--seed", str(seed)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"search failed (rc {proc.returncode}): {proc.stderr[-2000:]}")
+    row = json.loads(lines[-1])
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    row["cpu_s"], row["cpu_s_per_trial"] = cpu, cpu / max(1, row["trials"])
+    return row
+
+
+def _remeasure(rows: list[dict[str, Any]], rounds: int) -> None:
+    """Add `final_gflops` to each row: its best config measured again, interleaved."""
+    import autoscheduler as autosched
+    from tunefarm.backends import registry
+    from tunefarm.measure import Config, MeasureInput
+
+    inputs = [
+        MeasureInput(autosched.OPS[r["op"]].task, Config.from_json(r["config"])) for r in rows
+    ]
+    costs: list[list[float]] = [[] for _ in rows]
+    with registry.local_builder() as builder, registry.local_runner(autosched.FINAL) as runner:
+        builds = builder.build(inputs)
+        for _ in range(rounds):
+            for k, (inp, build) in enumerate(zip(inputs, builds, strict=True)):
+                res = runner.run([inp], [build])[0]
+                if res.ok:
+                    costs[k].append(res.costs[0])
+    for row, inp, c in zip(rows, inputs, costs, strict=True):
+        flops = registry.flops(inp.task)
+        row["final_gflops"] = flops / statistics.median(c) / 1e9 if c else 0.0
+
+
+def compare(args: argparse.Namespace) -> int:
+    base = Path(args.base).resolve()
+    rows: list[dict[str, Any]] = []
+    for rnd in range(args.rounds):
+        for op in args.ops.split(","):
+            order = ["before", "after"] if rnd % 2 == 0 else ["after", "before"]
+            for which in order:
+                tree = base if which == "before" else None
+                row = _subprocess(tree, op, args.trials, args.seed, args.heavy_main)
+                row.update(which=which, round=rnd)
+                print(f"{which:6s} {op} r{rnd}: {row['trials']} trials in {row['tune_s']:.1f} s "
+                      f"({row['trials_per_s']:.2f}/s, {row['cpu_s_per_trial']:.2f} CPU s/trial), "
+                      f"search best {row['search_gflops']:.1f} GFLOPS",
+                      file=sys.stderr, flush=True)  # fmt: skip
+                rows.append(row)
+    _remeasure([r for r in rows if r["config"]], args.final_rounds)
+    print(table(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"rows": rows, "args": vars(args)}, indent=2))
+    return 0
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """Per op: medians over rounds before and after, and the after/before ratios."""
+    head = ["op", "trials", "trials/s before", "after", "ratio", "CPU s/trial before", "after",
+            "ratio", "best GFLOPS before", "after"]  # fmt: skip
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for op in dict.fromkeys(r["op"] for r in rows):
+
+        def med(which: str, key: str, op: str = op) -> float:
+            return statistics.median(r[key] for r in rows if r["op"] == op and r["which"] == which)
+
+        tps = [med(w, "trials_per_s") for w in ("before", "after")]
+        cpu = [med(w, "cpu_s_per_trial") for w in ("before", "after")]
+        gf = [med(w, "final_gflops") for w in ("before", "after")]
+        trials = max(r["trials"] for r in rows if r["op"] == op)
+        cells = [op, str(trials), f"{tps[0]:.2f}", f"{tps[1]:.2f}", f"{tps[1] / tps[0]:.2f}",
+                 f"{cpu[0]:.2f}", f"{cpu[1]:.2f}", f"{cpu[0] / cpu[1]:.2f}", f"{gf[0]:.1f}",
+                 f"{gf[1]:.1f}"]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    one = sub.add_parser("one", help="one search, one JSON line")
+    one.add_argument("--op", default="conv_56_64_64_3x3_s1")
+    cmp = sub.add_parser("compare", help="interleaved searches: --base tree against this one")
+    cmp.add_argument("--base", required=True, help="a source tree with shared/tunefarm")
+    cmp.add_argument("--ops", default=DEFAULT_OPS)
+    cmp.add_argument("--rounds", type=int, default=2)
+    cmp.add_argument("--final-rounds", type=int, default=5)
+    cmp.add_argument("--json", help="write the rows here")
+    cmp.add_argument(
+        "--heavy-main",
+        action="store_true",
+        help="the searching process's main module imports the benchmark harness at the top, "
+        "as benchmarks/metaschedule.py does",
+    )
+    for q in (one, cmp):
+        q.add_argument("--trials", type=int, default=64)
+        q.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    return run_one(args) if args.cmd == "one" else compare(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
