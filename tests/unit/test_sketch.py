@@ -3,13 +3,19 @@ states of every sketch compiled and checked against the numpy reference on awkwa
 
 from __future__ import annotations
 
+import ctypes
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from tunefarm.backends import get_backend, parse_target, registry
 from tunefarm.backends.cpu.c_emitter import emit_c
+from tunefarm.backends.cpu.target import cflags
 from tunefarm.codegen.lower import lower
 from tunefarm.ir import tensor as te
+from tunefarm.ir.expr import call
 from tunefarm.ir.ops.dense import matmul
 from tunefarm.ir.ops.softmax import softmax
 from tunefarm.measure import MeasureInput, MeasureSettings
@@ -380,3 +386,52 @@ def test_row_group_states_match_numpy_on_awkward_shapes(measure):
         (str(i.task), r.error_msg[:400]) for i, r in zip(inputs, results, strict=True) if not r.ok
     ]
     assert not bad, bad
+
+
+def _rms_norm(n: int, m: int):
+    """x / sqrt(mean(x^2) + eps) * g over rows of m: the reduce-then-broadcast pattern
+    without an op of its own (and x - mean(x), a mean then a subtraction)."""
+    x, g = te.placeholder((n, m), name="x"), te.placeholder((m,), name="g")
+    k = te.reduce_axis(m, "k")
+    ss = te.compute((n, 1), lambda i, j: te.sum(x[i, k] * x[i, k] * (1.0 / m), k), name="ss")
+    out = te.compute(
+        (n, m), lambda i, j: x[i, j] / call("sqrt", ss[i, 0] + 1e-6) * g[j], name="out"
+    )
+    k2 = te.reduce_axis(m, "k")
+    mean = te.compute((n,), lambda i: te.sum(x[i, k2] * (1.0 / m), k2), name="mean")
+    centred = te.compute((n, m), lambda i, j: x[i, j] - mean[i], name="out")
+    return [x, g], out, [x], centred
+
+
+def _run_c(code: str, tmp: Path, arrays: list[np.ndarray]) -> None:
+    src, lib = tmp / "k.c", tmp / f"k{len(list(tmp.iterdir()))}.so"
+    src.write_text(code)
+    flags = cflags(parse_target("cpu"))
+    subprocess.run(["gcc", *flags, "-shared", str(src), "-o", str(lib), "-lm"], check=True)
+    ptrs = (ctypes.c_void_p * len(arrays))(*[a.ctypes.data for a in arrays])
+    assert ctypes.CDLL(str(lib)).tf_entry(ptrs) == 0
+
+
+def test_rms_norm_and_mean_subtraction_row_groups_match_numpy(tmp_path: Path):
+    rules, params = get_backend("cpu").sketch_rules(parse_target("cpu"))
+    rms_in, rms, sub_in, sub = _rms_norm(5, 33)
+    rng = np.random.default_rng(0)
+    x, g = rng.standard_normal((5, 33), np.float32), rng.standard_normal(33, np.float32)
+    want = {
+        "rms": x / np.sqrt((x.astype(np.float64) ** 2).mean(1, keepdims=True) + 1e-6) * g,
+        "sub": x - x.astype(np.float64).mean(1, keepdims=True),
+    }
+    checked = 0
+    for key, inputs, out, args in (("rms", rms_in, rms, [x, g]), ("sub", sub_in, sub, [x])):
+        for sketch in derive_sketches([out], inputs, rules):
+            assert row_groups(sketch) == {"out": {"i"}}, sketch.name
+            d = sample(sketch, params, rng)
+            d.update({"row:out": 0, "par:out": 1})
+            steps = realise(sketch, d)
+            assert S.ComputeAt(sketch.plans[0].stage, "out", "i") in steps
+            got = np.zeros((5, 33), np.float32)
+            func = lower(Schedule([out], inputs).apply_all(steps))
+            _run_c(emit_c(func, parse_target("cpu")), tmp_path, [*args, got])
+            np.testing.assert_allclose(got, want[key], rtol=1e-5, atol=1e-5)
+            checked += 1
+    assert checked >= 4  # factored and simple reductions of both
