@@ -29,15 +29,41 @@ static inline tf_v8f tf_v8_exp(tf_v8f x) {
   tf_v8i bits = ((tf_v8i)big - (0x4B400000 - 127)) << 23;
   return (p * r * r + r + 1.0f) * (tf_v8f)bits; }
 static inline float tf_v8_hadd(tf_v8f v) {
-  { tf_v8f s = __builtin_shuffle(v, (tf_v8i){4, 5, 6, 7, 4, 5, 6, 7}); v = v + s; }
-  { tf_v8f s = __builtin_shuffle(v, (tf_v8i){2, 3, 2, 3, 2, 3, 2, 3}); v = v + s; }
-  { tf_v8f s = __builtin_shuffle(v, (tf_v8i){1, 1, 1, 1, 1, 1, 1, 1}); v = v + s; }
-  return v[0]; }
+  typedef float h4 __attribute__((vector_size(16)));
+  union { tf_v8f v; h4 h[2]; } u4 = {v};
+  h4 v4 = u4.h[0] + u4.h[1];
+  typedef int32_t s4 __attribute__((vector_size(16)));
+  h4 p = (h4)v4;
+  h4 q = p + __builtin_shuffle(p, (s4){2, 3, 2, 3});
+  h4 r = q + __builtin_shuffle(q, (s4){1, 1, 1, 1});
+  return r[0]; }
 static inline float tf_v8_hmax(tf_v8f v) {
-  { tf_v8f s = __builtin_shuffle(v, (tf_v8i){4, 5, 6, 7, 4, 5, 6, 7}); v = tf_v8_max(v, s); }
-  { tf_v8f s = __builtin_shuffle(v, (tf_v8i){2, 3, 2, 3, 2, 3, 2, 3}); v = tf_v8_max(v, s); }
-  { tf_v8f s = __builtin_shuffle(v, (tf_v8i){1, 1, 1, 1, 1, 1, 1, 1}); v = tf_v8_max(v, s); }
-  return v[0]; }
+  typedef float h4 __attribute__((vector_size(16)));
+  union { tf_v8f v; h4 h[2]; } u4 = {v};
+#if defined(__SSE__)
+  h4 v4 = __builtin_ia32_maxps(u4.h[0], u4.h[1]);
+#else
+  typedef int32_t iv4 __attribute__((vector_size(16)));
+  iv4 mv4 = u4.h[0] > u4.h[1];
+  h4 v4 = (h4)(((iv4)u4.h[0] & mv4) | ((iv4)u4.h[1] & ~mv4));
+#endif
+  typedef int32_t s4 __attribute__((vector_size(16)));
+  h4 p = (h4)v4;
+#if defined(__SSE__)
+  h4 q = __builtin_ia32_maxps(p, __builtin_shuffle(p, (s4){2, 3, 2, 3}));
+#else
+  typedef int32_t iq __attribute__((vector_size(16)));
+  iq mq = p > __builtin_shuffle(p, (s4){2, 3, 2, 3});
+  h4 q = (h4)(((iq)p & mq) | ((iq)__builtin_shuffle(p, (s4){2, 3, 2, 3}) & ~mq));
+#endif
+#if defined(__SSE__)
+  h4 r = __builtin_ia32_maxps(q, __builtin_shuffle(q, (s4){1, 1, 1, 1}));
+#else
+  typedef int32_t ir __attribute__((vector_size(16)));
+  ir mr = q > __builtin_shuffle(q, (s4){1, 1, 1, 1});
+  h4 r = (h4)(((ir)q & mr) | ((ir)__builtin_shuffle(q, (s4){1, 1, 1, 1}) & ~mr));
+#endif
+  return r[0]; }
 static float out_sum[8] __attribute__((aligned(64)));
 static float out_sum_rf[64] __attribute__((aligned(64)));
 static float out_max[8] __attribute__((aligned(64)));

@@ -492,18 +492,54 @@ HORIZONTAL = {"+": "add", "max": "max", "min": "min"}
 
 
 def vector_horizontal(w: int, name: str) -> str:
-    """The sum (max, min) of a vector's lanes: halve it log2(w) times, folding the upper
-    half onto the lower (GCC's __builtin_shuffle; the helper follows the vector types)."""
-    step = {"add": "v + s", "max": f"tf_v{w}_max(v, s)", "min": f"tf_v{w}_min(v, s)"}[name]
+    """The sum (max, min) of a vector's lanes: fold its upper half onto its lower one down
+    to four lanes, each half a narrower vector type (the two members of a union), so every
+    step is one instruction on a narrower register instead of a full-width shuffle and
+    operation (7% of a softmax row of 128 floats); then two shuffles within the four.
+    Self-contained: local types only."""
     lines = [f"static inline float tf_v{w}_h{name}(tf_v{w}f v) {{"]
-    half = w // 2
-    while half:
-        mask = ", ".join(str(half + i % half) for i in range(w))
-        shuffle = f"__builtin_shuffle(v, (tf_v{w}i){{{mask}}})"
-        lines.append(f"  {{ tf_v{w}f s = {shuffle}; v = {step}; }}")
-        half //= 2
-    lines.append("  return v[0]; }")
+    if w == 2:
+        a, b = "v[0]", "v[1]"
+        last = f"{a} + {b}" if name == "add" else f"tf_{name}_float({a}, {b})"
+        return "\n".join([*lines, f"  return {last}; }}"])
+    var, k = "v", w
+    while k > 4:
+        h = k // 2
+        wide = f"tf_v{w}f" if k == w else f"h{k}"
+        lines += [
+            f"  typedef float h{h} __attribute__((vector_size({4 * h})));",
+            f"  union {{ {wide} v; h{h} h[2]; }} u{h} = {{{var}}};",
+            *_fold(h, name, f"u{h}.h[0]", f"u{h}.h[1]", f"v{h}"),
+        ]
+        var, k = f"v{h}", h
+    if w == 4:
+        lines.append("  typedef float h4 __attribute__((vector_size(16)));")
+    lines += [
+        "  typedef int32_t s4 __attribute__((vector_size(16)));",
+        f"  h4 p = (h4){var};",
+        *_fold(4, name, "p", "__builtin_shuffle(p, (s4){2, 3, 2, 3})", "q"),
+        *_fold(4, name, "q", "__builtin_shuffle(q, (s4){1, 1, 1, 1})", "r"),
+        "  return r[0]; }",
+    ]
     return "\n".join(lines)
+
+
+def _fold(h: int, name: str, a: str, b: str, out: str) -> list[str]:
+    """`h{h} out = a op b` on vectors of h lanes (max/min: the ISA's instruction where the
+    target has it, the generic select otherwise)."""
+    if name == "add":
+        return [f"  h{h} {out} = {a} + {b};"]
+    cmp = ">" if name == "max" else "<"
+    generic = [
+        f"  typedef int32_t i{out} __attribute__((vector_size({4 * h})));",
+        f"  i{out} m{out} = {a} {cmp} {b};",
+        f"  h{h} {out} = (h{h})(((i{out}){a} & m{out}) | ((i{out}){b} & ~m{out}));",
+    ]
+    if h not in NATIVE_MINMAX:
+        return generic
+    macro, builtin, extra = NATIVE_MINMAX[h]
+    call = f"{builtin.format(op=name)}({a}, {b}{extra.replace(', a,', f', {a},')})"
+    return [f"#if defined({macro})", f"  h{h} {out} = {call};", "#else", *generic, "#endif"]
 
 
 def vector_exp(w: int) -> str:
