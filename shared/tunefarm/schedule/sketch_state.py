@@ -101,9 +101,7 @@ def sample(sketch: Sketch, params: SketchParams, rng: np.random.Generator) -> De
         elif isinstance(p, TilePlan):
             _sample_tile(p, params, rng, d)
         elif isinstance(p, SimplePlan):
-            ext = p.spatial[-1][1]
-            vecs = [v for v in divisors(ext) if v <= params.lanes]
-            d[f"vec:{p.stage}"] = int(rng.choice(vecs))
+            d[f"vec:{p.stage}"] = _sample_vec(p.spatial[-1][1], params, rng)
             d[f"par:{p.stage}"] = int(rng.integers(0, len(p.spatial) + 1))
             d[f"unroll:{p.stage}"] = int(rng.choice(params.unroll_steps))
             if p.reader is not None:
@@ -119,6 +117,15 @@ def sample(sketch: Sketch, params: SketchParams, rng: np.random.Generator) -> De
         if anchor is not None and f"row:{anchor}" not in d:
             d[f"row:{anchor}"] = -1 if rng.random() < 0.25 else int(rng.integers(0, 2))
     return d
+
+
+def _sample_vec(extent: int, params: SketchParams, rng: np.random.Generator) -> int:
+    """A simple stage's vector split: half of the time one full vector register when it
+    divides the last axis (a narrower split runs the same loop at a fraction of the width:
+    a softmax row at 2 lanes takes 8x the exp instructions), else any divisor up to it."""
+    if extent % params.lanes == 0 and rng.random() < 0.5:
+        return params.lanes
+    return int(rng.choice([v for v in divisors(extent) if v <= params.lanes]))
 
 
 def _sample_tile(p: TilePlan, params: SketchParams, rng: np.random.Generator, d: Decisions):
