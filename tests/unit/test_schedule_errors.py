@@ -207,7 +207,25 @@ def test_compute_at_an_axis_later_fused_away() -> None:
 
 def test_compute_at_a_stage_that_is_not_the_only_reader() -> None:
     steps = [S.Split("Z", "j", (4,)), S.ComputeAt("X", "Z", "i")]
-    lower_error(diamond(), steps, 1, "read by ['Y', 'Z']", "only reader")
+    lower_error(diamond(), steps, 1, "read by ['Y', 'Z']", "computed at the same loop")
+
+
+def chain() -> Schedule:
+    """X = A + 1 is read by Y = X * 2 only, and Y by the output Z = Y + 1 only."""
+    a = te.placeholder((4, 12), name="A")
+    x = te.compute((4, 12), lambda i, j: a[i, j] + 1.0, name="X")
+    y = te.compute((4, 12), lambda i, j: x[i, j] * 2.0, name="Y")
+    z = te.compute((4, 12), lambda i, j: y[i, j] + 1.0, name="Z")
+    return Schedule([z], [a])
+
+
+def test_compute_at_a_loop_of_a_stage_that_does_not_read_it() -> None:
+    steps = [S.ComputeAt("X", "Z", "i")]  # X's reader Y stays at root
+    lower_error(chain(), steps, 0, "read by ['Y']", "computed at the same loop")
+    # with Y computed there too, X is computed once per row of Z, as Y needs it
+    sch = chain().apply_all([S.ComputeAt("Y", "Z", "i"), S.ComputeAt("X", "Z", "i")])
+    func = lower(sch)
+    assert not func.statics and len(func.body) == 1
 
 
 def test_compute_at_an_inlined_stage() -> None:

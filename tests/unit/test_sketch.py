@@ -3,13 +3,19 @@ states of every sketch compiled and checked against the numpy reference on awkwa
 
 from __future__ import annotations
 
+import ctypes
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from tunefarm.backends import get_backend, parse_target, registry
 from tunefarm.backends.cpu.c_emitter import emit_c
+from tunefarm.backends.cpu.target import cflags
 from tunefarm.codegen.lower import lower
 from tunefarm.ir import tensor as te
+from tunefarm.ir.expr import call
 from tunefarm.ir.ops.dense import matmul
 from tunefarm.ir.ops.softmax import softmax
 from tunefarm.measure import MeasureInput, MeasureSettings
@@ -21,12 +27,20 @@ from tunefarm.schedule.sketch import (
     MultiLevelTilingRule,
     RFactorPlan,
     RFactorRule,
+    RowFusionRule,
     SimplePlan,
     SimpleRule,
     TilePlan,
     derive_sketches,
 )
-from tunefarm.schedule.sketch_state import SketchParams, local_elements, mutate, realise, sample
+from tunefarm.schedule.sketch_state import (
+    SketchParams,
+    local_elements,
+    mutate,
+    realise,
+    row_groups,
+    sample,
+)
 from tunefarm.task import Task
 
 RULES = (InlineRule(), MultiLevelTilingRule(), RFactorRule(), SimpleRule())
@@ -288,7 +302,8 @@ def test_random_states_of_every_sketch_match_numpy(measure):
 
 def test_sketch_rules_come_from_the_backend():
     rules, params = get_backend("cpu").sketch_rules(parse_target("cpu -isa=avx2"))
-    assert [r.name for r in rules] == ["inline", "multi_level_tiling", "rfactor", "simple"]
+    names = [r.name for r in rules]
+    assert names == ["inline", "multi_level_tiling", "rfactor", "simple", "row_fusion"]
     assert params.lanes == 8
 
 
@@ -297,3 +312,126 @@ def test_padding_of_a_tiled_conv_is_inlined_or_a_root_copy():
     sketches, _ = registry.sketches(task)
     pads = {type(s.plan_of("conv_pad")).__name__ for s in sketches}
     assert pads == {"InlinePlan", "SimplePlan"} and len(sketches) == 4
+
+
+# ------------------------------------------------------------------------------ row groups
+ROW_CASES = [
+    Task.make("softmax", shape=(5, 7), axis=-1),
+    Task.make("softmax", shape=(3, 100), axis=-1),
+    Task.make("softmax", shape=(2, 33, 3), axis=1),
+    Task.make("layer_norm", shape=(3, 33), axis=-1, epsilon=1e-5),
+    Task.make("layer_norm", shape=(2, 3, 100), axis=-1, epsilon=1e-12),
+    Task.make("layer_norm", shape=(2, 5, 7), axis=1, epsilon=1e-5),
+]
+
+
+def test_reduce_then_broadcast_stages_form_one_row_group():
+    x = te.placeholder((3, 37), name="x")
+    out = softmax(x, -1, name="out")
+    rules = (*RULES, RowFusionRule())
+    for sketch in derive_sketches([out], [x], rules):
+        anchors = {
+            p.stage: getattr(p, "anchor", None)
+            for p in sketch.plans
+            if not isinstance(p, InlinePlan)
+        }
+        assert anchors.pop("out") is None
+        assert set(anchors.values()) == {"out"}, sketch.name  # max, sum (and exp at root)
+        assert row_groups(sketch) == {"out": {"i0"}}  # the rows, not the softmax axis
+    # without the rule no stage has an anchor
+    assert all(
+        getattr(p, "anchor", None) is None
+        for sketch in derive_sketches([out], [x], RULES)
+        for p in sketch.plans
+    )
+
+
+def test_a_row_group_is_computed_inside_the_output_row_loop():
+    task = Task.make("softmax", shape=(12, 16, 128), axis=-1)
+    sketches, params = registry.sketches(task)
+    sketch = next(
+        s for s in sketches if s.name.count("RFactorPlan") == 2 and "exp:Simple" in s.name
+    )
+    d = sample(sketch, params, np.random.default_rng(0))
+    d.update({"par:out": 2, "vec:out": params.lanes, "row:out": 0})
+    at = {s.stage: (s.target, s.axis) for s in realise(sketch, d) if isinstance(s, S.ComputeAt)}
+    members = ["out_max.rf", "out_max", "out_exp", "out_sum.rf", "out_sum"]
+    assert at == {m: ("out", "i0+i1") for m in members}
+    kdef = registry.base_kernel(task)
+    func = lower(Schedule(kdef.outputs, kdef.inputs).apply_all(realise(sketch, d)))
+    assert len(func.body) == 1 and not func.statics  # one row loop; rows live in locals
+    d["row:out"] = -1
+    assert not any(isinstance(s, S.ComputeAt) for s in realise(sketch, d))
+
+
+@pytest.mark.slow
+def test_row_group_states_match_numpy_on_awkward_shapes(measure):
+    """Every sketch of softmax and layer norm with its row group computed at the innermost
+    row loop (rows not a multiple of the vector width, rows of 7, 33, 100, two axes)."""
+    inputs, grouped = [], 0
+    for n, task in enumerate(ROW_CASES):
+        sketches, params = registry.sketches(task)
+        rng = np.random.default_rng(n)
+        kdef = registry.base_kernel(task)
+        for sketch in sketches:
+            d = sample(sketch, params, rng)
+            d.update({k: int(rng.integers(0, 2)) for k in d if k.startswith("row:")})
+            steps = realise(sketch, d)
+            grouped += any(isinstance(s, S.ComputeAt) and s.target == "out" for s in steps)
+            lower(Schedule(kdef.outputs, kdef.inputs).apply_all(steps))
+            inputs.append(MeasureInput(task, registry.sketch_config(steps)))
+    assert grouped >= len(inputs) // 2
+    results = measure.measure(inputs)
+    bad = [
+        (str(i.task), r.error_msg[:400]) for i, r in zip(inputs, results, strict=True) if not r.ok
+    ]
+    assert not bad, bad
+
+
+def _rms_norm(n: int, m: int):
+    """x / sqrt(mean(x^2) + eps) * g over rows of m: the reduce-then-broadcast pattern
+    without an op of its own (and x - mean(x), a mean then a subtraction)."""
+    x, g = te.placeholder((n, m), name="x"), te.placeholder((m,), name="g")
+    k = te.reduce_axis(m, "k")
+    ss = te.compute((n, 1), lambda i, j: te.sum(x[i, k] * x[i, k] * (1.0 / m), k), name="ss")
+    out = te.compute(
+        (n, m), lambda i, j: x[i, j] / call("sqrt", ss[i, 0] + 1e-6) * g[j], name="out"
+    )
+    k2 = te.reduce_axis(m, "k")
+    mean = te.compute((n,), lambda i: te.sum(x[i, k2] * (1.0 / m), k2), name="mean")
+    centred = te.compute((n, m), lambda i, j: x[i, j] - mean[i], name="out")
+    return [x, g], out, [x], centred
+
+
+def _run_c(code: str, tmp: Path, arrays: list[np.ndarray]) -> None:
+    src, lib = tmp / "k.c", tmp / f"k{len(list(tmp.iterdir()))}.so"
+    src.write_text(code)
+    flags = cflags(parse_target("cpu"))
+    subprocess.run(["gcc", *flags, "-shared", str(src), "-o", str(lib), "-lm"], check=True)
+    ptrs = (ctypes.c_void_p * len(arrays))(*[a.ctypes.data for a in arrays])
+    assert ctypes.CDLL(str(lib)).tf_entry(ptrs) == 0
+
+
+def test_rms_norm_and_mean_subtraction_row_groups_match_numpy(tmp_path: Path):
+    rules, params = get_backend("cpu").sketch_rules(parse_target("cpu"))
+    rms_in, rms, sub_in, sub = _rms_norm(5, 33)
+    rng = np.random.default_rng(0)
+    x, g = rng.standard_normal((5, 33), np.float32), rng.standard_normal(33, np.float32)
+    want = {
+        "rms": x / np.sqrt((x.astype(np.float64) ** 2).mean(1, keepdims=True) + 1e-6) * g,
+        "sub": x - x.astype(np.float64).mean(1, keepdims=True),
+    }
+    checked = 0
+    for key, inputs, out, args in (("rms", rms_in, rms, [x, g]), ("sub", sub_in, sub, [x])):
+        for sketch in derive_sketches([out], inputs, rules):
+            assert row_groups(sketch) == {"out": {"i"}}, sketch.name
+            d = sample(sketch, params, rng)
+            d.update({"row:out": 0, "par:out": 1})
+            steps = realise(sketch, d)
+            assert S.ComputeAt(sketch.plans[0].stage, "out", "i") in steps
+            got = np.zeros((5, 33), np.float32)
+            func = lower(Schedule([out], inputs).apply_all(steps))
+            _run_c(emit_c(func, parse_target("cpu")), tmp_path, [*args, got])
+            np.testing.assert_allclose(got, want[key], rtol=1e-5, atol=1e-5)
+            checked += 1
+    assert checked >= 4  # factored and simple reductions of both

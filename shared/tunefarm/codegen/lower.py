@@ -126,15 +126,17 @@ class Lowerer:
             raise ScheduleError(f"{where}: target stage {target_name!r} is inlined")
         readers = self.readers(st)
         # other readers computed at the same loop (softmax's sum and output both read its
-        # max) run inside that loop too: the region covers what each of them reads
+        # max) run inside that loop too: the region covers what each of them reads; the
+        # target itself need not read the stage (softmax's max computed at the output's row
+        # loop, read only by the exp and sum stages computed there too)
         siblings = [r for r in readers if r.name != target_name]
-        if target_name not in [r.name for r in readers] or any(
+        reads = len(siblings) < len(readers)
+        if not readers or any(
             r.attach != "at" or r.attach_target != st.attach_target for r in siblings
         ):
             raise ScheduleError(
                 f"{where}: stage {st.name!r} is read by {[r.name for r in readers]}; "
-                "compute_at needs the target to be its only reader (or its other readers "
-                "computed at the same loop)"
+                "compute_at needs each reader to be the target or computed at the same loop"
             )
         tinfo = self.info[target_name]
         leaf_names = [lf.name for lf in target.leaves]
@@ -146,7 +148,7 @@ class Lowerer:
         free = [tinfo.var(n) for n in leaf_names[leaf_names.index(axis) + 1 :]]
         if st.scope == "shared":
             free += [v for v in self.thread_vars() if v not in free]
-        sources = [(tinfo, free)]
+        sources = [(tinfo, free)] if reads else []
         for r in siblings:
             sinfo = self.info[r.name]
             sources.append((sinfo, [sinfo.var(lf.name) for lf in r.leaves]))

@@ -16,7 +16,7 @@ here; a backend picks and parameterises them (`tunefarm.backends.cpu.sketch_rule
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from tunefarm.ir.expr import Call, Load, Select, Var
@@ -69,6 +69,7 @@ class SimplePlan:
     spatial: tuple[tuple[str, int], ...]
     reduce: tuple[tuple[str, int], ...]
     reader: str | None = None  # the only stage reading it, for compute-location choices
+    anchor: str | None = None  # the output of its row group (`RowFusionRule`), if any
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,7 @@ class RFactorPlan:
     spatial: tuple[tuple[str, int], ...]
     reduce: tuple[tuple[str, int], ...]
     axis: str
+    anchor: str | None = None  # the output of its row group (`RowFusionRule`), if any
 
 
 @dataclass(frozen=True)
@@ -280,6 +282,52 @@ class SimpleRule:
         return [[SimplePlan(t.name, spatial, reduce, reader)]]
 
 
+class RowFusionRule:
+    """Reduce-then-broadcast chains (softmax, layer norm, log-softmax, RMS norm, a mean then
+    a subtraction) computed row by row: every stage whose readers all lead, through stages
+    without data reuse, to one elementwise output (the group's *anchor*) may be computed at
+    one loop of that output, the same for the whole group (decision `row:{anchor}`). At the
+    output's row loop a row is read from memory once and every later pass over it (max, exp
+    and sum, scale) hits L1, instead of one pass over the whole tensor per stage.
+
+    A finishing rule: it runs on each complete sketch (`finish`), since a group is known only
+    once every stage of it has a plan."""
+
+    name = "row_fusion"
+
+    def derive(self, info: DagInfo, t: Tensor) -> list[list[Plan]] | None:
+        return None
+
+    def finish(self, info: DagInfo, plans: list[Plan]) -> list[Plan]:
+        members = {p.stage: p for p in plans if isinstance(p, SimplePlan | RFactorPlan)}
+        memo: dict[str, str | None] = {}
+        out: list[Plan] = []
+        for p in plans:
+            a = _anchor(info, p.stage, members, memo) if p.stage in members else None
+            out.append(replace(p, anchor=a) if a is not None else p)  # type: ignore[type-var]
+        return out
+
+
+def _anchor(info: DagInfo, name: str, members: dict[str, Plan], memo: dict) -> str | None:
+    """The one elementwise output every reader of stage `name` leads to through group
+    members (non-output stages planned simple or factored), or None."""
+    if name in memo:
+        return memo[name]
+    t = info.stage(name)
+    ends: set[str | None] = set()
+    readers = [] if info.is_output(t) else info.readers(t)
+    for r in readers:
+        if r.name not in members or has_data_reuse(r):
+            ends.add(None)
+        elif info.is_output(r):
+            simple = isinstance(members[r.name], SimplePlan) and not r.op.reduce_axes  # type: ignore[union-attr]
+            ends.add(r.name if simple else None)
+        else:
+            ends.add(_anchor(info, r.name, members, memo))
+    memo[name] = ends.pop() if len(ends) == 1 else None
+    return memo[name]
+
+
 def derive_sketches(
     outputs: Sequence[Tensor], inputs: Sequence[Tensor], rules: Sequence[SketchRule]
 ) -> list[Sketch]:
@@ -294,10 +342,14 @@ def derive_sketches(
         for t in dag.compute_stages:
             partial = [grown for item in partial for grown in _grow(item, phase, t, dag)]
     order = {t.name: i for i, t in enumerate(dag.compute_stages)}
-    return [
-        Sketch("|".join(names) or "default", tuple(sorted(plans, key=lambda p: order[p.stage])))
-        for _, plans, names in partial
-    ]
+    finishing = [r for r in rules if hasattr(r, "finish")]
+    out = []
+    for info, plans, names in partial:
+        for rule in finishing:
+            plans = rule.finish(info, plans)  # type: ignore[attr-defined]
+        ordered = tuple(sorted(plans, key=lambda p: order[p.stage]))
+        out.append(Sketch("|".join(names) or "default", ordered))
+    return out
 
 
 def _grow(item, rules: Sequence[SketchRule], t: Tensor, dag: ComputeDAG):

@@ -9,7 +9,10 @@ Decisions are a flat dict of JSON values keyed by what they decide:
 - `par:{stage}`: how many outer loops are fused into the parallel loop (0: none);
 - `unroll:{stage}`: the `auto_unroll_max_step` pragma (0: none);
 - `vec:{stage}`: the factor that splits off a simple stage's vectorised inner loop;
-- `rf:{stage}`: the factor of a factored reduction (its partial results per output).
+- `rf:{stage}`: the factor of a factored reduction (its partial results per output);
+- `row:{anchor}`: where a row group (`RowFusionRule`) is computed: -1 (each stage on its
+  own), or k >= 0: at the k-th loop of the anchor counted from the innermost one that runs
+  over the rows only (0: one row at a time).
 
 `realise` turns (sketch, decisions) into steps; records keep only those steps.
 
@@ -21,6 +24,7 @@ search needs no knowledge of the backend.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -97,9 +101,7 @@ def sample(sketch: Sketch, params: SketchParams, rng: np.random.Generator) -> De
         elif isinstance(p, TilePlan):
             _sample_tile(p, params, rng, d)
         elif isinstance(p, SimplePlan):
-            ext = p.spatial[-1][1]
-            vecs = [v for v in divisors(ext) if v <= params.lanes]
-            d[f"vec:{p.stage}"] = int(rng.choice(vecs))
+            d[f"vec:{p.stage}"] = _sample_vec(p.spatial[-1][1], params, rng)
             d[f"par:{p.stage}"] = int(rng.integers(0, len(p.spatial) + 1))
             d[f"unroll:{p.stage}"] = int(rng.choice(params.unroll_steps))
             if p.reader is not None:
@@ -111,7 +113,19 @@ def sample(sketch: Sketch, params: SketchParams, rng: np.random.Generator) -> De
             d[f"rf:{p.stage}"] = int(rng.choice(prefer if rng.random() < 0.5 else factors))
             d[f"par:{p.stage}"] = int(rng.integers(0, len(p.spatial) + 1))
             d[f"unroll:{p.stage}"] = int(rng.choice(params.unroll_steps))
+        anchor = getattr(p, "anchor", None)
+        if anchor is not None and f"row:{anchor}" not in d:
+            d[f"row:{anchor}"] = -1 if rng.random() < 0.25 else int(rng.integers(0, 2))
     return d
+
+
+def _sample_vec(extent: int, params: SketchParams, rng: np.random.Generator) -> int:
+    """A simple stage's vector split: half of the time one full vector register when it
+    divides the last axis (a narrower split runs the same loop at a fraction of the width:
+    a softmax row at 2 lanes takes 8x the exp instructions), else any divisor up to it."""
+    if extent % params.lanes == 0 and rng.random() < 0.5:
+        return params.lanes
+    return int(rng.choice([v for v in divisors(extent) if v <= params.lanes]))
 
 
 def _sample_tile(p: TilePlan, params: SketchParams, rng: np.random.Generator, d: Decisions):
@@ -180,14 +194,16 @@ def mutate(
         "location": "loc:",
         "rfactor": "rf:",
     }[kind]
-    keys = [k for k in d if k.startswith(prefix)]
+    keys = [k for k in d if k.startswith(prefix) or (kind == "location" and k[:4] == "row:")]
     if not keys:
         return None
     key = keys[int(rng.integers(len(keys)))]
     out = dict(d)
     stage = key.split(":")[1]
     plan = sketch.plan_of(stage)
-    if hasattr(plan, "mutate"):
+    if key.startswith("row:"):
+        out[key] = int(rng.integers(-1, 2))
+    elif hasattr(plan, "mutate"):
         value = plan.mutate(key, d, params, rng)
         if value is None:
             return None
@@ -247,6 +263,7 @@ def realise(sketch: Sketch, d: Decisions) -> list[S.Step]:
     compute location can name a loop its reader already has."""
     steps: list[S.Step] = []
     outer: dict[str, list[str]] = {}  # stage -> loops a producer may be computed at
+    groups = row_groups(sketch)
     for p in reversed(sketch.plans):
         if hasattr(p, "steps"):
             steps += p.steps(d, outer)
@@ -255,12 +272,45 @@ def realise(sketch: Sketch, d: Decisions) -> list[S.Step]:
         elif isinstance(p, TilePlan):
             steps += _tile_steps(p, d, outer)
         elif isinstance(p, SimplePlan):
-            steps += _simple_steps(p, d, outer)
+            steps += _simple_steps(p, d, outer, _row_at(p, groups, d, outer))
         elif isinstance(p, RFactorPlan):
-            steps += _rfactor_steps(p, d, outer)
+            steps += _rfactor_steps(p, d, outer, _row_at(p, groups, d, outer))
         elif not isinstance(p, SkipPlan):
             raise TypeError(f"unknown plan {p!r}")
     return steps
+
+
+def row_groups(sketch: Sketch) -> dict[str, set[str]]:
+    """Per row-group anchor: the axes every member of the group spans as the anchor does,
+    the only axes a loop the group is computed at may run over (a loop over an axis a
+    member reduces would compute that member again for each of its iterations)."""
+    out: dict[str, set[str]] = {}
+    for p in sketch.plans:
+        anchor = getattr(p, "anchor", None)
+        if anchor is not None:
+            full = dict(sketch.plan_of(anchor).spatial)  # type: ignore[union-attr]
+            own = {ax for ax, ext in p.spatial if full.get(ax) == ext}  # type: ignore[union-attr]
+            out[anchor] = out[anchor] & own if anchor in out else own
+    return out
+
+
+def _row_at(
+    p: SimplePlan | RFactorPlan,
+    groups: dict[str, set[str]],
+    d: Decisions,
+    outer: dict[str, list[str]],
+) -> tuple[str, str] | None:
+    """(anchor, loop) a row-group member is computed at, or None (at root, or its own
+    location decision). The loop is the same for every member: the `row:` decision counts
+    from the innermost of the anchor's outer loops that run over rows only (a loop inside
+    one over another axis would compute the group again for each of its iterations)."""
+    if p.anchor is None or int(d.get(f"row:{p.anchor}", -1)) < 0:
+        return None
+    rows = list(itertools.takewhile(lambda lf: _only_axes(lf, groups[p.anchor]), outer[p.anchor]))
+    if not rows:
+        return None
+    k = int(d[f"row:{p.anchor}"])
+    return p.anchor, rows[::-1][min(k, len(rows) - 1)]
 
 
 def _fuse_parallel(stage: str, leaves: list[str], k: int) -> tuple[list[S.Step], list[str]]:
@@ -314,7 +364,9 @@ def _tile_steps(p: TilePlan, d: Decisions, outer: dict[str, list[str]]) -> list[
     return steps
 
 
-def _simple_steps(p: SimplePlan, d: Decisions, outer: dict[str, list[str]]) -> list[S.Step]:
+def _simple_steps(
+    p: SimplePlan, d: Decisions, outer: dict[str, list[str]], row: tuple[str, str] | None = None
+) -> list[S.Step]:
     s = p.stage
     sp = [ax for ax, _ in p.spatial]
     rd = [ax for ax, _ in p.reduce]
@@ -333,7 +385,10 @@ def _simple_steps(p: SimplePlan, d: Decisions, outer: dict[str, list[str]]) -> l
     own = {ax for ax, ext in p.spatial if ext > 1}
     target = [lf for lf in outer.get(p.reader or "", []) if _only_axes(lf, own)]
     k = int(d.get(f"par:{s}", 0))
-    if loc >= 0 and target:
+    if row is not None:
+        steps.append(S.ComputeAt(s, *row))
+        k = 0  # inside the anchor's parallel loop: no nested parallel region
+    elif loc >= 0 and target:
         steps.append(S.ComputeAt(s, p.reader, target[min(loc, len(target) - 1)]))  # type: ignore[arg-type]
         k = 0  # inside the reader's parallel loop: no nested parallel region
     par, rest = _fuse_parallel(s, cand, k)
@@ -346,22 +401,27 @@ def _simple_steps(p: SimplePlan, d: Decisions, outer: dict[str, list[str]]) -> l
     return steps
 
 
-def _rfactor_steps(p: RFactorPlan, d: Decisions, outer: dict[str, list[str]]) -> list[S.Step]:
+def _rfactor_steps(
+    p: RFactorPlan, d: Decisions, outer: dict[str, list[str]], row: tuple[str, str] | None = None
+) -> list[S.Step]:
     """rfactor, then the partials stage: spatial loops (fused, parallel), the other reduce
     loops, the outer part of the factored axis, its vectorised lanes innermost; the stage
-    itself: the same parallel loops and the sum over the lanes."""
+    itself: the same parallel loops and the sum over the lanes. In a row group both are
+    computed at the group's loop instead (the partials are then one vector per row)."""
     s, rf = p.stage, f"{p.stage}.rf"
     sp = [ax for ax, _ in p.spatial]
     others = [ax for ax, _ in p.reduce if ax != p.axis]
     lane, rest = f"{p.axis}_i", f"{p.axis}_o"
     steps: list[S.Step] = [S.RFactor(s, p.axis, int(d[f"rf:{s}"]))]
     steps += [S.Reorder(rf, (*sp, *others, rest, lane)), S.Vectorize(rf, lane)]
-    k = int(d.get(f"par:{s}", 0))
+    k = 0 if row is not None else int(d.get(f"par:{s}", 0))
     par, rf_rest = _fuse_parallel(rf, sp, k)
     steps += par
     unroll = int(d.get(f"unroll:{s}", 0))
     if unroll:
         steps.append(S.Pragma(rf, (rf_rest + others + [rest])[0], "auto_unroll_max_step", unroll))
+    if row is not None:
+        steps += [S.ComputeAt(rf, *row), S.ComputeAt(s, *row)]
     par, left = _fuse_parallel(s, sp, k)
     outer[s] = left
     return steps + par

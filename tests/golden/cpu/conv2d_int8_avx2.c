@@ -11,8 +11,13 @@ typedef int32_t tf_v8i __attribute__((vector_size(32)));
 static inline tf_v8f tf_v8_bc(float s) { return (tf_v8f){0} + s; }
 static inline tf_v8f tf_v8_sel(tf_v8i m, tf_v8f a, tf_v8f b) {
   return (tf_v8f)(((tf_v8i)a & m) | ((tf_v8i)b & ~m)); }
+#if defined(__AVX__)
+static inline tf_v8f tf_v8_max(tf_v8f a, tf_v8f b) { return __builtin_ia32_maxps256(a, b); }
+static inline tf_v8f tf_v8_min(tf_v8f a, tf_v8f b) { return __builtin_ia32_minps256(a, b); }
+#else
 static inline tf_v8f tf_v8_max(tf_v8f a, tf_v8f b) { return tf_v8_sel(a > b, a, b); }
 static inline tf_v8f tf_v8_min(tf_v8f a, tf_v8f b) { return tf_v8_sel(a < b, a, b); }
+#endif
 #include <immintrin.h>
 static inline tf_v8f tf_v8_rint(tf_v8f x) { return (tf_v8f)_mm256_round_ps(x, 0x08); }
 #include <immintrin.h>

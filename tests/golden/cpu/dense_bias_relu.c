@@ -11,8 +11,13 @@ typedef int32_t tf_v8i __attribute__((vector_size(32)));
 static inline tf_v8f tf_v8_bc(float s) { return (tf_v8f){0} + s; }
 static inline tf_v8f tf_v8_sel(tf_v8i m, tf_v8f a, tf_v8f b) {
   return (tf_v8f)(((tf_v8i)a & m) | ((tf_v8i)b & ~m)); }
+#if defined(__AVX__)
+static inline tf_v8f tf_v8_max(tf_v8f a, tf_v8f b) { return __builtin_ia32_maxps256(a, b); }
+static inline tf_v8f tf_v8_min(tf_v8f a, tf_v8f b) { return __builtin_ia32_minps256(a, b); }
+#else
 static inline tf_v8f tf_v8_max(tf_v8f a, tf_v8f b) { return tf_v8_sel(a > b, a, b); }
 static inline tf_v8f tf_v8_min(tf_v8f a, tf_v8f b) { return tf_v8_sel(a < b, a, b); }
+#endif
 __attribute__((noinline)) static int32_t tf_kernel(void* restrict data_raw, void* restrict weight_raw, void* restrict bias_raw, void* restrict out_raw) {
   float* restrict data = (float*)__builtin_assume_aligned(data_raw, 64);
   float* restrict weight = (float*)__builtin_assume_aligned(weight_raw, 64);

@@ -11,8 +11,13 @@ typedef int32_t tf_v16i __attribute__((vector_size(64)));
 static inline tf_v16f tf_v16_bc(float s) { return (tf_v16f){0} + s; }
 static inline tf_v16f tf_v16_sel(tf_v16i m, tf_v16f a, tf_v16f b) {
   return (tf_v16f)(((tf_v16i)a & m) | ((tf_v16i)b & ~m)); }
+#if defined(__AVX512F__)
+static inline tf_v16f tf_v16_max(tf_v16f a, tf_v16f b) { return __builtin_ia32_maxps512_mask(a, b, a, (unsigned short)-1, 4); }
+static inline tf_v16f tf_v16_min(tf_v16f a, tf_v16f b) { return __builtin_ia32_minps512_mask(a, b, a, (unsigned short)-1, 4); }
+#else
 static inline tf_v16f tf_v16_max(tf_v16f a, tf_v16f b) { return tf_v16_sel(a > b, a, b); }
 static inline tf_v16f tf_v16_min(tf_v16f a, tf_v16f b) { return tf_v16_sel(a < b, a, b); }
+#endif
 __attribute__((noinline)) static int32_t tf_kernel(void* restrict data_raw, void* restrict gpool_raw) {
   float* restrict data = (float*)__builtin_assume_aligned(data_raw, 64);
   float* restrict gpool = (float*)__builtin_assume_aligned(gpool_raw, 64);

@@ -100,6 +100,7 @@ def subst_stmts(stmts: list[Stmt], var: str, value: Expr, ranges) -> list[Stmt]:
                     subst_stmts(s.body, var, value, ranges),
                     s.thread,
                     s.pragmas,
+                    s.reduce,
                 )
             )
         else:
@@ -286,6 +287,8 @@ class CEmitter(IntLanes):
         if s.extent == 1:
             self.stmts(subst_stmts(s.body, s.var, Const(0), ranges), depth)
             return
+        if s.reduce and self.try_horizontal(s, depth):
+            return
         if (s.kind == "unroll" and s.extent <= UNROLL_EXPLICIT_MAX) or self._auto_unrolled(s):
             scoped = any(isinstance(x, Decl) for x in walk_stmts(s.body))
             for k in range(s.extent):
@@ -360,6 +363,38 @@ class CEmitter(IntLanes):
             self.emit("}", depth)
         return True
 
+    def try_horizontal(self, s: For, depth: int) -> bool:
+        """A short reduce loop folding contiguous floats into one accumulator (the last
+        stage of a factored reduction: its partial results, one vector) becomes one vector
+        load and a tree of log2(width) vector steps; as a scalar loop it is a chain of
+        `width` dependent additions (GCC keeps the order of float sums) on the critical
+        path of every row of a softmax or layer norm. False: not that pattern."""
+        width, body = s.extent, s.body
+        if width not in VECTOR_WIDTHS or len(body) != 1 or not isinstance(body[0], Store):
+            return False
+        st, value = body[0], body[0].value
+        if not (
+            st.buffer.dtype == "float32"
+            and isinstance(value, Binary)
+            and value.op in HORIZONTAL
+            and isinstance(value.a, BufferLoad)
+            and value.a.buffer is st.buffer
+            and str(value.a.index) == str(st.index)
+            and s.var not in free_vars(st.index)
+            and isinstance(value.b, BufferLoad)
+            and value.b.dtype == "float32"
+            and coefficient(value.b.index, s.var) == 1
+        ):
+            return False
+        code, _ = self.vexpr(value.b, s.var, width)
+        self.widths.add(width)
+        name = HORIZONTAL[value.op]
+        self.helpers.add(vector_horizontal(width, name))
+        acc, part = self.expr(value.a), f"tf_v{width}_h{name}({code})"
+        total = f"({acc} + {part})" if value.op == "+" else f"tf_{name}_float({acc}, {part})"
+        self.emit(f"{self.expr(value.a)} = {total};", depth)
+        return True
+
     def vstore(self, st: Store, v: str, width: int) -> str:
         dtype = st.buffer.dtype
         if dtype in BYTES and coefficient(st.index, v) == 1:
@@ -423,6 +458,15 @@ double tf_time(void** args, int32_t number) {{
 }}"""
 
 
+# x86 max/min instructions per vector width: (macro of the ISA, GCC builtin of max, extra
+# arguments); they return b where either operand is NaN, as the generic select does
+NATIVE_MINMAX = {
+    16: ("__AVX512F__", "__builtin_ia32_{op}ps512_mask", ", a, (unsigned short)-1, 4"),
+    8: ("__AVX__", "__builtin_ia32_{op}ps256", ""),
+    4: ("__SSE__", "__builtin_ia32_{op}ps", ""),
+}
+
+
 def vector_helpers(w: int) -> str:
     return f"""\
 typedef float tf_v{w}f __attribute__((vector_size({4 * w})));
@@ -431,25 +475,100 @@ typedef int32_t tf_v{w}i __attribute__((vector_size({4 * w})));
 static inline tf_v{w}f tf_v{w}_bc(float s) {{ return (tf_v{w}f){{0}} + s; }}
 static inline tf_v{w}f tf_v{w}_sel(tf_v{w}i m, tf_v{w}f a, tf_v{w}f b) {{
   return (tf_v{w}f)(((tf_v{w}i)a & m) | ((tf_v{w}i)b & ~m)); }}
-static inline tf_v{w}f tf_v{w}_max(tf_v{w}f a, tf_v{w}f b) {{ return tf_v{w}_sel(a > b, a, b); }}
-static inline tf_v{w}f tf_v{w}_min(tf_v{w}f a, tf_v{w}f b) {{ return tf_v{w}_sel(a < b, a, b); }}"""
+{vector_minmax(w)}"""
+
+
+def vector_minmax(w: int) -> str:
+    """max and min of two vectors: GCC does not turn the generic select (a compare and two
+    bitwise operations) into the max instruction, which costs a max reduction or exp's
+    clamp three instructions per vector instead of one; the ISA's builtin where it has one
+    (no header: immintrin.h would add half a second to every build)."""
+    generic = "\n".join(
+        f"static inline tf_v{w}f tf_v{w}_{op}(tf_v{w}f a, tf_v{w}f b) "
+        f"{{ return tf_v{w}_sel(a {cmp} b, a, b); }}"
+        for op, cmp in (("max", ">"), ("min", "<"))
+    )
+    if w not in NATIVE_MINMAX:
+        return generic
+    macro, builtin, extra = NATIVE_MINMAX[w]
+    native = "\n".join(
+        f"static inline tf_v{w}f tf_v{w}_{op}(tf_v{w}f a, tf_v{w}f b) "
+        f"{{ return {builtin.format(op=op)}(a, b{extra}); }}"
+        for op in ("max", "min")
+    )
+    return f"#if defined({macro})\n{native}\n#else\n{generic}\n#endif"
+
+
+HORIZONTAL = {"+": "add", "max": "max", "min": "min"}
+
+
+def vector_horizontal(w: int, name: str) -> str:
+    """The sum (max, min) of a vector's lanes: fold its upper half onto its lower one down
+    to four lanes, each half a narrower vector type (the two members of a union), so every
+    step is one instruction on a narrower register instead of a full-width shuffle and
+    operation (7% of a softmax row of 128 floats); then two shuffles within the four.
+    Self-contained: local types only."""
+    lines = [f"static inline float tf_v{w}_h{name}(tf_v{w}f v) {{"]
+    if w == 2:
+        a, b = "v[0]", "v[1]"
+        last = f"{a} + {b}" if name == "add" else f"tf_{name}_float({a}, {b})"
+        return "\n".join([*lines, f"  return {last}; }}"])
+    var, k = "v", w
+    while k > 4:
+        h = k // 2
+        wide = f"tf_v{w}f" if k == w else f"h{k}"
+        lines += [
+            f"  typedef float h{h} __attribute__((vector_size({4 * h})));",
+            f"  union {{ {wide} v; h{h} h[2]; }} u{h} = {{{var}}};",
+            *_fold(h, name, f"u{h}.h[0]", f"u{h}.h[1]", f"v{h}"),
+        ]
+        var, k = f"v{h}", h
+    if w == 4:
+        lines.append("  typedef float h4 __attribute__((vector_size(16)));")
+    lines += [
+        "  typedef int32_t s4 __attribute__((vector_size(16)));",
+        f"  h4 p = (h4){var};",
+        *_fold(4, name, "p", "__builtin_shuffle(p, (s4){2, 3, 2, 3})", "q"),
+        *_fold(4, name, "q", "__builtin_shuffle(q, (s4){1, 1, 1, 1})", "r"),
+        "  return r[0]; }",
+    ]
+    return "\n".join(lines)
+
+
+def _fold(h: int, name: str, a: str, b: str, out: str) -> list[str]:
+    """`h{h} out = a op b` on vectors of h lanes (max/min: the ISA's instruction where the
+    target has it, the generic select otherwise)."""
+    if name == "add":
+        return [f"  h{h} {out} = {a} + {b};"]
+    cmp = ">" if name == "max" else "<"
+    generic = [
+        f"  typedef int32_t i{out} __attribute__((vector_size({4 * h})));",
+        f"  i{out} m{out} = {a} {cmp} {b};",
+        f"  h{h} {out} = (h{h})(((i{out}){a} & m{out}) | ((i{out}){b} & ~m{out}));",
+    ]
+    if h not in NATIVE_MINMAX:
+        return generic
+    macro, builtin, extra = NATIVE_MINMAX[h]
+    call = f"{builtin.format(op=name)}({a}, {b}{extra.replace(', a,', f', {a},')})"
+    return [f"#if defined({macro})", f"  h{h} {out} = {call};", "#else", *generic, "#endif"]
 
 
 def vector_exp(w: int) -> str:
     """exp on a vector, emitted only into modules that use it (Cephes' expf: range reduction
-    by ln 2, a degree-6 polynomial, the exponent put back in the float's bits; 2 ulp)."""
+    by ln 2, a degree-6 polynomial, the exponent put back in the float's bits; 2 ulp).
+    n = round(x / ln 2) by adding and subtracting 1.5 * 2^23 (0x4B400000), whose low
+    mantissa bits are then n itself: two additions, where a rounding select and two
+    conversions took five instructions (|x / ln 2| <= 128 after the clamp)."""
     return f"""\
 static inline tf_v{w}f tf_v{w}_exp(tf_v{w}f x) {{
   x = tf_v{w}_min(tf_v{w}_max(x, tf_v{w}_bc(-87.3f)), tf_v{w}_bc(88.3f));
-  tf_v{w}f t = x * 1.44269504f;
-  tf_v{w}f half = tf_v{w}_sel(t < 0.0f, tf_v{w}_bc(-0.5f), tf_v{w}_bc(0.5f));
-  tf_v{w}i n = __builtin_convertvector(t + half, tf_v{w}i);
-  tf_v{w}f nf = __builtin_convertvector(n, tf_v{w}f);
+  tf_v{w}f big = x * 1.44269504f + 12582912.0f;
+  tf_v{w}f nf = big - 12582912.0f;
   tf_v{w}f r = x - nf * 0.693359375f + nf * 2.12194440e-4f;
   tf_v{w}f p = r * 1.9875691500e-4f + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f; p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f; p = p * r + 5.0000001201e-1f;
-  tf_v{w}i bits = (n + 127) << 23;
+  tf_v{w}i bits = ((tf_v{w}i)big - (0x4B400000 - 127)) << 23;
   return (p * r * r + r + 1.0f) * (tf_v{w}f)bits; }}"""
 
 

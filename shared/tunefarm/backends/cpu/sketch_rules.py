@@ -6,7 +6,8 @@ and register tile, whose innermost spatial level is vectorised. Its elementwise 
 epilogue) is fused into the tile, or a cache-write stage is added for an output. Everything
 else is inlined (elementwise), factored (`RFactorRule`: a reduction over a long axis with
 few outputs gets vectorised partial results) or runs at root with parallel outer loops
-(`SimpleRule`).
+(`SimpleRule`). Reduce-then-broadcast chains (softmax, layer norm) may then be computed one row
+at a time inside their output's row loop (`RowFusionRule`), which keeps the row in L1.
 The sampling numbers follow the vector width of the target: the innermost tile of the last
 axis prefers one vector register's lanes.
 """
@@ -18,6 +19,7 @@ from tunefarm.schedule.sketch import (
     InlineRule,
     MultiLevelTilingRule,
     RFactorRule,
+    RowFusionRule,
     SimpleRule,
     SketchRule,
 )
@@ -29,6 +31,7 @@ RULES: tuple[SketchRule, ...] = (
     MultiLevelTilingRule(),
     RFactorRule(max_spatial=4096, min_reduce=32),
     SimpleRule(),
+    RowFusionRule(),
 )
 
 
