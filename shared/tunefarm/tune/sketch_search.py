@@ -45,7 +45,8 @@ _log = logging.getLogger(__name__)
 _INVALID = (ValueError, KeyError, IndexError, ZeroDivisionError)
 # While a task has fewer measured states than this, half of each batch is random: a model fit
 # on one or two batches ranks held-out states with Kendall tau ~0.5 at best and steers the
-# whole batch into one sketch, which lost to blind random sampling on a dense at 24-48 trials.
+# whole batch into one sketch, which lost to blind random sampling on a dense at 24-48 trials
+# (2 of 3 seeds at 24; with half random, 1 of 3: docs/autoscheduler.md).
 WARM_STATES = 32
 WARM_EPSILON = 0.5
 
