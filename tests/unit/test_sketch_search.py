@@ -81,11 +81,17 @@ def test_resume_measures_nothing_twice_and_history_best_applies(tmp_path: Path, 
     assert registry.instantiate(DENSE, config).steps  # the steps compile again
 
 
+@pytest.mark.slow
 def test_cost_model_ranks_held_out_states():
-    """Trained on 48 measured random states of a dense, it orders 16 others (Kendall tau
-    averaged over splits). One core: on a shared machine OpenMP timings are dominated by other
-    tenants. The issue asks for tau > 0.5; on this noisy machine the mean is 0.49-0.53, so the
-    bar here is 0.4 (a model that learned nothing scores 0)."""
+    """Trained on 48 measured random states of a dense, it orders 16 others: Kendall tau
+    averaged over 32 random splits (8 splits left the mean ~0.05 off the mean over many).
+    One core: on a shared machine OpenMP timings are dominated by other tenants.
+
+    The issue asks for tau > 0.5. On this 2-vCPU host at load 6-12, eight sets of 64 states
+    (seeds 3-19) gave means of 0.45-0.70 (0.55 overall): the labels are the bound, as two
+    measurements of the same 85 states agree with tau 0.65 only. Feature, parameter and
+    label variants moved it by less than 0.02 and 80 training states instead of 32 by 0.01-0.08
+    (four sets), so the bar here is 0.4 (a model that learned nothing scores 0). Slow: 64 builds."""
     task = Task.make("dense", data=(64, 256), weight=(256, 256), target="cpu -cores=1")
     option = MeasureOption.local(MeasureSettings(repeat=3, min_repeat_ms=10))
     tuner = SketchTuner(task, seed=3, evolve=False)
@@ -97,12 +103,13 @@ def test_cost_model_ranks_held_out_states():
     xs = np.stack([r for r, _ in rows])
     ys = normalised_throughput([c for _, c in rows])
     taus = []
-    for seed in range(8):
+    for seed in range(32):
         order = np.random.default_rng(seed).permutation(len(rows))
         train, test = order[:48], order[48:]
         model = XGBoostCostModel("rank", "statement", nthread=1)
         model.fit(xs[train], ys[train])
         taus.append(kendalltau(model.predict(xs[test]), ys[test]).statistic)
+    print(f"mean Kendall tau {np.mean(taus):.3f}")
     assert np.mean(taus) > 0.4, taus
 
 
