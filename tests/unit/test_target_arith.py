@@ -7,7 +7,7 @@ import pytest
 from tunefarm.backends import TargetError, canonical, kinds, parse_target
 from tunefarm.backends.cpu.target import effective_isa, num_cores, vector_lanes
 from tunefarm.codegen.arith import SubstSimplifier, bounds, coefficient, simplify, to_affine
-from tunefarm.ir.expr import Const, Var, logical_and, select
+from tunefarm.ir.expr import Binary, Const, Var, logical_and, select
 from tunefarm.ir.transform import substitute
 
 
@@ -91,3 +91,12 @@ def test_subst_simplifier_builds_what_substitute_then_simplify_builds() -> None:
     assert simp(exprs[0], "j", Const(13)) == simplify(
         substitute(exprs[0], {"j": Const(13)}), ranges
     )
+
+
+def test_subst_simplifier_keeps_the_sign_of_zero() -> None:
+    """Trees equal but for 0.0 / -0.0 compare equal and print differently: no sharing."""
+    f = Var("f", "float32")
+    simp = SubstSimplifier({})
+    neg = simp(Binary("max", Const(-0.0, "float32"), f, "float32"), "i", Const(0))
+    pos = simp(Binary("max", Const(0.0, "float32"), f, "float32"), "i", Const(0))
+    assert repr(neg.a.value) == "-0.0" and repr(pos.a.value) == "0.0"

@@ -23,7 +23,7 @@ from tunefarm.ir.expr import (
     Var,
     is_float,
 )
-from tunefarm.ir.tensor import children
+from tunefarm.ir.tensor import children, walk
 from tunefarm.ir.transform import free_vars, rebuild_children, rewrite
 
 Range = tuple[float, float]  # inclusive [lo, hi]; may be infinite
@@ -217,6 +217,12 @@ def _simplify_node(
 _NO_VARS: frozenset[str] = frozenset()
 
 
+def _has_negative_zero(e: Expr) -> bool:
+    return any(
+        isinstance(n, Const) and n.value == 0 and math.copysign(1.0, n.value) < 0 for n in walk(e)
+    )
+
+
 class SubstSimplifier:
     """`simplify(substitute(e, {var: value}), ranges)` for many (var, value) pairs over the
     same trees, as explicit unrolling asks: once per copy and per unrolled level.
@@ -233,12 +239,14 @@ class SubstSimplifier:
         self._free: dict[int, tuple[Expr, frozenset[str]]] = {}
         self._simplified: dict[int, tuple[Expr, Expr]] = {}
         self._affine: AffineMemo = {}
+        self._by_value: dict[Expr, Expr] = {}
 
     def clear(self) -> None:
         """Drop the memos (they hold every node seen; the emitter is done with them)."""
         self._free.clear()
         self._simplified.clear()
         self._affine.clear()
+        self._by_value.clear()
 
     def __call__(self, e: Expr, var: str, value: Expr) -> Expr:
         return self._go(e, var, simplify(value, self.ranges))
@@ -270,7 +278,14 @@ class SubstSimplifier:
     def simplified(self, node: Expr) -> Expr:
         hit = self._simplified.get(id(node))
         if hit is None:
-            out = rewrite(node, partial(_simplify_node, ranges=self.ranges, memo=self._affine))
+            # an equal tree built by another copy: same result (equality ignores only 1 vs
+            # 1.0, which print alike, and 0.0 vs -0.0, which do not: such trees stay out)
+            keyed = not _has_negative_zero(node)
+            out = self._by_value.get(node) if keyed else None
+            if out is None:
+                out = rewrite(node, partial(_simplify_node, ranges=self.ranges, memo=self._affine))
+                if keyed:
+                    self._by_value[node] = out
             hit = self._simplified[id(node)] = (node, out)
         return hit[1]
 
