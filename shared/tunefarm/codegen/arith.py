@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from tunefarm.ir.expr import (
     Binary,
@@ -22,7 +23,8 @@ from tunefarm.ir.expr import (
     Var,
     is_float,
 )
-from tunefarm.ir.transform import free_vars, rewrite
+from tunefarm.ir.tensor import children, walk
+from tunefarm.ir.transform import free_vars, rebuild_children, rewrite
 
 Range = tuple[float, float]  # inclusive [lo, hi]; may be infinite
 INF = math.inf
@@ -66,17 +68,28 @@ class Affine:
         return not self.coefs and not self.opaque
 
 
-def to_affine(e: Expr) -> Affine:
-    """Affine form of an integer expression; non-affine parts become opaque terms."""
+AffineMemo = dict[int, tuple[Expr, Affine]]  # id(node) -> (node, its affine form)
+
+
+def to_affine(e: Expr, memo: AffineMemo | None = None) -> Affine:
+    """Affine form of an integer expression; non-affine parts become opaque terms. With a
+    memo, forms of nodes seen before (by identity) are reused; the forms are never mutated."""
+    if memo is None:
+        return _to_affine(e, None)
+    hit = memo.get(id(e))
+    return _to_affine(e, memo) if hit is None else hit[1]
+
+
+def _to_affine(e: Expr, memo: AffineMemo | None) -> Affine:
     if isinstance(e, Const):
         return Affine(const=int(e.value))
     if isinstance(e, Var):
         return Affine({e.name: 1})
     if isinstance(e, Binary) and e.op in ("+", "-"):
-        a, b = to_affine(e.a), to_affine(e.b)
+        a, b = to_affine(e.a, memo), to_affine(e.b, memo)
         return a.plus(b if e.op == "+" else b.scaled(-1))
     if isinstance(e, Binary) and e.op == "*":
-        a, b = to_affine(e.a), to_affine(e.b)
+        a, b = to_affine(e.a, memo), to_affine(e.b, memo)
         if b.is_const:
             return a.scaled(b.const)
         if a.is_const:
@@ -141,14 +154,16 @@ def bounds(e: Expr, ranges: Mapping[str, Range]) -> Range:
     return (-INF, INF)
 
 
-def _fold_div_mod(e: Binary, ranges: Mapping[str, Range]) -> Expr | None:
+def _fold_div_mod(
+    e: Binary, ranges: Mapping[str, Range], memo: AffineMemo | None = None
+) -> Expr | None:
     """(q*c + r) // c -> q and (q*c + r) % c -> r when 0 <= r < c."""
     if not (isinstance(e.b, Const) and e.b.value > 0):
         return None
     c = int(e.b.value)
     if c == 1:
         return e.a if e.op == "//" else Const(0)
-    num = to_affine(e.a)
+    num = to_affine(e.a, memo)
     q = Affine({v: k // c for v, k in num.coefs.items() if k % c == 0}, num.const // c)
     q.opaque = [(x, k // c) for x, k in num.opaque if k % c == 0]
     r = Affine({v: k for v, k in num.coefs.items() if k % c}, num.const % c)
@@ -159,8 +174,8 @@ def _fold_div_mod(e: Binary, ranges: Mapping[str, Range]) -> Expr | None:
     return None
 
 
-def _decide(e: Compare, ranges: Mapping[str, Range]) -> bool | None:
-    lo, hi = bounds(simplify_int(Binary("-", e.a, e.b, "int32"), ranges), ranges)
+def _decide(e: Compare, ranges: Mapping[str, Range], memo: AffineMemo | None = None) -> bool | None:
+    lo, hi = bounds(simplify_int(Binary("-", e.a, e.b, "int32"), ranges, memo), ranges)
     table = {
         "<": (hi < 0, lo >= 0),
         "<=": (hi <= 0, lo > 0),
@@ -173,30 +188,111 @@ def _decide(e: Compare, ranges: Mapping[str, Range]) -> bool | None:
     return True if true else False if false else None
 
 
-def simplify_int(e: Expr, ranges: Mapping[str, Range]) -> Expr:
-    return from_affine(to_affine(e), e.dtype)
+def simplify_int(e: Expr, ranges: Mapping[str, Range], memo: AffineMemo | None = None) -> Expr:
+    return from_affine(to_affine(e, memo), e.dtype)
 
 
 def simplify(e: Expr, ranges: Mapping[str, Range] | None = None) -> Expr:
     """Constant folding, affine canonicalisation, div/mod folding, provable conditions."""
     ranges = ranges or {}
-
-    def fn(node: Expr) -> Expr | None:
-        if isinstance(node, Binary):
-            return _simplify_binary(node, ranges)
-        if isinstance(node, Compare) and not is_float(node.a.dtype):
-            decided = _decide(node, ranges)
-            return None if decided is None else Const(int(decided), "bool")
-        if isinstance(node, Logical):
-            return _simplify_logical(node)
-        if isinstance(node, Select) and isinstance(node.cond, Const):
-            return node.true_value if node.cond.value else node.false_value
-        return None
-
-    return rewrite(e, fn)
+    return rewrite(e, lambda node: _simplify_node(node, ranges))
 
 
-def _simplify_binary(node: Binary, ranges: Mapping[str, Range]) -> Expr | None:
+def _simplify_node(
+    node: Expr, ranges: Mapping[str, Range], memo: AffineMemo | None = None
+) -> Expr | None:
+    """One step of `simplify` on a node whose children are simplified already."""
+    if isinstance(node, Binary):
+        return _simplify_binary(node, ranges, memo)
+    if isinstance(node, Compare) and not is_float(node.a.dtype):
+        decided = _decide(node, ranges, memo)
+        return None if decided is None else Const(int(decided), "bool")
+    if isinstance(node, Logical):
+        return _simplify_logical(node)
+    if isinstance(node, Select) and isinstance(node.cond, Const):
+        return node.true_value if node.cond.value else node.false_value
+    return None
+
+
+_NO_VARS: frozenset[str] = frozenset()
+
+
+def _has_negative_zero(e: Expr) -> bool:
+    return any(
+        isinstance(n, Const) and n.value == 0 and math.copysign(1.0, n.value) < 0 for n in walk(e)
+    )
+
+
+class SubstSimplifier:
+    """`simplify(substitute(e, {var: value}), ranges)` for many (var, value) pairs over the
+    same trees, as explicit unrolling asks: once per copy and per unrolled level.
+
+    `simplify` is a post-order rewrite whose step looks only at the node and its already
+    simplified children, so a subtree's result depends on the subtree alone. A subtree
+    without `var` is unchanged by the substitution, and its simplified form is the same in
+    every copy: it is computed once and kept, by object identity (the memo holds the node,
+    so its id is not reused). Only the paths from `var` to the roots are redone per copy.
+    The result is the same tree `simplify(substitute(...))` builds (same C text)."""
+
+    def __init__(self, ranges: Mapping[str, Range] | None):
+        self.ranges = ranges or {}
+        self._free: dict[int, tuple[Expr, frozenset[str]]] = {}
+        self._simplified: dict[int, tuple[Expr, Expr]] = {}
+        self._affine: AffineMemo = {}
+        self._by_value: dict[Expr, Expr] = {}
+
+    def clear(self) -> None:
+        """Drop the memos (they hold every node seen; the emitter is done with them)."""
+        self._free.clear()
+        self._simplified.clear()
+        self._affine.clear()
+        self._by_value.clear()
+
+    def __call__(self, e: Expr, var: str, value: Expr) -> Expr:
+        return self._go(e, var, simplify(value, self.ranges))
+
+    def _go(self, node: Expr, var: str, value: Expr) -> Expr:
+        # a method, not a closure over itself: no reference cycle holds the memos, so they
+        # are freed as soon as the emitter drops the simplifier
+        if var not in self.free_vars(node):
+            return self.simplified(node)
+        if isinstance(node, Var):
+            return value
+        node = rebuild_children(node, lambda c: self._go(c, var, value))
+        out = _simplify_node(node, self.ranges, self._affine)
+        return node if out is None else out
+
+    def free_vars(self, node: Expr) -> frozenset[str]:
+        hit = self._free.get(id(node))
+        if hit is None:
+            if isinstance(node, Var):
+                names = frozenset((node.name,))
+            else:
+                names = _NO_VARS
+                for c in children(node):
+                    sub = self.free_vars(c)
+                    names = sub if not names else names | sub if sub else names
+            hit = self._free[id(node)] = (node, names)
+        return hit[1]
+
+    def simplified(self, node: Expr) -> Expr:
+        hit = self._simplified.get(id(node))
+        if hit is None:
+            # an equal tree built by another copy: same result (equality ignores only 1 vs
+            # 1.0, which print alike, and 0.0 vs -0.0, which do not: such trees stay out)
+            keyed = not _has_negative_zero(node)
+            out = self._by_value.get(node) if keyed else None
+            if out is None:
+                out = rewrite(node, partial(_simplify_node, ranges=self.ranges, memo=self._affine))
+                if keyed:
+                    self._by_value[node] = out
+            hit = self._simplified[id(node)] = (node, out)
+        return hit[1]
+
+
+def _simplify_binary(
+    node: Binary, ranges: Mapping[str, Range], memo: AffineMemo | None = None
+) -> Expr | None:
     a, b = node.a, node.b
     if is_float(node.dtype):
         if isinstance(a, Const) and isinstance(b, Const) and node.op in ("+", "-", "*"):
@@ -204,17 +300,27 @@ def _simplify_binary(node: Binary, ranges: Mapping[str, Range]) -> Expr | None:
             return Const(float(val[node.op]), node.dtype)
         return _float_identities(node)
     if node.op in ("+", "-", "*"):
-        return from_affine(to_affine(node), node.dtype)
+        form = to_affine(node, memo)
+        out = from_affine(form, node.dtype)
+        if memo is not None and _round_trips(form):
+            memo[id(out)] = (out, form)  # the parent's to_affine need not walk `out` again
+        return out
     if node.op in ("//", "%"):
         if isinstance(a, Const) and isinstance(b, Const) and b.value > 0:
             return Const(a.value // b.value if node.op == "//" else a.value % b.value)
-        return _fold_div_mod(node, ranges)
+        return _fold_div_mod(node, ranges, memo)
     if node.op in ("min", "max"):
         ra, rb = bounds(a, ranges), bounds(b, ranges)
         if node.op == "min":
             return a if ra[1] <= rb[0] else b if rb[1] <= ra[0] else None
         return a if ra[0] >= rb[1] else b if rb[0] >= ra[1] else None
     return None
+
+
+def _round_trips(a: Affine) -> bool:
+    """Whether `to_affine(from_affine(a))` gives `a` back, same terms in the same order:
+    true unless a coefficient is zero (a sum drops zero terms, a lone product keeps them)."""
+    return all(a.coefs.values()) and all(c for _, c in a.opaque)
 
 
 def _float_identities(node: Binary) -> Expr | None:

@@ -49,6 +49,12 @@ def _rebuild(e: Expr, go: Callable[[Expr], Expr]) -> Expr:
     return e
 
 
+def rebuild_children(e: Expr, go: Callable[[Expr], Expr]) -> Expr:
+    """The node with `go` applied to each direct child (the node itself when none changed,
+    for most node kinds): one step of `rewrite`, for passes that drive their own recursion."""
+    return _rebuild(e, go)
+
+
 def rewrite(e: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
     """Post-order rewrite: children first, then `fn(node)`; None keeps the node."""
 
