@@ -134,7 +134,7 @@ class CEmitter(IntLanes):
         self.helpers: set[str] = set()  # C helpers beyond HEADER, emitted only when used
         self.in_parallel = False
         self.max_step = 0  # the auto_unroll_max_step in force (0: none)
-        self.exp_widths: set[int] = set()
+        self.vector_calls: set[tuple[str, int]] = set()  # (func, width) of VECTOR_MATH used
 
     # -- expressions ---------------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -201,10 +201,10 @@ class CEmitter(IntLanes):
                     f"tf_v{width}_{e.op}({self.vec(a, av, width)}, {self.vec(b, bv, width)})",
                     True,
                 )
-        if isinstance(e, Call) and e.func == "exp" and e.dtype == "float32":
+        if isinstance(e, Call) and e.func in VECTOR_MATH and e.dtype == "float32":
             arg, is_vec = self.vexpr(e.args[0], v, width)
-            self.exp_widths.add(width)
-            return f"tf_v{width}_exp({self.vec(arg, is_vec, width)})", True
+            self.vector_calls.update((f, width) for f in VECTOR_MATH[e.func][1])
+            return f"tf_v{width}_{e.func}({self.vec(arg, is_vec, width)})", True
         if isinstance(e, Select) and e.dtype == "float32":
             (t, tv), (f, fv) = (
                 self.vexpr(e.true_value, v, width),
@@ -419,7 +419,7 @@ class CEmitter(IntLanes):
         body = self.lines
         params = ", ".join(f"void* restrict {b.name}_raw" for b in f.args)
         out = [HEADER, *(vector_helpers(w) for w in sorted(self.widths))]
-        out += [vector_exp(w) for w in sorted(self.exp_widths & self.widths)]
+        out += vector_math(self.vector_calls, self.widths)
         out += sorted(self.helpers)
         for b in f.statics:
             out.append(
@@ -570,6 +570,66 @@ static inline tf_v{w}f tf_v{w}_exp(tf_v{w}f x) {{
   p = p * r + 1.6666665459e-1f; p = p * r + 5.0000001201e-1f;
   tf_v{w}i bits = ((tf_v{w}i)big - (0x4B400000 - 127)) << 23;
   return (p * r * r + r + 1.0f) * (tf_v{w}f)bits; }}"""
+
+
+def vector_erf(w: int) -> str:
+    """erf on a vector, emitted only into modules that use it (BERT's GELU): x P(x^2) / Q(x^2)
+    with P of degree 6 and Q of degree 4, fitted here (weighted least squares iterated
+    towards minimax on [0, 4]) for this file; x is clamped to [-4, 4] first (erf(4) is
+    1 - 1.5e-8, 1.0f in float) and the result to [-1, 1]. Max abs error 3.0e-7 (5 ulp of
+    1, from the float evaluation near |x| = 4; the fit itself is 5e-8). The constant comes
+    first in max/min so that a NaN passes through (both the ISA's max and the select
+    return the second operand on NaN); +-inf give +-1, denormals x * 1.128."""
+    return f"""\
+static inline tf_v{w}f tf_v{w}_erf(tf_v{w}f x) {{
+  x = tf_v{w}_min(tf_v{w}_bc(4.0f), tf_v{w}_max(tf_v{w}_bc(-4.0f), x));
+  tf_v{w}f s = x * x;
+  tf_v{w}f p = s * 1.9217019e-08f - 1.990306e-06f;
+  p = p * s + 0.00015553579f; p = p * s + 0.0042930343f; p = p * s + 0.05243343f;
+  p = p * s + 0.21394444f; p = p * s + 1.1283786f;
+  tf_v{w}f q = s * 0.0010980315f + 0.015551062f;
+  q = q * s + 0.12079951f; q = q * s + 0.522931f; q = q * s + 1.0f;
+  return tf_v{w}_min(tf_v{w}_bc(1.0f), tf_v{w}_max(tf_v{w}_bc(-1.0f), x * p / q)); }}"""
+
+
+def vector_tanh(w: int) -> str:
+    """tanh on a vector, emitted only into modules that use it (needs tf_v{w}_exp): for
+    |x| > 0.625, 1 - 2 / (exp(2|x|) + 1) (exp clamps its argument,
+    so a large |x| or inf gives exactly 1, no overflow); below, where that form loses the
+    relative accuracy to cancellation, x + x^3 P(x^2) with P of degree 5 fitted here for
+    relative error (1.3 ulp). Both are computed on |x| and one selected per lane, then x's
+    sign bit is put back (tanh(-0) is -0); the select takes the polynomial when the
+    comparison is false, so a NaN gives NaN."""
+    return f"""\
+static inline tf_v{w}f tf_v{w}_tanh(tf_v{w}f x) {{
+  tf_v{w}i sign = (tf_v{w}i)x & (int32_t)0x80000000;
+  tf_v{w}f a = (tf_v{w}f)((tf_v{w}i)x & 0x7FFFFFFF);
+  tf_v{w}f big = 1.0f - 2.0f / (tf_v{w}_exp(a + a) + 1.0f);
+  tf_v{w}f s = a * a;
+  tf_v{w}f p = s * 0.002138219f - 0.008171781f;
+  p = p * s + 0.021698207f; p = p * s - 0.053946253f; p = p * s + 0.13333201f;
+  p = p * s - 0.3333333f;
+  tf_v{w}f r = tf_v{w}_sel(a > 0.625f, big, a + a * s * p);
+  return (tf_v{w}f)((tf_v{w}i)r | sign); }}"""
+
+
+# float32 calls vexpr vectorises: func -> (helper, the helpers it needs, in emission order)
+VECTOR_MATH = {
+    "exp": (vector_exp, ("exp",)),
+    "erf": (vector_erf, ("erf",)),
+    "tanh": (vector_tanh, ("exp", "tanh")),
+}
+
+
+def vector_math(calls: set[tuple[str, int]], widths: set[int]) -> list[str]:
+    """The helpers of the vector calls used at widths the module kept (a loop that turned out
+    not vectorisable may have asked for one), each once, a helper after those it calls."""
+    return [
+        VECTOR_MATH[func][0](w)
+        for w in sorted(widths)
+        for func in VECTOR_MATH
+        if (func, w) in calls
+    ]
 
 
 def emit_c(func: LoweredFunc, target: Target) -> str:
