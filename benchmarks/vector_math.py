@@ -138,6 +138,30 @@ def measure(name: str, target: str, rounds: int, ms: float, seed: int) -> str:
     )
 
 
+def network(name: str, target: str, rounds: int, repeat: int) -> str:
+    """One zoo network compiled untuned twice (scalar erf/tanh, vector), checked against ONNX
+    Runtime and timed with it in interleaved rounds (ORT on the target's cores)."""
+    from tunefarm.backends import parse_target
+    from tunefarm.backends.cpu.target import num_cores
+    from tunefarm.compiler import compile_graph
+    from tunefarm.frontend.models import load_model
+    from tunefarm.recipe import end_to_end
+
+    model, graph = load_model(f"zoo:{name}")
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {tag: str(Path(tmp) / f"{tag}.tfa") for tag in ("scalar", "vector")}
+        with scalar_erf_tanh():
+            compile_graph(graph, target, None, optimized=True).save(paths["scalar"])
+        compile_graph(graph, target, None, optimized=True).save(paths["vector"])
+        threads = num_cores(parse_target(target))
+        result = end_to_end(model, graph, paths, "vector", rounds, repeat, threads=threads)
+    ort, old, new = (result.median(k) for k in ("onnxruntime", "scalar", "vector"))
+    return (
+        f"| {name} untuned, {target} | {ort:.3f} ms | {old:.3f} ms | {new:.3f} ms | "
+        f"{old / new:.2f}x | {ort / new:.2f} | {result.relative_error:.1e} |"
+    )
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--target", default="cpu -cores=1")
@@ -145,7 +169,14 @@ def main() -> None:
     p.add_argument("--ms", type=float, default=200.0)
     p.add_argument("--seed", type=int, default=0, help="of the sketch states")
     p.add_argument("--cases", default=";".join(CASES), help="';'-separated case names")
+    p.add_argument("--network", help="instead: this zoo network end to end, e.g. bert-tiny")
+    p.add_argument("--repeat", type=int, default=10, help="network runs per timed repeat")
     a = p.parse_args()
+    if a.network:
+        print("| network | ORT | scalar erf/tanh | vector | speed-up | ORT/vector | rel. error |")
+        print("|---|---|---|---|---|---|---|")
+        print(network(a.network, a.target, a.rounds, a.repeat))
+        return
     print("| case | scalar erff/tanhf | vector | speed-up | max diff | max err vs numpy |")
     print("|---|---|---|---|---|---|")
     for name in a.cases.split(";"):

@@ -74,6 +74,7 @@ def test_vector_erf_is_accurate_and_vectorised(tmp_path: Path) -> None:
     assert np.abs(got[ok] - ref[ok]).max() <= 4e-7
     assert np.isnan(got[~ok]).all()
     assert np.abs(got[ok]).max() <= 1.0  # clamped: never past +-1
+    assert np.signbit(got[x == 0]).tolist() == np.signbit(x[x == 0]).tolist()
     assert got[x == np.inf].tolist() == [1.0] and got[x == -np.inf].tolist() == [-1.0]
     tiny = (np.abs(x) < 1e-30) & (x != 0)  # erf(x) = 2x / sqrt(pi), to the denormal step
     expect = x[tiny].astype(np.float64) * (2 / math.sqrt(math.pi))
