@@ -139,8 +139,8 @@ class CEmitter(IntLanes):
         self.helpers: set[str] = set()  # C helpers beyond HEADER, emitted only when used
         self.in_parallel = False
         self.max_step = 0  # the auto_unroll_max_step in force (0: none)
-        self.exp_widths: set[int] = set()
         self.simplifier = SubstSimplifier(func.ranges)  # unrolled copies share its memo
+        self.vector_calls: set[tuple[str, int]] = set()  # (func, width) of VECTOR_MATH used
 
     # -- expressions ---------------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -207,10 +207,10 @@ class CEmitter(IntLanes):
                     f"tf_v{width}_{e.op}({self.vec(a, av, width)}, {self.vec(b, bv, width)})",
                     True,
                 )
-        if isinstance(e, Call) and e.func == "exp" and e.dtype == "float32":
+        if isinstance(e, Call) and e.func in VECTOR_MATH and e.dtype == "float32":
             arg, is_vec = self.vexpr(e.args[0], v, width)
-            self.exp_widths.add(width)
-            return f"tf_v{width}_exp({self.vec(arg, is_vec, width)})", True
+            self.vector_calls.update((f, width) for f in VECTOR_MATH[e.func][1])
+            return f"tf_v{width}_{e.func}({self.vec(arg, is_vec, width)})", True
         if isinstance(e, Select) and e.dtype == "float32":
             (t, tv), (f, fv) = (
                 self.vexpr(e.true_value, v, width),
@@ -424,7 +424,7 @@ class CEmitter(IntLanes):
         body = self.lines
         params = ", ".join(f"void* restrict {b.name}_raw" for b in f.args)
         out = [HEADER, *(vector_helpers(w) for w in sorted(self.widths))]
-        out += [vector_exp(w) for w in sorted(self.exp_widths & self.widths)]
+        out += vector_math(self.vector_calls, self.widths)
         out += sorted(self.helpers)
         for b in f.statics:
             out.append(
@@ -575,6 +575,74 @@ static inline tf_v{w}f tf_v{w}_exp(tf_v{w}f x) {{
   p = p * r + 1.6666665459e-1f; p = p * r + 5.0000001201e-1f;
   tf_v{w}i bits = ((tf_v{w}i)big - (0x4B400000 - 127)) << 23;
   return (p * r * r + r + 1.0f) * (tf_v{w}f)bits; }}"""
+
+
+def vector_erf(w: int) -> str:
+    """erf on a vector, emitted only into modules that use it (BERT's GELU; needs
+    tf_v{w}_exp), both forms fitted here (weighted least squares) for this file, on a = |x|
+    clamped to 4 (erf(4) is 1 - 1.5e-8, 1.0f in float), x's sign bit put back:
+    - a <= 0.9: a P(a^2), P of degree 5 (relative error 1.2e-8 of the fit);
+    - above: 1 - exp(-a^2) R(a), R = erfc(a) exp(a^2) as a rational of degree 3/3 (4e-8).
+    One rational x P(x^2) / Q(x^2) for all of [0, 4] was cheaper, but its float evaluation
+    near 1 (|x| ~ 3.8) was 5 ulp off (3.0e-7); here erfc is computed, not 1 - erf. Max abs
+    error 1.1e-7 over the floats. Both forms are computed and one selected per lane; the
+    select takes the polynomial when the comparison is false, so a NaN gives NaN; +-inf give
+    +-1, +-0 keep their sign, a denormal x gives 2x / sqrt(pi)."""
+    return f"""\
+static inline tf_v{w}f tf_v{w}_erf(tf_v{w}f x) {{
+  tf_v{w}i sign = (tf_v{w}i)x & (int32_t)0x80000000;
+  tf_v{w}f a = tf_v{w}_min(tf_v{w}_bc(4.0f), (tf_v{w}f)((tf_v{w}i)x & 0x7FFFFFFF));
+  tf_v{w}f s = a * a;
+  tf_v{w}f p = s * -0.0006086068f + 0.0050110836f;
+  p = p * s - 0.026778277f; p = p * s + 0.11282122f; p = p * s - 0.37612522f;
+  p = p * s + 1.1283791f;
+  tf_v{w}f n = a * -7.1164286e-05f + 0.24299775f;
+  n = n * a + 0.7477953f; n = n * a + 1.0012448f;
+  tf_v{w}f d = a * 0.42823938f + 1.3465894f;
+  d = d * a + 1.8838315f; d = d * a + 1.0f;
+  tf_v{w}f big = 1.0f - tf_v{w}_exp(-s) * n / d;
+  tf_v{w}f r = tf_v{w}_sel(a > 0.9f, big, a * p);
+  return (tf_v{w}f)((tf_v{w}i)r | sign); }}"""
+
+
+def vector_tanh(w: int) -> str:
+    """tanh on a vector, emitted only into modules that use it (needs tf_v{w}_exp): for
+    |x| > 0.625, 1 - 2 / (exp(2|x|) + 1) (exp clamps its argument,
+    so a large |x| or inf gives exactly 1, no overflow); below, where that form loses the
+    relative accuracy to cancellation, x + x^3 P(x^2) with P of degree 5 fitted here for
+    relative error (1.3 ulp). Both are computed on |x| and one selected per lane, then x's
+    sign bit is put back (tanh(-0) is -0); the select takes the polynomial when the
+    comparison is false, so a NaN gives NaN."""
+    return f"""\
+static inline tf_v{w}f tf_v{w}_tanh(tf_v{w}f x) {{
+  tf_v{w}i sign = (tf_v{w}i)x & (int32_t)0x80000000;
+  tf_v{w}f a = (tf_v{w}f)((tf_v{w}i)x & 0x7FFFFFFF);
+  tf_v{w}f big = 1.0f - 2.0f / (tf_v{w}_exp(a + a) + 1.0f);
+  tf_v{w}f s = a * a;
+  tf_v{w}f p = s * 0.002138219f - 0.008171781f;
+  p = p * s + 0.021698207f; p = p * s - 0.053946253f; p = p * s + 0.13333201f;
+  p = p * s - 0.3333333f;
+  tf_v{w}f r = tf_v{w}_sel(a > 0.625f, big, a + a * s * p);
+  return (tf_v{w}f)((tf_v{w}i)r | sign); }}"""
+
+
+# float32 calls vexpr vectorises: func -> (helper, the helpers it needs, in emission order)
+VECTOR_MATH = {
+    "exp": (vector_exp, ("exp",)),
+    "erf": (vector_erf, ("exp", "erf")),
+    "tanh": (vector_tanh, ("exp", "tanh")),
+}
+
+
+def vector_math(calls: set[tuple[str, int]], widths: set[int]) -> list[str]:
+    """The helpers of the vector calls used at widths the module kept (a loop that turned out
+    not vectorisable may have asked for one), each once, a helper after those it calls."""
+    return [
+        VECTOR_MATH[func][0](w)
+        for w in sorted(widths)
+        for func in VECTOR_MATH
+        if (func, w) in calls
+    ]
 
 
 def emit_c(func: LoweredFunc, target: Target) -> str:
