@@ -58,8 +58,12 @@ bench-gpu: venv
 bench-gpu-network: venv
 	$(PY) benchmarks/gpu_network.py $(BENCH_GPU_NETWORK_ARGS)
 
-# The sketch policy against the template policy, the default schedule and ONNX Runtime per op.
-BENCH_AUTOSCHEDULER_ARGS ?= --trials 64,256 --vs-random
+# The sketch policy against the template policy, the default schedule and ONNX Runtime per op:
+# the 11 ResNet-18 convs and the 7 BERT-base ops on one core (long: ~2.5 h). Whole networks
+# by the sketch policy: BENCH_AUTOSCHEDULER_ARGS="--ops none --networks resnet-18,bert-base
+# --network-trials 1000 --target 'cpu -cores=1'".
+BENCH_AUTOSCHEDULER_ARGS ?= --ops resnet18-convs,bert --trials 64,256 --rounds 3 \
+	--target "cpu -cores=1" --json benchmarks/results-autoscheduler-all.json
 bench-autoscheduler: venv
 	$(PY) benchmarks/autoscheduler.py $(BENCH_AUTOSCHEDULER_ARGS)
 

@@ -10,15 +10,31 @@ For every op and every trial budget:
 3. print GFLOP/s (median of the rounds) and the ratios sketch/template, sketch/ORT and
    sketch/default, with tuning seconds and trials per second. Progress goes to stderr.
 
-    python benchmarks/autoscheduler.py --trials 64,256 [--ops conv_56_64_3x3,dense_768x768]
-        [--rounds 5] [--json out.json]
+`--ops` takes op names and groups: `resnet18-convs` (the 11 distinct convs of ResNet-18 at
+batch 1, the tasks of `examples/resnet18_tasks.json` that the tuner benchmark uses too),
+`bert` (BERT-base's three dense layers, two attention batch matmuls, softmax and layer norm
+at sequence 128) and `all`. `--json` is rewritten after every row, so a run that is stopped
+keeps what it finished; `--report FILE` prints the tables of such a file again.
+
+Whole networks (`--networks`): each is tuned by the sketch policy alone through the job
+`tunefarm tune` runs (`tunefarm.recipe.run_job`: tune, compile, in-network selection, check
+against ONNX Runtime, time tuned, untuned and ONNX Runtime with as many threads as the
+target's -cores), with its trials and tuning seconds.
+
+    python benchmarks/autoscheduler.py --trials 64,256 [--ops resnet18-convs,bert]
+        [--rounds 5] [--json out.json] [--target "cpu -cores=1"]
+    python benchmarks/autoscheduler.py --ops none --networks resnet-18,bert-base \
+        --network-trials 1000 --target "cpu -cores=1" --json out.json
+    python benchmarks/autoscheduler.py --report out.json
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import math
+import shlex
 import statistics
 import sys
 import time
@@ -37,10 +53,14 @@ import _report
 import _timing
 from tunefarm.backends import parse_target, registry
 from tunefarm.backends.cpu.target import num_cores
+from tunefarm.cli.tune_tasks import load_tasks
 from tunefarm.measure import Config, MeasureInput, MeasureSettings
 from tunefarm.task import Task
 from tunefarm.tune.factory import make_tuner
+from tunefarm.tune.policy import uses_sketch
 from tunefarm.tune.tuner import MeasureOption, Tuner
+
+RESNET18_TASKS = Path(__file__).resolve().parents[1] / "examples" / "resnet18_tasks.json"
 
 SEARCH = MeasureSettings(repeat=3, min_repeat_ms=10, timeout_s=10)
 FINAL = MeasureSettings(repeat=1, min_repeat_ms=50, timeout_s=30)
@@ -54,43 +74,59 @@ class Op:
     weight: str | None = None  # the input that is an initializer in the ONNX model
 
 
-def _conv(size: int, cin: int, cout: int, k: int, stride: int) -> Op:
-    task = Task.make(
-        "conv2d",
-        target="cpu",
-        data=(1, cin, size, size),
-        weight=(cout, cin, k, k),
-        strides=stride,
-        padding=k // 2,
-    )
-    attrs = dict(kernel_shape=[k, k], strides=[stride, stride], pads=[k // 2] * 4)
-    return Op(f"conv_{size}_{cin}_{cout}_{k}x{k}_s{stride}", task, ("Conv", attrs), "weight")
+def _conv_op(name: str, task: Task) -> Op:
+    """A conv2d task with its ONNX Conv node (square kernel, symmetric padding)."""
+    a = task.args
+    k, stride, pad = a["weight"][2], a.get("strides", 1), a.get("padding", 0)
+    attrs = dict(kernel_shape=[k, k], strides=[stride, stride], pads=[pad] * 4)
+    return Op(name, task, ("Conv", attrs), "weight")
 
 
-OPS = {
-    op.name: op
-    for op in [
-        _conv(56, 64, 64, 3, 1),
-        _conv(28, 128, 128, 3, 1),
-        _conv(14, 256, 256, 3, 1),
-        Op("dense_768x768", Task.make("dense", data=(128, 768), weight=(768, 768)),
-           ("Gemm", {"transB": 1}), "weight"),
-        Op("dense_768x3072", Task.make("dense", data=(128, 768), weight=(3072, 768)),
-           ("Gemm", {"transB": 1}), "weight"),
-        Op("dense_3072x768", Task.make("dense", data=(128, 3072), weight=(768, 3072)),
-           ("Gemm", {"transB": 1}), "weight"),
-        Op("bmm_qk", Task.make("batch_matmul", a=(12, 128, 64), b=(12, 64, 128)),
-           ("MatMul", {})),
-        Op("bmm_av", Task.make("batch_matmul", a=(12, 128, 128), b=(12, 128, 64)),
-           ("MatMul", {})),
-        Op("softmax_12x128x128", Task.make("softmax", shape=(12, 128, 128), axis=-1),
-           ("Softmax", {"axis": -1})),
-        Op("layer_norm_128x768",
-           Task.make("layer_norm", shape=(1, 128, 768), axis=-1, epsilon=1e-12),
-           ("LayerNormalization", {"axis": -1, "epsilon": 1e-12}), "gamma"),
-    ]
-}  # fmt: skip
-DEFAULT_OPS = "conv_56_64_64_3x3_s1,dense_768x768,bmm_qk,softmax_12x128x128"
+def resnet18_convs() -> list[Op]:
+    """The 11 distinct conv2d of ResNet-18 (batch 1, 224x224), as the tuner benchmark has
+    them: the 7x7 stem, the 3x3 convs of the four stages, strided 3x3 and 1x1 downsamples."""
+    tasks, _, names = load_tasks(str(RESNET18_TASKS), "cpu")
+    return [_conv_op(n, t) for t, n in zip(tasks, names, strict=True) if t.op == "conv2d"]
+
+
+_GEMM = ("Gemm", {"transB": 1})
+BERT_OPS = [
+    Op("dense_768x768", Task.make("dense", data=(128, 768), weight=(768, 768)), _GEMM, "weight"),
+    Op("dense_768x3072", Task.make("dense", data=(128, 768), weight=(3072, 768)), _GEMM,
+       "weight"),
+    Op("dense_3072x768", Task.make("dense", data=(128, 3072), weight=(768, 3072)), _GEMM,
+       "weight"),
+    Op("bmm_qk", Task.make("batch_matmul", a=(12, 128, 64), b=(12, 64, 128)), ("MatMul", {})),
+    Op("bmm_av", Task.make("batch_matmul", a=(12, 128, 128), b=(12, 128, 64)), ("MatMul", {})),
+    Op("softmax_12x128x128", Task.make("softmax", shape=(12, 128, 128), axis=-1),
+       ("Softmax", {"axis": -1})),
+    Op("layer_norm_128x768",
+       Task.make("layer_norm", shape=(1, 128, 768), axis=-1, epsilon=1e-12),
+       ("LayerNormalization", {"axis": -1, "epsilon": 1e-12}), "gamma"),
+]  # fmt: skip
+OPS = {op.name: op for op in [*resnet18_convs(), *BERT_OPS]}
+GROUPS = {
+    "resnet18-convs": [op.name for op in OPS.values() if op.task.op == "conv2d"],
+    "bert": [op.name for op in BERT_OPS],
+    "all": list(OPS),
+    "none": [],
+}
+DEFAULT_OPS = "conv_56_64_64_3x3,dense_768x768,bmm_qk,softmax_12x128x128"
+
+
+def select_ops(text: str) -> list[str]:
+    """Op names from a comma-separated list of names and groups, in order, each once;
+    ValueError naming what is unknown."""
+    names: list[str] = []
+    unknown = []
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        found = GROUPS.get(item, [item] if item in OPS else None)
+        if found is None:
+            unknown.append(item)
+        names += [n for n in found or [] if n not in names]
+    if unknown:
+        raise ValueError(f"unknown {unknown}; groups: {', '.join(GROUPS)}; ops: {', '.join(OPS)}")
+    return names
 
 
 def log(msg: str) -> None:
@@ -147,7 +183,10 @@ def final_rounds(op: Op, configs: dict[str, Config], ort, rounds: int) -> dict[s
     return costs
 
 
-def bench_op(op: Op, budgets: list[int], args: argparse.Namespace) -> list[dict[str, Any]]:
+def bench_op(
+    op: Op, budgets: list[int], args: argparse.Namespace, emit=lambda row: None
+) -> list[dict[str, Any]]:
+    """The op's rows, one per budget; `emit(row)` as soon as each is ready."""
     op = Op(op.name, replace(op.task, target=args.target), op.onnx, op.weight)
     flops = registry.flops(op.task)
     ort = ort_fn(op, num_cores(parse_target(op.task.target)))
@@ -173,7 +212,9 @@ def bench_op(op: Op, budgets: list[int], args: argparse.Namespace) -> list[dict[
             row = {
                 "op": op.name,
                 "trials": budget,
+                "has_template": not uses_sketch("auto", op.task),
                 "gflops": g,
+                "search_best_gflops": {k: t.best_gflops for k, t in tuners.items()},
                 "tuning_s": dict(seconds),
                 "trials_per_s": {k: tuners[k].trials / max(seconds[k], 1e-9) for k in tuners},
                 "invalid_dropped": dict(tuners["sketch"].invalid),  # type: ignore[attr-defined]
@@ -182,14 +223,62 @@ def bench_op(op: Op, budgets: list[int], args: argparse.Namespace) -> list[dict[
                 row[f"sketch/{ref}"] = g["sketch"] / g[ref] if g.get(ref) else math.nan
             log(f"[{op.name}] {budget} trials: " + ", ".join(f"{k} {v:.1f}" for k, v in g.items()))
             rows.append(row)
+            emit(row)
     finally:
         option.close()
     return rows
 
 
+# -- whole networks --------------------------------------------------------------------------
+def bench_network(name: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Tune one network by the sketch policy alone with the job `tunefarm tune` runs, and
+    report its trials, tuning seconds and tuned / untuned / ONNX Runtime latency."""
+    from tunefarm.frontend.models import load_model
+    from tunefarm.recipe import JobOptions, run_job
+
+    model, graph = load_model(name if name.startswith("zoo:") or "/" in name else f"zoo:{name}")
+    log_dir = Path(args.log_dir)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    stem = f"{graph.name}-sketch-{args.network_trials}"
+    records, artifact = log_dir / f"{stem}.jsonl", log_dir / f"{stem}.tfa"
+    options = JobOptions(
+        trials=args.network_trials, target=args.target, policy="sketch", seed=args.seed
+    )
+    log(f"[{graph.name}] tuning by the sketch policy, {args.network_trials} trials -> {records}")
+    start = time.perf_counter()
+    result = run_job(model, graph, options, records, artifact, args.resume, sys.stderr)
+    wall = time.perf_counter() - start
+    summary, evaluation = result.summary, result.evaluation
+    latency = evaluation.latency_ms
+    row = {
+        "network": graph.name,
+        "target": args.target,
+        "tasks": len(result.tasks),
+        "trials": summary.trials if summary else 0,
+        "tuning_s": summary.seconds if summary else 0.0,
+        "job_s": wall,
+        "latency_ms": latency,
+        "relative_error": evaluation.relative_error,
+        "delivered": result.delivered,
+        "ort/tuned": latency["onnxruntime"] / latency["tuned"],
+        "untuned/tuned": latency["untuned"] / latency["tuned"],
+        "log": str(records),
+    }
+    log(f"[{graph.name}] " + ", ".join(f"{k} {v:.3f} ms" for k, v in latency.items()))
+    return row
+
+
+# -- tables ----------------------------------------------------------------------------------
+def geomean(values: list[float]) -> float:
+    values = [v for v in values if v > 0 and math.isfinite(v)]
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else math.nan
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     head = ["op", "trials", "sketch", "template", "default", "ORT", "s/tmpl", "s/ORT", "s/dflt",
             "sketch trials/s"]  # fmt: skip
+    if any("sketch-random" in r["gflops"] for r in rows):
+        head.append("random states")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         g = r["gflops"]
@@ -198,22 +287,63 @@ def table(rows: list[dict[str, Any]]) -> str:
         cells += [f"{r[f'sketch/{k}']:.2f}" for k in ("template", "ort", "default")]
         cells.append(f"{r['trials_per_s']['sketch']:.2f}")
         if "sketch-random" in g:
-            cells.append(f"random {g['sketch-random']:.1f}")
+            cells.append(f"{g['sketch-random']:.1f}")
         lines.append("| " + " | ".join(cells) + " |")
-    ratios = [r["sketch/ort"] for r in rows if r["sketch/ort"] > 0]
-    if ratios:
-        geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
-        lines.append(f"\ngeomean sketch/ORT: {geo:.2f} over {len(ratios)} rows (GFLOP/s, median)")
+    return "\n".join(lines + [""] + goal_lines(rows))
+
+
+def goal_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """Per budget: geomean sketch/template over the convs, and sketch/ORT over all ops and
+    over the ops with no template (the issue's two per-op goals), GFLOP/s medians."""
+    out = []
+    for budget in sorted({r["trials"] for r in rows}):
+        at = [r for r in rows if r["trials"] == budget]
+        convs = [r["sketch/template"] for r in at if r["op"].startswith("conv_")]
+        no_tmpl = [r["sketch/ort"] for r in at if not r.get("has_template", True)]
+        parts = [f"sketch/ORT {geomean([r['sketch/ort'] for r in at]):.2f} over {len(at)} ops"]
+        if convs:
+            parts.append(f"sketch/template {geomean(convs):.2f} over {len(convs)} convs")
+        if no_tmpl:
+            parts.append(f"sketch/ORT {geomean(no_tmpl):.2f} over {len(no_tmpl)} untemplated ops")
+        out.append(f"geomean at {budget} trials: " + "; ".join(parts))
+    return out
+
+
+def network_table(rows: list[dict[str, Any]]) -> str:
+    head = ["network", "tasks", "trials", "tuning s", "tuned ms", "untuned ms", "ORT ms",
+            "ORT/tuned", "untuned/tuned", "rel. error"]  # fmt: skip
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        ms = r["latency_ms"]
+        cells = [r["network"], str(r["tasks"]), str(r["trials"]), f"{r['tuning_s']:.0f}"]
+        cells += [f"{ms[k]:.3f}" for k in ("tuned", "untuned", "onnxruntime")]
+        cells += [f"{r['ort/tuned']:.2f}", f"{r['untuned/tuned']:.2f}"]
+        cells.append(f"{r['relative_error']:.1e}")
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def print_report(doc: dict[str, Any]) -> None:
+    if doc.get("rows"):
+        print(table(doc["rows"]))
+    if doc.get("networks"):
+        print(network_table(doc["networks"]))
+    print(f"machine: {doc.get('machine')}")
+
+
+# -- the command -----------------------------------------------------------------------------
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--trials", default="64", help="comma-separated budgets (default 64)")
-    p.add_argument("--ops", default=DEFAULT_OPS, help=f"comma-separated, of: {', '.join(OPS)}")
+    p.add_argument(
+        "--ops",
+        default=DEFAULT_OPS,
+        help=f"comma-separated ops and groups ({', '.join(GROUPS)}); 'none' for networks only",
+    )
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", help="write the rows here")
+    p.add_argument("--json", help="write the rows here (rewritten after every row)")
+    p.add_argument("--report", metavar="JSON", help="print the tables of an earlier --json")
     p.add_argument(
         "--target",
         default="cpu",
@@ -224,17 +354,48 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also random sketch states at the same budgets (does evolution help?)",
     )
+    p.add_argument("--networks", default="", help="zoo networks to tune by the sketch policy")
+    p.add_argument("--network-trials", type=int, default=1000, help="trials per network")
+    p.add_argument("--log-dir", default="benchmarks/logs", help="the networks' tuning logs")
+    p.add_argument("--resume", action="store_true", help="continue the networks' logs")
     args = p.parse_args(argv)
-    unknown = [o for o in args.ops.split(",") if o not in OPS]
-    if unknown:
-        p.error(f"--ops: unknown {unknown}; known: {', '.join(OPS)}")
-    budgets = sorted(int(b) for b in args.trials.split(","))
-    rows = [r for name in args.ops.split(",") for r in bench_op(OPS[name], budgets, args)]
-    print(table(rows))
-    print(f"machine: {_report.machine_info()}")
-    if args.json:
-        Path(args.json).write_text(json.dumps({"rows": rows, "machine": _report.machine_info()},
-                                              indent=2, default=str))  # fmt: skip
+    try:
+        args.op_names = select_ops(args.ops)
+    except ValueError as exc:
+        p.error(f"--ops: {exc}")
+    try:
+        args.budgets = sorted({int(b) for b in args.trials.split(",")})
+    except ValueError:
+        p.error(f"--trials: expected comma-separated integers, got {args.trials!r}")
+    if any(b <= 0 for b in args.budgets) or args.network_trials < 0 or args.rounds < 1:
+        p.error("--trials and --rounds must be positive, --network-trials not negative")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.report:
+        print_report(json.loads(Path(args.report).read_text()))
+        return 0
+    doc: dict[str, Any] = {
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "command": shlex.join([sys.executable, *sys.argv]),
+        "target": args.target,
+        "machine": _report.machine_info(),
+        "rows": [],
+        "networks": [],
+    }
+
+    def save(kind: str, row: dict[str, Any]) -> None:
+        doc[kind].append(row)
+        if args.json:
+            Path(args.json).write_text(json.dumps(doc, indent=2, default=str) + "\n")
+
+    for name in args.op_names:
+        bench_op(OPS[name], args.budgets, args, lambda row: save("rows", row))
+    for net in filter(None, args.networks.split(",")):
+        save("networks", bench_network(net.strip(), args))
+    print_report(doc)
     return 0
 
 
