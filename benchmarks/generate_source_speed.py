@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-OPS = "conv_56_64_64_3x3_s1,dense_768x768,softmax_12x128x128,bmm_qk"
+OPS = "conv_56_64_64_3x3,dense_768x768,softmax_12x128x128,bmm_qk"
 
 
 def time_ops(ops: list[str], n: int, seed: int) -> dict[str, str]:

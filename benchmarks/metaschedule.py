@@ -7,7 +7,7 @@ benchmarks/.tvm/, see ../shared/notes/tvm-metaschedule.md for why the pinned FFI
 subprocess per op and budget (`_tvm_metaschedule.py`); tunefarm's sketch search continues from
 one budget to the next, and its tuning time counts only its own trials.
 
-    python benchmarks/metaschedule.py --trials 64,256 [--ops conv_56_64_64_3x3_s1,dense_768x3072]
+    python benchmarks/metaschedule.py --trials 64,256 [--ops conv_56_64_64_3x3,dense_768x3072]
         [--tvm-python PATH] [--json out.json]
 """
 
@@ -36,12 +36,12 @@ TVM_PACKAGES = ["apache-tvm==0.27.0.post1", "xgboost", "onnx", "psutil", "cloudp
 TVM_FFI = "apache-tvm-ffi==0.1.14.post1"  # later FFI builds segfault in MetaSchedule's database
 # tunefarm op name -> (TVM op, shape string for _tvm_metaschedule.py)
 TVM_SHAPES = {
-    "conv_56_64_64_3x3_s1": ("conv", "1,64,56,56,64,3,1"),
-    "conv_28_128_128_3x3_s1": ("conv", "1,128,28,28,128,3,1"),
+    "conv_56_64_64_3x3": ("conv", "1,64,56,56,64,3,1"),
+    "conv_28_128_128_3x3": ("conv", "1,128,28,28,128,3,1"),
     "dense_768x768": ("dense", "128,768,768"),
     "dense_768x3072": ("dense", "128,3072,768"),
 }
-DEFAULT_OPS = "conv_56_64_64_3x3_s1,dense_768x3072"
+DEFAULT_OPS = "conv_56_64_64_3x3,dense_768x3072"
 
 
 def tvm_python(given: str | None) -> Path:

@@ -7,10 +7,10 @@
 best schedule each search found again, interleaved, with this tree's runner (the `FINAL`
 settings), so a faster search that finds worse kernels shows.
 
-    python benchmarks/search_speed.py one --op conv_56_64_64_3x3_s1 --trials 64
+    python benchmarks/search_speed.py one --op conv_56_64_64_3x3 --trials 64
     git archive BASE shared | tar -x -C /tmp/base
     python benchmarks/search_speed.py compare --base /tmp/base --trials 64 --rounds 2 \\
-        [--ops conv_56_64_64_3x3_s1,dense_768x3072] [--heavy-main] [--json out.json]
+        [--ops conv_56_64_64_3x3,dense_768x3072] [--heavy-main] [--json out.json]
 
 CPU seconds are those of the search's whole process tree (parent, build workers, compilers,
 measurement children), read from the finished subprocess: on a shared host they are a
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_OPS = "conv_56_64_64_3x3_s1,dense_768x3072"
+DEFAULT_OPS = "conv_56_64_64_3x3,dense_768x3072"
 HEAVY_MAIN = "TUNEFARM_SPEED_HEAVY_MAIN"
 if os.environ.get(HEAVY_MAIN) == "1":
     # `compare --heavy-main`: a main module that imports the benchmark harness at the top, as
@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     one = sub.add_parser("one", help="one search, one JSON line")
-    one.add_argument("--op", default="conv_56_64_64_3x3_s1")
+    one.add_argument("--op", default="conv_56_64_64_3x3")
     cmp = sub.add_parser("compare", help="interleaved searches: --base tree against this one")
     cmp.add_argument("--base", required=True, help="a source tree with shared/tunefarm")
     cmp.add_argument("--ops", default=DEFAULT_OPS)
