@@ -289,18 +289,20 @@ class TaskScheduler:
 
     def _similar_bound(self, i: int) -> float:
         """beta x the latency task i would have at the best speed (FLOP/s) another task of the
-        same op reached: a speed we know this kind of kernel can get to. None for kernels
-        that only move data (a transpose counts 0 FLOPs, so FLOP/s say nothing of it)."""
+        same op reached: a speed we know this kind of kernel can get to. No bound (inf) for
+        kernels that only move data (a transpose counts 0 FLOPs, so FLOP/s say nothing)."""
         me = self.states[i]
+        if me.tuner.flops <= 0:
+            return math.inf
         rates = [
             s.tuner.flops / s.best
             for j, s in enumerate(self.states)
-            if j != i and s.tuner.task.op == me.tuner.task.op and 0 < s.best < math.inf
+            if j != i
+            and s.tuner.task.op == me.tuner.task.op
+            and s.tuner.flops > 0
+            and 0 < s.best < math.inf
         ]
-        rates = [r for r in rates if r > 0]
-        if not rates or me.tuner.flops <= 0:
-            return math.inf
-        return self.beta * me.tuner.flops / max(rates)
+        return self.beta * me.tuner.flops / max(rates) if rates else math.inf
 
     # -- tuning --------------------------------------------------------------------------------
     def tune(

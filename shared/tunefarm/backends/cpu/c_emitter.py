@@ -397,7 +397,7 @@ class CEmitter(IntLanes):
         self.helpers.add(vector_horizontal(width, name))
         acc, part = self.expr(value.a), f"tf_v{width}_h{name}({code})"
         total = f"({acc} + {part})" if value.op == "+" else f"tf_{name}_float({acc}, {part})"
-        self.emit(f"{self.expr(value.a)} = {total};", depth)
+        self.emit(f"{acc} = {total};", depth)
         return True
 
     def vstore(self, st: Store, v: str, width: int) -> str:
