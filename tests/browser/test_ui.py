@@ -10,7 +10,7 @@ Screenshots of every page go to build/screenshots/ (printed at the end of the ru
 finished job page also to docs/images/job-page.png.
 
 Needs Debian's chromium (/usr/bin/chromium: Playwright cannot download its own browser here)
-and Redis on 127.0.0.1:6379; skips with the reason otherwise.
+and Redis on 127.0.0.1:6379 (TUNEFARM_TEST_REDIS_PORT for another); skips with the reason otherwise.
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ import uuid
 from pathlib import Path
 
 import pytest
-from stack_env import free_port, stack_env, wait_for
+from stack_env import REDIS_HOST, REDIS_PORT, free_port, stack_env, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-REDIS_HOST, REDIS_PORT, DB = "127.0.0.1", 6379, 14
+DB = 14
 KEY = "ui-key"
 VTA_KEY = "ui-vta"  # an agent measuring on the VTA simulator
 SUBMIT_TOKEN = f"ui-submit-{uuid.uuid4().hex}"

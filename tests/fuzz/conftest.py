@@ -21,16 +21,16 @@ REDIS_DB = 13
 
 @pytest.fixture(scope="session")
 def fuzz_config(tmp_path_factory):
-    from stack_env import redis_ok
+    from stack_env import REDIS_PORT, redis_ok
 
     from tunefarm.distributed.config import ServiceConfig
 
     if not redis_ok(REDIS_DB):
-        pytest.skip("the API fuzz tests need Redis at 127.0.0.1:6379")
+        pytest.skip(f"the API fuzz tests need Redis at 127.0.0.1:{REDIS_PORT}")
     tmp = tmp_path_factory.mktemp("fuzz")
     tokens = tmp / "tokens"
     tokens.write_text(f"{TOKEN} read,submit fuzzer\n{READ_TOKEN} read reader\n")
-    url = f"redis://127.0.0.1:6379/{REDIS_DB}"
+    url = f"redis://127.0.0.1:{REDIS_PORT}/{REDIS_DB}"
     config = ServiceConfig(
         broker_url=url,
         redis_url=url,

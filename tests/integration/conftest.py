@@ -11,7 +11,10 @@ import pytest
 
 from tunefarm.distributed.config import ServiceConfig
 
-TEST_REDIS_URL = os.environ.get("TUNEFARM_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+TEST_REDIS_URL = os.environ.get(
+    "TUNEFARM_TEST_REDIS_URL",
+    f"redis://127.0.0.1:{os.environ.get('TUNEFARM_TEST_REDIS_PORT', '6379')}/13",
+)
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,7 @@ a free port, a tokens file, and polling with a deadline that says what it waited
 
 from __future__ import annotations
 
+import os
 import random
 import time
 import uuid
@@ -10,7 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
+# TUNEFARM_TEST_REDIS_PORT points every tier at a private redis-server (several checkouts testing
+# on one machine would otherwise flush each other's databases).
+REDIS_HOST, REDIS_PORT = "127.0.0.1", int(os.environ.get("TUNEFARM_TEST_REDIS_PORT", "6379"))
 
 
 def redis_ok(db: int) -> bool:

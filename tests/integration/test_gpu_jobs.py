@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 import requests
-from stack_env import flush_db, free_port, redis_ok, stack_env, wait_for
+from stack_env import REDIS_PORT, flush_db, free_port, redis_ok, stack_env, wait_for
 from tiny_model import tiny_model_bytes
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -41,7 +41,7 @@ def _need_opencl() -> None:
 
 def test_a_network_job_for_an_opencl_key_completes(tmp_path):
     if not redis_ok(DB):
-        pytest.skip("the services tests need Redis at 127.0.0.1:6379")
+        pytest.skip(f"the services tests need Redis at 127.0.0.1:{REDIS_PORT}")
     _need_opencl()
     from tunefarm_services.stack import LocalStack, StackSpec
 

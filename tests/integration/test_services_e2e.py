@@ -13,7 +13,7 @@ import zipfile
 
 import pytest
 import requests
-from stack_env import flush_db, free_port, redis_ok, stack_env, wait_for
+from stack_env import REDIS_PORT, flush_db, free_port, redis_ok, stack_env, wait_for
 from tiny_model import tiny_model_bytes
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -26,7 +26,7 @@ SUBMIT, READ = "e2e-submit-token", "e2e-read-token"
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     if not redis_ok(DB):
-        pytest.skip("the services tests need Redis at 127.0.0.1:6379")
+        pytest.skip(f"the services tests need Redis at 127.0.0.1:{REDIS_PORT}")
     from tunefarm_services.stack import LocalStack, StackSpec
 
     tmp = tmp_path_factory.mktemp("stack")

@@ -14,7 +14,7 @@ import zipfile
 
 import pytest
 import requests
-from stack_env import flush_db, free_port, redis_ok, stack_env, wait_for
+from stack_env import REDIS_PORT, flush_db, free_port, redis_ok, stack_env, wait_for
 
 from tunefarm.backends import parse_target, registry
 from tunefarm.backends.vta.conv2d import lower_conv2d_packed, simulate
@@ -40,7 +40,7 @@ TASK = Task.make(
 def services(tmp_path_factory):
     """The whole stack with one vta agent, and the environment that reaches it."""
     if not redis_ok(DB):
-        pytest.skip("the services tests need Redis at 127.0.0.1:6379")
+        pytest.skip(f"the services tests need Redis at 127.0.0.1:{REDIS_PORT}")
     from tunefarm_services.stack import LocalStack, StackSpec
 
     tmp = tmp_path_factory.mktemp("vta-stack")
