@@ -35,7 +35,7 @@ import onnx
 from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from tunefarm.frontend import onnx_integer, onnx_quant, validate
+from tunefarm.frontend import onnx_index, onnx_integer, onnx_quant, onnx_resize, validate
 from tunefarm.frontend.limits import default_max_tensor_bytes, over_budget, predict_outputs
 from tunefarm.graph.ir import Graph, GraphError, Node, Value
 from tunefarm.graph.shapes import infer_node, infer_shapes
@@ -552,7 +552,14 @@ def _binary(op: str) -> Callable[[_Ctx], None]:
     def handler(cx: _Ctx) -> None:
         if "broadcast" in cx.attrs:
             raise cx.fail("the legacy 'broadcast' attribute (opset < 7) is not supported")
-        cx.emit(op, [cx.value(0), cx.value(1)], {}, cx.outputs[0])
+        plain = all(cx.imp.dtype(cx.input(i), cx) == "float32" for i in (0, 1))
+        if plain:
+            cx.emit(op, [cx.value(0), cx.value(1)], {}, cx.outputs[0])
+        elif op == "div" and all(cx.imp.is_int(cx.input(i), cx) for i in (0, 1)):
+            # integer division truncates (run-time integers are float32 values)
+            onnx_index.truncate(cx, cx.emit(op, [cx.number(0), cx.number(1)], {}), cx.outputs[0])
+        else:
+            cx.emit(op, [cx.number(0), cx.number(1)], {}, cx.outputs[0])
 
     return handler
 
@@ -785,25 +792,27 @@ def _size(cx: _Ctx) -> None:
 
 
 def _cast(cx: _Ctx) -> None:
-    """Run-time casts: a no-op between equal types and from a boolean (float 0/1 at run
-    time) to float32; integers to float32 through a cast node; anything to bool as x != 0.
-    Casts to integers of float values are refused (only Gather indices are integers)."""
+    """Run-time casts. Booleans and integers computed at run time are float32 values (exact
+    below 2**24), so: a no-op between equal types, to float32/float64 and between integer
+    types; integer graph inputs go through one cast node to float32; a float to an integer
+    truncates (float32 -> int32 -> float32); anything to bool is x != 0."""
     to = np.dtype(_cast_to(cx))
     src = np.dtype(cx.imp.dtype(cx.input(0), cx))
     if to == np.float32 and onnx_quant.is_int8_accumulator(cx):
         onnx_quant.int32_to_float(cx)  # an int8 op's int32 result, in its blocked layout
     elif to == src:
         cx.alias(cx.outputs[0], cx.input(0))
-    elif to == np.float32 and src.kind in "iu":
-        cx.imp.alias[cx.outputs[0]] = cx.number(0)
     elif to == np.bool_:
         x = cx.number(0)
         cx.emit("where", [x, cx.scalar("one", 1.0), cx.scalar("zero", 0.0)], {}, cx.outputs[0])
+    elif to.kind == "f" and to != np.float16 and src.kind in "biuf":
+        cx.imp.alias[cx.outputs[0]] = cx.number(0)
+    elif to.kind in "iu" and src.kind in "biu":
+        cx.imp.alias[cx.outputs[0]] = cx.number(0)
+    elif to.kind in "iu" and src == np.float32:
+        onnx_index.truncate(cx, cx.value(0), cx.outputs[0])
     else:
-        raise cx.fail(
-            f"casting a run-time value from {src} to {to} is not supported (run-time values "
-            "are float32; integers only as graph inputs: Gather indices and masks)"
-        )
+        raise cx.fail(f"casting a run-time value from {src} to {to} is not supported")
 
 
 def _cast_to(cx: _Ctx) -> np.dtype:
@@ -822,9 +831,8 @@ def _gather(cx: _Ctx) -> None:
     axis = _axis(cx, int(cx.attr("axis", 0)), len(shape))
     idx = cx.maybe_const(1)
     if idx is None:
-        indices = cx.value(1, ints_ok=True)
-        if cx.imp.graph.values[indices].dtype == "float32":
-            raise cx.fail(f"input 1 (indices) {cx.input(1)!r} must be int32 or int64, got float32")
+        # integers computed at run time are float32 values: cast to int64 to index
+        indices = onnx_index.as_index(cx, cx.value(1, ints_ok=True))
         cx.emit("gather", [cx.value(0), indices], {"axis": axis}, cx.outputs[0])
         return
     if idx.dtype.kind not in "iu":
@@ -834,7 +842,8 @@ def _gather(cx: _Ctx) -> None:
     bad = idx[(idx < -shape[axis]) | (idx >= shape[axis])]
     if bad.size:
         raise cx.fail(f"index {int(bad[0])} is out of range for axis {axis} of size {shape[axis]}")
-    indices = cx.param(f"{cx.input(1)}_idx", idx.reshape(max(1, idx.ndim) * [-1]).astype(np.int64))
+    idx = np.where(idx < 0, idx + shape[axis], idx).astype(np.int64)
+    indices = cx.param(f"{cx.input(1)}_idx", idx.reshape(idx.shape or (1,)))
     if idx.ndim:
         cx.emit("gather", [cx.value(0), indices], {"axis": axis}, cx.outputs[0])
         return
@@ -912,9 +921,12 @@ def _slice(cx: _Ctx) -> None:
         raise cx.fail(
             f"starts {starts}, ends {ends}, axes {axes} and steps {steps} differ in length"
         )
+    if 0 in steps:
+        raise cx.fail(f"steps {steps} must not be 0")
     if any(s != 1 for s in steps):
-        raise cx.fail(f"steps {steps} are not supported on run-time values; only step 1")
-    y = cx.value(0)
+        _stepped_slice(cx, shape, axes, starts, ends, steps)
+        return
+    y = cx.value(0, ints_ok=True)
     cuts = []
     for a, b, e in zip(axes, starts, ends, strict=True):
         ax = _axis(cx, int(a), len(shape), "axes")
@@ -930,6 +942,23 @@ def _slice(cx: _Ctx) -> None:
     for i, (ax, lo, hi) in enumerate(cuts):
         out = cx.outputs[0] if i == len(cuts) - 1 else None
         y = cx.emit("slice", [y], {"axis": ax, "begin": lo, "end": hi}, out)
+
+
+def _stepped_slice(cx: _Ctx, shape, axes, starts, ends, steps) -> None:
+    """Slice with steps other than 1 (a reversal, every other row): gathers of constant
+    positions, one per axis that is cut."""
+    cuts = []
+    for a, b, e, st in zip(axes, starts, ends, steps, strict=True):
+        ax = _axis(cx, int(a), len(shape), "axes")
+        keep = onnx_index.slice_positions(shape[ax], int(b), int(e), int(st))
+        if not keep:
+            raise cx.fail(f"axis {ax}: [{b}:{e}:{st}] of size {shape[ax]} is empty")
+        if keep != list(range(shape[ax])):
+            cuts.append((ax, keep))
+    if not cuts:
+        cx.alias(cx.outputs[0], cx.input(0))
+        return
+    onnx_index.stepped_slice(cx, shape, cuts, cx.value(0, ints_ok=True))
 
 
 def _gelu(cx: _Ctx) -> None:
@@ -1016,6 +1045,8 @@ HANDLERS: dict[str, Callable[[_Ctx], None]] = {
     "Unsqueeze": _unsqueeze,
     **onnx_quant.HANDLERS,
     **onnx_integer.HANDLERS,
+    **onnx_index.HANDLERS,
+    **onnx_resize.HANDLERS,
 }
 # Handlers that also take constant inputs themselves (aliases and shape queries), rather than
 # folding the node with the reference evaluator.
@@ -1037,7 +1068,8 @@ FOLD_ONLY = frozenset(
         "Abs", "And", "Ceil", "Constant", "ConstantOfShape", "Exp", "Floor",
         "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Log", "Max", "Min", "Mod",
         "Neg", "Or", "Range", "Reciprocal", "ReduceProd", "ReduceSum", "Round",
-        "Sign", "Tile",
+        "Sign", "Einsum", "NonZero", "ReduceMax", "ReduceMin", "ScatterElements", "Xor",
+        "Sin", "Cos", "ArgMax", "ArgMin", "OneHot", "EyeLike",
     }
 )  # fmt: skip
 SUPPORTED_OPS = tuple(sorted((set(HANDLERS) - {"ConvTranspose"}) | FOLD_ONLY))
@@ -1062,6 +1094,7 @@ class _Importer:
         self.taken |= {o for n in g.node for o in (*n.input, *n.output)}
         self.node_names: set[str] = set()
         self.casts: dict[str, str] = {}  # int run-time value -> its float32 cast
+        self.onnx_types = _value_types(proto)
         self.graph = Graph(name, [], [], [], {}, {})
 
     def _array(self, t: onnx.TensorProto) -> np.ndarray:
@@ -1129,6 +1162,14 @@ class _Importer:
     def shape(self, name: str, cx: _Ctx) -> tuple[int, ...]:
         arr = self.const(name)
         return tuple(arr.shape) if arr is not None else self.graph.shape(self.graph_value(name, cx))
+
+    def is_int(self, name: str, cx: _Ctx) -> bool:
+        """Whether ONNX value `name` holds integers (or booleans), whatever its run-time
+        representation (integers computed at run time are float32 values)."""
+        if np.dtype(self.dtype(name, cx)).kind in "biu":
+            return True
+        elem = self.onnx_types.get(name)
+        return elem is not None and np.dtype(validate.elem_dtype(elem) or "float32").kind in "biu"
 
     def dtype(self, name: str, cx: _Ctx) -> str:
         arr = self.const(name)
@@ -1214,6 +1255,7 @@ class _Importer:
         """The ONNX outputs by name; one listed twice is one graph output (runs return outputs
         by name, and ONNX Runtime gives the same tensor under both positions)."""
         names = list(dict.fromkeys(o.name for o in self.proto.graph.output))
+        self.integer_outputs()
         produced = {o for n in self.graph.nodes for o in n.outputs}
         renames: dict[str, str] = {}
         for name in names:
@@ -1223,11 +1265,29 @@ class _Importer:
         for name in self.graph.outputs:
             v = self.graph.value(name)
             self.check_size(None, f"output {name!r}", v.shape, v.dtype)
-            if v.dtype != "float32":
+            if v.dtype not in ("float32", "int32", "int64"):
                 raise FrontendError(
-                    f"{self.label}: output {name!r} is {v.dtype}; only float32 outputs are "
-                    "computed (integers exist at run time only as inputs)"
+                    f"{self.label}: output {name!r} is {v.dtype}; only float32, int32 and int64 "
+                    "outputs are computed"
                 )
+
+    def integer_outputs(self) -> None:
+        """An int32/int64 ONNX output computed as a float32 value (run-time integers are
+        float32 values) gets one cast node back to its integer type."""
+        for o in self.proto.graph.output:
+            dtype = validate.elem_dtype(o.type.tensor_type.elem_type)
+            if dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+                continue
+            r = self.graph_value(o.name)
+            if self.graph.value(r).dtype != "float32":
+                continue
+            if r == o.name:  # the float value takes another name; the cast takes o.name
+                r = self.fresh(f"{o.name}/float")
+                self.rename({o.name: r})
+            self.alias.pop(o.name, None)
+            cast = Node(self.fresh(f"{o.name}/int"), "cast", [r], [o.name], {"dtype": str(dtype)})
+            self.graph.values[o.name] = infer_node(self.graph, cast)[0]
+            self.graph.nodes.append(cast)
 
     def output_value(
         self, name: str, produced: set[str], onnx_outputs: set[str], renames: dict[str, str]
@@ -1257,6 +1317,21 @@ class _Importer:
             self.graph.values[new] = Value(new, v.shape, v.dtype)
             self.alias.pop(new, None)
             self.alias[old] = new
+
+
+def _value_types(proto: onnx.ModelProto) -> dict[str, int]:
+    """ONNX element types of the graph's values (from ONNX shape inference; empty where it
+    fails): run-time integers are float32 values here, but integer Div still truncates."""
+    try:
+        inferred = onnx.shape_inference.infer_shapes(proto)
+    except Exception:  # inference is advisory; the import checks every op itself
+        return {}
+    g = inferred.graph
+    return {
+        vi.name: vi.type.tensor_type.elem_type
+        for vi in (*g.value_info, *g.output, *g.input)
+        if vi.type.HasField("tensor_type")
+    }
 
 
 def _input_shape(label: str, vi: onnx.ValueInfoProto, given: Sequence[int] | None) -> tuple:

@@ -411,11 +411,17 @@ def _where(node: Node, ins: list[Value]) -> list[Value]:
 def _cast(node: Node, ins: list[Value]) -> list[Value]:
     _n_inputs(node, ins, 1)
     dtype = _attr(node, "dtype")
-    if dtype != "float32" or np.dtype(ins[0].dtype).kind not in "iuf":
+    src = np.dtype(ins[0].dtype)
+    # numbers to float32, and float32 to int32/int64 (truncating run-time integer values)
+    to_float = dtype == "float32" and src.kind in "iuf"
+    to_int = dtype in ("int32", "int64") and src == np.float32
+    if not (to_float or to_int):
         raise _fail(
-            node, f"only casts of numbers to float32 are supported, got {ins[0].dtype} to {dtype!r}"
+            node,
+            "only casts of numbers to float32 and of float32 to int32/int64 are supported, "
+            f"got {ins[0].dtype} to {dtype!r}",
         )
-    return _out(node, [ins[0].shape], "float32")
+    return _out(node, [ins[0].shape], dtype)
 
 
 def _gather(node: Node, ins: list[Value]) -> list[Value]:
