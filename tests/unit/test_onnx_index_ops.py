@@ -115,8 +115,7 @@ def test_isnan_isinf_where(tmp_path) -> None:
     ]
     m = model(nodes, {"x": (F, (2, 4))}, {"z": np.zeros(1, np.float32)})
     v = np.array([[np.nan, 1, np.inf, -np.inf], [2, np.nan, 3, -1]], np.float32)
-    with pytest.raises(FrontendError, match="Or"):  # Or on run-time values: not yet
-        load_onnx(m)
+    check(m, {"x": v}, compiled=True, tmp_path=tmp_path)
     nodes[2:] = [node("Where", ["n", "z", "x"])]
     check(model(nodes[:1] + nodes[2:], {"x": (F, (2, 4))}, {"z": np.zeros(1, np.float32)}),
           {"x": v}, compiled=True, tmp_path=tmp_path)  # fmt: skip
@@ -214,3 +213,23 @@ def test_resize_runtime_sizes_refused() -> None:
     m = model([n], {"x": (F, (1, 2, 7, 9)), "sz": (I64, (4,))})
     with pytest.raises(FrontendError, match="resize.*input 3"):
         load_onnx(m)
+
+
+@pytest.mark.parametrize("op", ["And", "Or", "Xor"])
+def test_logic_on_runtime_booleans(op) -> None:
+    nodes = [
+        helper.make_node("IsNaN", ["x"], ["a"]),
+        helper.make_node("IsInf", ["x"], ["b"]),
+        helper.make_node(op, ["a", "b"], ["c"]),
+        helper.make_node("Not", ["c"], ["d"]),
+        node("Cast", ["d"], to=TensorProto.FLOAT),
+    ]  # fmt: skip
+    v = np.array([[np.nan, 1, np.inf, -np.inf], [2, np.nan, 3, -1]], np.float32)
+    check(model(nodes, {"x": (F, (2, 4))}), {"x": v})
+
+
+@pytest.mark.parametrize("e", [3.0, -1.0, -0.5])
+def test_pow_constant_exponents(e) -> None:
+    nodes = [node("Pow", ["x", "e"])]
+    v = np.abs(x(2, 5)) + 0.5
+    check(model(nodes, {"x": (F, (2, 5))}, {"e": np.array(e, np.float32)}), {"x": v})

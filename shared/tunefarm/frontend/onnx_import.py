@@ -833,7 +833,7 @@ def _gather(cx: _Ctx) -> None:
     if idx is None:
         # integers computed at run time are float32 values: cast to int64 to index
         indices = onnx_index.as_index(cx, cx.value(1, ints_ok=True))
-        cx.emit("gather", [cx.value(0), indices], {"axis": axis}, cx.outputs[0])
+        cx.emit("gather", [cx.number(0), indices], {"axis": axis}, cx.outputs[0])
         return
     if idx.dtype.kind not in "iu":
         raise cx.fail(f"input 1 (indices) {cx.input(1)!r} must be integers, got {idx.dtype}")
@@ -845,9 +845,9 @@ def _gather(cx: _Ctx) -> None:
     idx = np.where(idx < 0, idx + shape[axis], idx).astype(np.int64)
     indices = cx.param(f"{cx.input(1)}_idx", idx.reshape(idx.shape or (1,)))
     if idx.ndim:
-        cx.emit("gather", [cx.value(0), indices], {"axis": axis}, cx.outputs[0])
+        cx.emit("gather", [cx.number(0), indices], {"axis": axis}, cx.outputs[0])
         return
-    y = cx.emit("gather", [cx.value(0), indices], {"axis": axis})
+    y = cx.emit("gather", [cx.number(0), indices], {"axis": axis})
     cx.emit("reshape", [y], {"shape": [*shape[:axis], *shape[axis + 1 :]]}, cx.outputs[0])
 
 
@@ -888,8 +888,16 @@ def _pow(cx: _Ctx) -> None:
         cx.alias(cx.outputs[0], cx.input(0))
     elif e in (2.0, 0.5):
         cx.emit("square" if e == 2.0 else "sqrt", [cx.value(0)], {}, cx.outputs[0])
+    elif e == 3.0:  # GPT-2's tanh GELU: x * x * x
+        x = cx.value(0)
+        cx.emit("mul", [cx.emit("square", [x], {}), x], {}, cx.outputs[0])
+    elif e in (-1.0, -0.5):
+        x = cx.value(0) if e == -1.0 else cx.emit("sqrt", [cx.value(0)], {})
+        cx.emit("div", [cx.scalar("one", 1.0), x], {}, cx.outputs[0])
     else:
-        raise cx.fail(f"exponent {e:g} is not supported on run-time values; only 2, 1 and 0.5")
+        raise cx.fail(
+            f"exponent {e:g} is not supported on run-time values; only 3, 2, 1, 0.5, -0.5, -1"
+        )
 
 
 def _expand(cx: _Ctx) -> None:
@@ -986,6 +994,19 @@ def _where(cx: _Ctx) -> None:
     cx.emit("where", [cx.number(i) for i in range(3)], {}, cx.outputs[0])
 
 
+def _and(cx: _Ctx) -> None:
+    """Booleans are float 0/1 at run time: a and b = a * b."""
+    cx.emit("mul", [cx.number(0), cx.number(1)], {}, cx.outputs[0])
+
+
+def _or(cx: _Ctx) -> None:
+    cx.emit("where", [cx.number(0), cx.scalar("one", 1.0), cx.number(1)], {}, cx.outputs[0])
+
+
+def _xor(cx: _Ctx) -> None:
+    cx.emit("square", [cx.emit("sub", [cx.number(0), cx.number(1)], {})], {}, cx.outputs[0])
+
+
 def _not(cx: _Ctx) -> None:
     cx.emit("sub", [cx.scalar("one", 1.0), cx.number(0)], {}, cx.outputs[0])
 
@@ -1012,6 +1033,9 @@ HANDLERS: dict[str, Callable[[_Ctx], None]] = {
     "Gelu": _gelu,
     "LayerNormalization": _layer_norm,
     "Not": _not,
+    "And": _and,
+    "Or": _or,
+    "Xor": _xor,
     "Pow": _pow,
     "Sqrt": _simple("sqrt"),
     "Tanh": _simple("tanh"),
@@ -1060,15 +1084,16 @@ NO_FOLD = frozenset(
         "QuantizeLinear",
         "DequantizeLinear",
         "QLinearConv",
+        "GatherElements",
     }
 )
 # Supported only when every input is a constant: evaluated at import, never a graph node.
 FOLD_ONLY = frozenset(
     {
-        "Abs", "And", "Ceil", "Constant", "ConstantOfShape", "Exp", "Floor",
+        "Abs", "Ceil", "Constant", "ConstantOfShape", "Exp", "Floor",
         "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Log", "Max", "Min", "Mod",
-        "Neg", "Or", "Range", "Reciprocal", "ReduceProd", "ReduceSum", "Round",
-        "Sign", "Einsum", "NonZero", "ReduceMax", "ReduceMin", "ScatterElements", "Xor",
+        "Neg", "Range", "Reciprocal", "ReduceProd", "ReduceSum", "Round",
+        "Sign", "Einsum", "NonZero", "ReduceMax", "ReduceMin", "ScatterElements",
         "Sin", "Cos", "ArgMax", "ArgMin", "OneHot", "EyeLike",
     }
 )  # fmt: skip

@@ -26,9 +26,10 @@ NUMERIC = "biuf"
 
 # ---------------------------------------------------------------- helpers
 def flat_value(cx, i: int) -> tuple[str, tuple[int, ...]]:
-    """Input i (float32 or integer at run time) as a 1-D graph value, and its shape."""
+    """Input i as a 1-D float32 graph value (run-time integers are float32 values: the
+    gather kernel moves float32 data), and its shape."""
     shape = cx.shape(i)
-    name = cx.value(i, ints_ok=True)
+    name = cx.number(i)
     if len(shape) == 1:
         return name, shape
     return cx.emit("reshape", [name], {"shape": [math.prod(shape)]}), shape
@@ -135,11 +136,15 @@ def gather_elements(cx) -> None:
     ishape = cx.shape(1)
     if len(ishape) != len(shape):
         raise cx.fail(f"indices {list(ishape)} and data {list(shape)} differ in rank")
+    data, idx = cx.maybe_const(0), const_indices(cx, 1)
+    if data is not None and idx is not None:  # folded here: ONNX's reference misreads some
+        idx = in_range(cx, idx, shape[axis], "index")
+        cx.imp.consts[cx.outputs[0]] = np.take_along_axis(data, idx, axis=axis)
+        return
     st = strides(shape)
     grid = np.indices(ishape, dtype=np.int64)
     base = sum(grid[d] * st[d] for d in range(len(shape)) if d != axis)
     src, _ = flat_value(cx, 0)
-    idx = const_indices(cx, 1)
     if idx is not None:
         flat = base + in_range(cx, idx, shape[axis], "index") * st[axis]
         gather_flat(cx, src, flat, ishape, cx.outputs[0])
