@@ -175,7 +175,7 @@ def _hf_models() -> dict[str, Callable[[], tuple[nn.Module, tuple, list[str]]]]:
     }
 
 
-class FirstOutput(nn.Module):
+class HfOutput(nn.Module):
     """A Hugging Face model returning its last hidden state only (one float output)."""
 
     def __init__(self, inner: nn.Module) -> None:
@@ -187,6 +187,60 @@ class FirstOutput(nn.Module):
         return out[0] if isinstance(out, tuple | list) else out.last_hidden_state
 
 
+TORCHVISION_FULL = (
+    "resnet50", "resnext50_32x4d", "regnet_y_400mf", "mobilenet_v3_large", "efficientnet_b0",
+    "shufflenet_v2_x1_0", "densenet121", "googlenet", "squeezenet1_1", "convnext_tiny",
+    "vit_b_16", "swin_t", "deeplabv3_mobilenet_v3_large", "fcn_resnet50",
+)  # fmt: skip
+HF_FULL = {  # the issue's list: default (base-size) configs, sequence 128 (GPT-2: 64)
+    "bert-base": ("BertModel", "BertConfig", 128, True),
+    "distilbert-base": ("DistilBertModel", "DistilBertConfig", 128, True),
+    "roberta-base": ("RobertaModel", "RobertaConfig", 128, True),
+    "gpt2": ("GPT2Model", "GPT2Config", 64, False),
+    "vit-base-hf": ("ViTModel", "ViTConfig", 0, False),
+    "t5-small-encoder": ("T5EncoderModel", "T5Config", 128, True),
+}
+
+
+class SegmentationOut(nn.Module):
+    """torchvision's segmentation models return a dict; the benchmark wants its "out"."""
+
+    def __init__(self, inner: nn.Module) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.inner(x)["out"]
+
+
+def _full_models() -> dict[str, Callable[[], tuple[nn.Module, tuple, list[str]]]]:
+    """The benchmark's full-size models (benchmarks/models.py), random-initialised."""
+    import transformers as tr
+    from torchvision import models as tv
+
+    def torchvision_model(name: str):
+        gen = torch.Generator().manual_seed(1)
+        image = (torch.randn(1, 3, 224, 224, generator=gen),)
+        if name in ("deeplabv3_mobilenet_v3_large", "fcn_resnet50"):
+            m = getattr(tv.segmentation, name)(weights=None, weights_backbone=None, aux_loss=False)
+            return SegmentationOut(m), image, ["x"]
+        kwargs = {"aux_logits": False, "init_weights": True} if name == "googlenet" else {}
+        return getattr(tv, name)(weights=None, **kwargs), image, ["x"]
+
+    def hf_model(name: str):
+        cls, cfg, seq, mask = HF_FULL[name]
+        model = HfOutput(getattr(tr, cls)(getattr(tr, cfg)()))
+        if not seq:
+            gen = torch.Generator().manual_seed(1)
+            return model, (torch.randn(1, 3, 224, 224, generator=gen),), ["pixel_values"]
+        ids = _ids(1000, seq, mask)
+        return model, ids, ["input_ids", "attention_mask"][: len(ids)]
+
+    out = {n: (lambda n=n: torchvision_model(n)) for n in TORCHVISION_FULL}
+    out |= {n: (lambda n=n: hf_model(n)) for n in HF_FULL}
+    return out
+
+
 MODELS = {**_tv_models(), **_hf_models()}
 
 
@@ -195,16 +249,17 @@ def export(name: str, out: Path, way: str) -> dict:
     """Export model `name` one way ("dynamo" or "legacy"); return its manifest entry."""
     torch.manual_seed(0)
     model, example, names = MODELS[name]()
-    if name in _hf_models():
-        model = FirstOutput(model)
+    if name in _hf_models() and not isinstance(model, HfOutput):
+        model = HfOutput(model)
     model = make_informative(model, example)
     path = out / f"{name}.{way}.onnx"
     kwargs = {"input_names": names, "output_names": ["output"]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if way == "dynamo":
+            big = sum(p.numel() for p in model.parameters()) > 400_000_000
             torch.onnx.export(model, example, str(path), dynamo=True, opset_version=20,
-                              external_data=False, **kwargs)  # fmt: skip
+                              external_data=big, **kwargs)  # fmt: skip
         else:
             torch.onnx.export(model, example, str(path), dynamo=False, opset_version=17,
                               **kwargs)  # fmt: skip
@@ -228,7 +283,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("names", nargs="*", help=f"models (default all): {', '.join(MODELS)}")
     ap.add_argument("--out", type=Path, default=Path("tests/models"))
     ap.add_argument("--ways", default="dynamo,legacy")
+    ap.add_argument("--full", action="store_true", help="the benchmark's full-size models")
     args = ap.parse_args(argv)
+    if args.full:
+        MODELS.clear()
+        MODELS.update(_full_models())
     args.out.mkdir(parents=True, exist_ok=True)
     manifest_path = args.out / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
@@ -236,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     manifest.setdefault("models", {})
     manifest.setdefault("failed", {})
     for name in args.names or list(MODELS):
+        if name not in MODELS:
+            ap.error(f"unknown model {name!r}; known: {', '.join(MODELS)}")
         for way in args.ways.split(","):
             key = f"{name}.{way}"
             try:

@@ -233,3 +233,33 @@ def test_pow_constant_exponents(e) -> None:
     nodes = [node("Pow", ["x", "e"])]
     v = np.abs(x(2, 5)) + 0.5
     check(model(nodes, {"x": (F, (2, 5))}, {"e": np.array(e, np.float32)}), {"x": v})
+
+
+@pytest.mark.parametrize(
+    ("eq", "a", "b"),
+    [
+        ("bhqd,bhkd->bhqk", (1, 2, 3, 4), (1, 2, 5, 4)),
+        ("ij,jk->ki", (3, 4), (4, 2)),
+        ("bij,jk->bik", (2, 3, 4), (4, 5)),
+        ("ij->ji", (3, 4), None),
+    ],
+)
+def test_einsum(eq, a, b, tmp_path) -> None:
+    ins = {"a": (F, a)} | ({"b": (F, b)} if b else {})
+    feeds = {"a": x(*a)} | ({"b": x(*b)} if b else {})
+    m = model([node("Einsum", list(ins), equation=eq)], ins)
+    check(m, feeds, compiled=eq.startswith("bhqd"), tmp_path=tmp_path)
+
+
+def test_einsum_with_a_sum_in_one_operand_refused() -> None:
+    m = model(
+        [node("Einsum", ["a", "b"], equation="ij,kl->ik")], {"a": (F, (2, 3)), "b": (F, (4, 5))}
+    )
+    with pytest.raises(FrontendError, match="einsum.*summed in one operand"):
+        load_onnx(m)
+
+
+def test_layer_norm_any_axis() -> None:
+    n = node("LayerNormalization", ["x", "g", "b"], axis=1, epsilon=1e-5)
+    inits = {"g": x(3, 4) + 1, "b": x(3, 4)}
+    check(model([n], {"x": (F, (2, 3, 4))}, inits), {"x": x(2, 3, 4)})

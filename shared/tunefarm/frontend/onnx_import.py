@@ -1093,7 +1093,7 @@ FOLD_ONLY = frozenset(
         "Abs", "Ceil", "Constant", "ConstantOfShape", "Exp", "Floor",
         "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Log", "Max", "Min", "Mod",
         "Neg", "Range", "Reciprocal", "ReduceProd", "ReduceSum", "Round",
-        "Sign", "Einsum", "NonZero", "ReduceMax", "ReduceMin", "ScatterElements",
+        "Sign", "NonZero", "ReduceMax", "ReduceMin", "ScatterElements",
         "Sin", "Cos", "ArgMax", "ArgMin", "OneHot", "EyeLike",
     }
 )  # fmt: skip

@@ -302,7 +302,65 @@ def slice_positions(dim: int, start: int, end: int, step: int) -> list[int]:
     return list(range(dim)[slice(start, end, step)])
 
 
+def _einsum_terms(cx, n_inputs: int) -> tuple[list[str], str]:
+    eq = str(cx.required("equation")).replace(" ", "")
+    lhs, arrow, out = eq.partition("->")
+    terms = lhs.split(",")
+    if "." in eq or not arrow or len(terms) != n_inputs:
+        raise cx.fail(
+            f"equation {eq!r}: only explicit forms ('ij,jk->ik') without '...' are supported"
+        )
+    for t, i in zip(terms, range(n_inputs), strict=True):
+        if len(t) != len(cx.shape(i)) or len(set(t)) != len(t):
+            raise cx.fail(f"equation {eq!r}: term {t!r} does not fit input {i} of shape "
+                          f"{list(cx.shape(i))} (or repeats a letter)")  # fmt: skip
+    return terms, out
+
+
+def einsum(cx) -> None:
+    """Einsum of one operand (a transpose) or two (a batched matmul between transposes and
+    reshapes): every letter is a batch, a contracted, a left or a right dim."""
+    n = len(cx.node.input)
+    terms, out = _einsum_terms(cx, n)
+    if n == 1:
+        if sorted(out) != sorted(terms[0]):
+            raise cx.fail("a one-operand einsum must be a transpose (no sums, no diagonals)")
+        perm = [terms[0].index(c) for c in out]
+        cx.emit("transpose", [cx.value(0)], {"perm": perm}, cx.outputs[0])
+        return
+    if n != 2:
+        raise cx.fail(f"einsum of {n} operands is not supported (one or two)")
+    a, b = terms
+    if (set(a) ^ set(b)) - set(out) or not set(out) <= set(a) | set(b):
+        raise cx.fail(f"equation {a},{b}->{out}: a letter summed in one operand only")
+    batch = [c for c in out if c in a and c in b]
+    left = [c for c in out if c in a and c not in b]
+    right = [c for c in out if c in b and c not in a]
+    k = [c for c in a if c in b and c not in out]
+    sizes = {c: d for t, i in ((a, 0), (b, 1)) for c, d in zip(t, cx.shape(i), strict=True)}
+
+    def arrange(i: int, term: str, order: list[str], rows: list[list[str]]) -> str:
+        x = cx.value(i)
+        perm = [term.index(c) for c in order]
+        if perm != list(range(len(term))):
+            x = cx.emit("transpose", [x], {"perm": perm})
+        shape = [math.prod(sizes[c] for c in group) for group in rows]
+        return cx.emit("reshape", [x], {"shape": shape})
+
+    xa = arrange(0, a, batch + left + k, [batch, left, k])
+    xb = arrange(1, b, batch + k + right, [batch, k, right])
+    y = cx.emit("matmul", [xa, xb], {})
+    order = batch + left + right
+    y = cx.emit("reshape", [y], {"shape": [sizes[c] for c in order] or [1]})
+    perm = [order.index(c) for c in out]
+    if perm == list(range(len(out))):
+        cx.emit("reshape", [y], {"shape": [sizes[c] for c in out]}, cx.outputs[0])
+    else:
+        cx.emit("transpose", [y], {"perm": perm}, cx.outputs[0])
+
+
 HANDLERS = {
+    "Einsum": einsum,
     "CumSum": cumsum,
     "GatherElements": gather_elements,
     "GatherND": gather_nd,
