@@ -391,7 +391,9 @@ def test_no_outputs_and_zero_size_outputs_are_refused() -> None:
 def test_run_time_ops_on_non_float32_constants_are_refused() -> None:
     cast = helper.make_node("Cast", ["c"], ["k"], name="cast", to=TensorProto.INT64)
     m = model([cast, node("Add", ["x", "k"])], X4, ["y"], {"c": np.ones(1, np.float32)})
-    refused(m, r"^node 'n' \(Add\): input 1 'k' has dtype int64; only float32 tensors are")
+    refused(
+        m, r"^node 'n' \(Add\): inputs 0 and 1 \('x', 'k'\) differ in element type \(float32 and"
+    )
 
 
 def test_range_length_is_exact() -> None:

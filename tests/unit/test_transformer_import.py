@@ -336,10 +336,10 @@ def test_transformer_ops_compile_and_match_onnxruntime(tmp_path) -> None:
 
 # ---------------------------------------------------------------- bad forms
 BAD = {
-    "pow3": (
-        [helper.make_node("Pow", ["x", "three"], ["y"], name="cube")],
-        {"three": np.float32(3)},
-        ["'cube' (Pow)", "exponent 3"],
+    "pow4": (
+        [helper.make_node("Pow", ["x", "four"], ["y"], name="cube")],
+        {"four": np.float32(4)},
+        ["'cube' (Pow)", "exponent 4"],
         (F, [3, 4]),
     ),
     "ln_mean_output": (

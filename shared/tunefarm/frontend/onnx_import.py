@@ -553,6 +553,13 @@ def _binary(op: str) -> Callable[[_Ctx], None]:
         if "broadcast" in cx.attrs:
             raise cx.fail("the legacy 'broadcast' attribute (opset < 7) is not supported")
         plain = all(cx.imp.dtype(cx.input(i), cx) == "float32" for i in (0, 1))
+        kinds = [cx.imp.is_int(cx.input(i), cx) for i in (0, 1)]
+        if kinds[0] != kinds[1]:  # ONNX takes one element type; ORT refuses such models
+            types = [cx.imp.logical_dtype(cx.input(i), cx) for i in (0, 1)]
+            raise cx.fail(
+                f"inputs 0 and 1 ({cx.input(0)!r}, {cx.input(1)!r}) differ in element type "
+                f"({types[0]} and {types[1]}); cast one of them"
+            )
         if plain:
             cx.emit(op, [cx.value(0), cx.value(1)], {}, cx.outputs[0])
         elif op == "div" and all(cx.imp.is_int(cx.input(i), cx) for i in (0, 1)):
@@ -1195,6 +1202,12 @@ class _Importer:
             return True
         elem = self.onnx_types.get(name)
         return elem is not None and np.dtype(validate.elem_dtype(elem) or "float32").kind in "biu"
+
+    def logical_dtype(self, name: str, cx: _Ctx) -> str:
+        """The ONNX element type of `name` (a float32 value may hold integers)."""
+        elem = self.onnx_types.get(name)
+        found = validate.elem_dtype(elem) if elem is not None else None
+        return str(found) if found is not None else self.dtype(name, cx)
 
     def dtype(self, name: str, cx: _Ctx) -> str:
         arr = self.const(name)
