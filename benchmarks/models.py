@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -75,6 +76,7 @@ def one(path: Path, workdir: Path, rounds: int, repeat: int) -> dict:
     row["rel_err"] = relative_error(got, want)
     row["match"] = row["rel_err"] <= MATCH
     ratios, ort_ms, tf_ms = [], [], []
+    row["load_avg_1m"] = round(os.getloadavg()[0], 1)  # the host's load while timing
     for _ in range(rounds):
         a = _median_ms(lambda: session.run(None, feeds), repeat)
         b = _median_ms(lambda: net.run(feeds), repeat)
@@ -91,8 +93,8 @@ def one(path: Path, workdir: Path, rounds: int, repeat: int) -> dict:
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| model | exporter | imports | matches (rel. err) | ORT ms | untuned ms | ratio |",
-        "|---|---|---|---|---|---|---|",
+        "| model | exporter | imports | matches (rel. err) | ORT ms | untuned ms | ratio | load |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         name, way = r["file"].removesuffix(".onnx").rsplit(".", 1)
@@ -100,7 +102,8 @@ def table(rows: list[dict]) -> str:
         if r.get("compile", "ok") != "ok":
             imp += f"; compile failed: {r['compile'][:90]}"
         err = f"{'yes' if r['match'] else 'NO'} ({r['rel_err']:.1e})" if "rel_err" in r else "-"
-        times = [str(r.get(k, "-")) for k in ("ort_ms", "untuned_ms", "untuned_ratio")]
+        keys = ("ort_ms", "untuned_ms", "untuned_ratio", "load_avg_1m")
+        times = [str(r.get(k, "-")) for k in keys]
         lines.append(f"| {name} | {way} | {imp} | {err} | " + " | ".join(times) + " |")
     ratios = [r["untuned_ratio"] for r in rows if "untuned_ratio" in r]
     n_ok = sum(bool(r.get("match")) for r in rows)
