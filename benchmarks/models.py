@@ -114,12 +114,22 @@ def table(rows: list[dict]) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dir", type=Path, required=True, help="exports and their inputs")
+    ap.add_argument("--dir", type=Path, default=Path("."), help="exports and their inputs")
     ap.add_argument("--only", default="", help="comma-separated name prefixes")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--json", type=Path, default=Path("benchmarks/results-models.json"))
+    ap.add_argument(
+        "--collect", type=Path, nargs="*", help="only print the table of these results files"
+    )
     args = ap.parse_args()
+    if args.collect:  # results of runs one file at a time (a long run done in pieces)
+        parts = [json.loads(p.read_text()) for p in args.collect]
+        rows = sorted((r for part in parts for r in part["rows"]), key=lambda r: r["file"])
+        print(table(rows))
+        merged = {**parts[0], "rows": rows}
+        args.json.write_text(json.dumps(merged, indent=1) + "\n")
+        return 0
     files = sorted(args.dir.glob("*.onnx"))
     if args.only:
         files = [f for f in files if any(f.name.startswith(p) for p in args.only.split(","))]
