@@ -263,3 +263,22 @@ def test_layer_norm_any_axis() -> None:
     n = node("LayerNormalization", ["x", "g", "b"], axis=1, epsilon=1e-5)
     inits = {"g": x(3, 4) + 1, "b": x(3, 4)}
     check(model([n], {"x": (F, (2, 3, 4))}, inits), {"x": x(2, 3, 4)})
+
+
+@pytest.mark.parametrize(("opset", "mode"), [(10, "linear"), (10, "nearest"), (11, "nearest")])
+def test_resize_older_opsets(opset, mode) -> None:
+    scales = np.array([1, 1, 2.0, 2.5], np.float32)
+    if opset == 10:
+        n, inits = node("Resize", ["x", "s"], mode=mode), {"s": scales}
+    else:
+        n = node("Resize", ["x", "roi", "s"], mode="nearest", nearest_mode="round_prefer_ceil")
+        inits = {"roi": np.zeros(0, np.float32), "s": scales}
+    check(model([n], {"x": (F, (1, 2, 3, 4))}, inits, opset=opset), {"x": x(1, 2, 3, 4)})
+
+
+def test_resize_tf_crop_and_resize() -> None:
+    n = node("Resize", ["x", "roi", "", "sz"], mode="linear",
+             coordinate_transformation_mode="tf_crop_and_resize")  # fmt: skip
+    roi = np.array([0, 0, 0.2, 0.1, 1, 1, 0.9, 0.8], np.float32)
+    inits = {"roi": roi, "sz": np.array([1, 2, 5, 6], np.int64)}
+    check(model([n], {"x": (F, (1, 2, 7, 9))}, inits, opset=13), {"x": x(1, 2, 7, 9)})

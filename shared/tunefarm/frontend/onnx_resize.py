@@ -57,21 +57,22 @@ def _targets(cx, shape) -> tuple[list[float | None], list[int]]:
 def _matrix(cx, n_in: int, n_out: int, scale: float | None, roi) -> np.ndarray:
     """M [n_out, n_in] of the 1-D resize: ONNX's reference applied to an identity."""
     attrs = {k: cx.attrs[k] for k in ATTRS if k in cx.attrs}
-    ins = ["x", "roi", "scales", "sizes"] if cx.opset >= 11 else ["x", "scales"]
+    opset = cx.opset
+    if opset < 11:  # Resize-10 is Resize-11 with asymmetric coordinates and floor rounding
+        opset, attrs = 11, {**attrs, "coordinate_transformation_mode": "asymmetric"}
+        attrs["nearest_mode"] = "floor"
+    ins = ["x", "roi", "scales", "sizes"]
     feeds = {"x": np.eye(n_in, dtype=np.float32)}
-    if cx.opset >= 11:
-        feeds["roi"] = np.array([0, roi[0], 1, roi[1]], np.float32)
-        if scale is None:
-            feeds["scales"] = np.zeros(0, np.float32)
-            feeds["sizes"] = np.array([n_in, n_out], np.int64)
-        else:
-            feeds["scales"] = np.array([1.0, scale], np.float32)
-            ins = ins[:3]
+    feeds["roi"] = np.array([0, roi[0], 1, roi[1]], np.float32)
+    if scale is None:
+        feeds["scales"] = np.zeros(0, np.float32)
+        feeds["sizes"] = np.array([n_in, n_out], np.int64)
     else:
         feeds["scales"] = np.array([1.0, scale], np.float32)
+        ins = ins[:3]
     node = helper.make_node("Resize", ins, ["y"], **attrs, extrapolation_value=0.0)
     fn = helper.make_function("tunefarm.resize", "probe", ins, ["y"], [node],
-                              [helper.make_opsetid("", cx.opset)])  # fmt: skip
+                              [helper.make_opsetid("", opset)])  # fmt: skip
     try:
         y = ReferenceEvaluator(fn).run(None, feeds, {})[0]
     except Exception as err:
