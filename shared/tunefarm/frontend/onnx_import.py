@@ -1126,7 +1126,7 @@ class _Importer:
         self.taken |= {o for n in g.node for o in (*n.input, *n.output)}
         self.node_names: set[str] = set()
         self.casts: dict[str, str] = {}  # int run-time value -> its float32 cast
-        self.onnx_types = _value_types(proto)
+        self._onnx_types: dict[str, int] | None = None
         self.graph = Graph(name, [], [], [], {}, {})
 
     def _array(self, t: onnx.TensorProto) -> np.ndarray:
@@ -1194,6 +1194,13 @@ class _Importer:
     def shape(self, name: str, cx: _Ctx) -> tuple[int, ...]:
         arr = self.const(name)
         return tuple(arr.shape) if arr is not None else self.graph.shape(self.graph_value(name, cx))
+
+    @property
+    def onnx_types(self) -> dict[str, int]:
+        """ONNX element types by value name, inferred on first use (few models need it)."""
+        if self._onnx_types is None:
+            self._onnx_types = _value_types(self.proto)
+        return self._onnx_types
 
     def is_int(self, name: str, cx: _Ctx) -> bool:
         """Whether ONNX value `name` holds integers (or booleans), whatever its run-time
@@ -1360,8 +1367,21 @@ class _Importer:
 def _value_types(proto: onnx.ModelProto) -> dict[str, int]:
     """ONNX element types of the graph's values (from ONNX shape inference; empty where it
     fails): run-time integers are float32 values here, but integer Div still truncates."""
+    g = proto.graph
+    listed = {vi.name for vi in g.input}
+    weights = [  # initializers as typed inputs: inference needs their types, not their bytes
+        helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+        for t in g.initializer
+        if t.name not in listed
+    ]
+    light = helper.make_graph(
+        list(g.node), g.name, [*g.input, *weights], list(g.output), value_info=list(g.value_info)
+    )
+    model = helper.make_model(light, opset_imports=list(proto.opset_import))
+    model.ir_version = proto.ir_version
+    model.functions.extend(proto.functions)
     try:
-        inferred = onnx.shape_inference.infer_shapes(proto)
+        inferred = onnx.shape_inference.infer_shapes(model)
     except Exception:  # inference is advisory; the import checks every op itself
         return {}
     g = inferred.graph
