@@ -76,6 +76,15 @@ def truncate(cx, x: str, out: str | None = None) -> str:
     return cx.emit("cast", [cx.emit("cast", [x], {"dtype": "int32"})], {"dtype": "float32"}, out)
 
 
+def wrap_negative(cx, idx: str, sizes: np.ndarray) -> str:
+    """Run-time float32 indices in [-size, size) -> [0, size): idx - size * floor(idx / size),
+    with floor(idx / size) = trunc((idx - size + 0.5) / size) on that range (no compare op)."""
+    size = cx.param(f"{cx.name}/sizes", np.asarray(sizes, np.float32))
+    shifted = cx.emit("sub", [idx, cx.emit("add", [size, cx.scalar("neg_half", -0.5)], {})], {})
+    wraps = truncate(cx, cx.emit("div", [shifted, size], {}))
+    return cx.emit("sub", [idx, cx.emit("mul", [wraps, size], {})], {})
+
+
 def strides(shape) -> np.ndarray:
     """Row-major element strides of `shape`."""
     out = np.ones(len(shape), np.int64)
@@ -113,7 +122,7 @@ def gather_nd(cx) -> None:
         gather_flat(cx, src, flat, out_shape, cx.outputs[0])
         return
     # run-time indices: base = idx . block (a dense), + batch offset; then rows of `inner`
-    idx_f = cx.number(1)
+    idx_f = wrap_negative(cx, cx.number(1), np.asarray(shape[b : b + k], np.float32))
     rows = cx.emit("reshape", [idx_f], {"shape": [n_batch * m, k]})
     w = cx.param(f"{cx.name}/strides", block.astype(np.float32).reshape(1, k))
     base = cx.emit("dense", [rows, w], {"epilogue": []})
@@ -149,7 +158,8 @@ def gather_elements(cx) -> None:
         flat = base + in_range(cx, idx, shape[axis], "index") * st[axis]
         gather_flat(cx, src, flat, ishape, cx.outputs[0])
         return
-    scaled = cx.emit("mul", [cx.number(1), cx.scalar("stride", float(st[axis]))], {})
+    idx_f = wrap_negative(cx, cx.number(1), np.float32(shape[axis]))
+    scaled = cx.emit("mul", [idx_f, cx.scalar("stride", float(st[axis]))], {})
     flat_f = cx.emit("add", [scaled, cx.param(f"{cx.name}/base", base.astype(np.float32))], {})
     flat = cx.emit("reshape", [as_index(cx, flat_f)], {"shape": [math.prod(ishape)]})
     y = cx.emit("gather", [src, flat], {"axis": 0})
