@@ -25,6 +25,7 @@ from pathlib import Path
 from tunefarm.cli import CommandError
 from tunefarm.cli._args import (
     add_measure_arguments,
+    add_reuse_arguments,
     add_scheduler_arguments,
     add_target_argument,
     measure_settings,
@@ -81,6 +82,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--global-scale default 8)",
     )
     add_quantize_arguments(p)
+    add_reuse_arguments(p)
 
 
 def _print_latencies(result, out) -> None:
@@ -119,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
     from tunefarm.compiler import CompileError
     from tunefarm.recipe import TOLERANCE, JobOptions, RecipeError, run_job
     from tunefarm.runtime.artifact import ArtifactError
+    from tunefarm.store import StoreError
 
     tgt = target(args, packed_ok=True)
     model, graph = load(args)
@@ -146,12 +149,15 @@ def run(args: argparse.Namespace) -> int:
         select_top=args.select_top,
         seed=args.seed,
         bench_repeat=args.bench_repeat,
+        store=args.store,
+        reuse=args.reuse,
+        reuse_min_trials=args.reuse_min_trials,
     )
     output = args.output or str(Path(args.log).with_suffix(".tfa"))
     print(graph.summary(), file=out)
     try:
         result = run_job(model, graph, options, args.log, output, args.resume, out)
-    except RecipeError as exc:
+    except (RecipeError, StoreError) as exc:
         raise CommandError(str(exc)) from None
     except (CompileError, ArtifactError) as exc:
         raise CommandError(str(exc), code=1) from None
