@@ -53,6 +53,7 @@ def tune(capsys: pytest.CaptureFixture[str], model: str, tmp: Path, name: str, *
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow  # three whole jobs (tune, compile, check against ONNX Runtime): ~45 s at load 14
 def test_reuse_best_measures_nothing_and_warm_starts_from_the_store(
     model_path: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

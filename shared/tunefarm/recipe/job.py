@@ -37,7 +37,7 @@ from tunefarm.runtime.artifact import ArtifactInfo
 from tunefarm.store import RecordStore, open_store
 from tunefarm.tune.dispatch import ApplyHistoryBest
 from tunefarm.tune.policy import tuner_factory
-from tunefarm.tune.records import append_records
+from tunefarm.tune.records import append_records, load_records
 from tunefarm.tune.task_scheduler import SchedulerSummary, TaskScheduler
 from tunefarm.tune.tuner import MeasureOption
 
@@ -175,7 +175,7 @@ def tune_network(
         report, to_log = store_reuse.plan(
             scheduler, store, reuse, device_key, reuse_min_trials, DEFAULT_TOP_K
         )
-        append_records(log, to_log)
+        append_records(log, _not_in_log(log, to_log))
         report.print(stream)
     if put is not None:
         callbacks = [*callbacks, store_reuse.store_callback(put, device_key)]
@@ -208,6 +208,18 @@ def tune_network(
     finally:
         if own:
             option.close()
+
+
+def _not_in_log(log: str | os.PathLike, records: Sequence[Any]) -> list[Any]:
+    """The records a (resumed) log does not hold yet: a retried job adds no duplicates."""
+    if not records or not Path(log).exists() or Path(log).stat().st_size == 0:
+        return list(records)
+
+    def key(r: Any) -> tuple[str, str, str]:
+        return r.workload_key, r.device_key, repr(sorted(r.config.as_dict().items()))
+
+    have = {key(r) for r in load_records(log, [])}
+    return [r for r in records if key(r) not in have]
 
 
 def _save_atomic(compiled: CompiledNetwork, path: str | os.PathLike) -> ArtifactInfo:
@@ -406,28 +418,30 @@ def run_job(
     print_tasks(tasks, graph, stream)
     summary = None
     store = open_store(options.store) if options.trials > 0 else None
-    if options.trials > 0:
-        summary = tune_network(
-            tasks,
-            options.trials,
-            log,
-            tuner=options.tuner,
-            strategy=options.strategy,
-            early_stopping=options.early_stopping,
-            settings=options.settings,
-            resume=resume,
-            trials_per_round=options.trials_per_round,
-            seed=options.seed,
-            device_key=options.device_key,
-            stream=stream,
-            policy=options.policy,
-            transfer_from=options.transfer_from,
-            store=store,
-            reuse=options.reuse,
-            reuse_min_trials=options.reuse_min_trials,
-        )
-    if store is not None:
-        store.close()
+    try:
+        if options.trials > 0:
+            summary = tune_network(
+                tasks,
+                options.trials,
+                log,
+                tuner=options.tuner,
+                strategy=options.strategy,
+                early_stopping=options.early_stopping,
+                settings=options.settings,
+                resume=resume,
+                trials_per_round=options.trials_per_round,
+                seed=options.seed,
+                device_key=options.device_key,
+                stream=stream,
+                policy=options.policy,
+                transfer_from=options.transfer_from,
+                store=store,
+                reuse=options.reuse,
+                reuse_min_trials=options.reuse_min_trials,
+            )
+    finally:
+        if store is not None:
+            store.close()
     Path(log).touch()
     with tempfile.TemporaryDirectory(prefix="tunefarm-job-") as tmp:
         untuned = Path(tmp) / "untuned.tfa"
