@@ -349,8 +349,10 @@ class TaskScheduler:
 
             callbacks.insert(0, log_to_file(log_file, device_key))  # first: nothing is lost
         current = self._choose(trials_per_round) if self.trials < total_trials else None
-        if current is None:  # nothing to do (a resumed log already used the budget): show why
-            self.print_table(None, 0.0)
+        if current is None:  # nothing to do (a resumed log already used the budget, every
+            self.print_table(None, 0.0)  # task came from the record store): show why
+            if on_round is not None:
+                on_round(self.summary(0.0))
         while current is not None:
             n = self._round_size(current, trials_per_round, total_trials)
             self._run_round(current, n, measure_option, batch_size, callbacks)
