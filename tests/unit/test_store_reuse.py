@@ -145,3 +145,14 @@ def test_records_commands_import_export_stats_query_migrate(
     assert main(["records", "stats", "--store", "postgresql://x@127.0.0.1:1/db"]) == 2
     assert "unreachable" in capsys.readouterr().err
     assert MeasureSettings  # the records carry their settings (part of the unique key)
+
+
+def test_the_fleet_set_is_cached_by_the_store_revision(tmp_path: Path) -> None:
+    with open_store(str(tmp_path / "s.sqlite")) as store:
+        store.put([rec(i, (i + 1) * 1e-3) for i in range(4)])
+        first = reuse.fleet_records(store, "cpu", "local")
+        assert len(first) == 4 and reuse.fleet_records(store, "cpu", "local") is first
+        store.put([rec(0, 1e-3, NEAR)])  # a new revision: read again, in the background
+        reuse.refresh_fleet_async(store, "cpu", "local").join(30)
+        again = reuse.fleet_records(store, "cpu", "local")
+        assert again is not first and len(again) == 5
