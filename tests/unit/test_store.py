@@ -13,8 +13,7 @@ from collections.abc import Iterator
 import pytest
 from store_helpers import CONV, DENSE, FAR, NEAR, SERVER, rec
 
-from tunefarm.store import FLEET_TENANT, StoreError, StoreUnavailable, open_store
-from tunefarm.store.db import migrate_store
+from tunefarm.store import FLEET_TENANT, StoreError, StoreUnavailable, migrate_store, open_store
 from tunefarm.store.spool import SpooledStore
 
 

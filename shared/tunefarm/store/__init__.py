@@ -6,9 +6,9 @@ from tunefarm.store.db import (
     RecordStore,
     Trials,
     WorkloadStats,
-    migrate_store,
     open_store,
 )
+from tunefarm.store.migrate import migrate_store
 from tunefarm.store.url import NONE, StoreError, StoreUnavailable, default_path, shown
 
 __all__ = [

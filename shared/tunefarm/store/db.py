@@ -15,14 +15,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, create_engine, event, func, or_, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 
 from tunefarm.backends import registry
 from tunefarm.store import migrate
+from tunefarm.store.engine import explain, make_engine
 from tunefarm.store.schema import records as T
 from tunefarm.store.url import StoreError, StoreUnavailable, shown, sqlalchemy_url
 from tunefarm.tune.records import Record
@@ -61,21 +62,6 @@ class WorkloadStats:
         return self.__dict__.copy()
 
 
-def _open_engine(url: str) -> Engine:
-    if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": 60})
-
-        @event.listens_for(engine, "connect")
-        def _pragmas(dbapi_conn: Any, _: Any) -> None:  # concurrent jobs: readers never block
-            cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA synchronous=NORMAL")
-            cur.close()
-
-        return engine
-    return create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 5})
-
-
 def open_store(
     store: str | None,
     tenant: str = LOCAL_TENANT,
@@ -95,7 +81,7 @@ def open_store(
         from pathlib import Path
 
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    engine = _open_engine(url)
+    engine = make_engine(url)
     try:
         with engine.begin() as conn:
             migrate.check(conn, shown(url), create)
@@ -104,25 +90,8 @@ def open_store(
         raise
     except SQLAlchemyError as exc:
         engine.dispose()
-        raise _explain(exc, url) from None
+        raise explain(exc, url) from None
     return RecordStore(engine, url, tenant, fleet)
-
-
-def _explain(exc: SQLAlchemyError, url: str) -> StoreError:
-    """One line naming the store and the fix, for a database error at open or use."""
-    where = shown(url)
-    text = str(getattr(exc, "orig", exc)).strip().splitlines()[0] if str(exc) else ""
-    if url.startswith("sqlite") and "not a database" in text:
-        return StoreError(
-            f"store {where} is not a SQLite database (corrupted?): move it aside and start a "
-            "new one, then `tunefarm records import` your JSON-lines logs into it"
-        )
-    if isinstance(exc, OperationalError) and not url.startswith("sqlite"):
-        return StoreUnavailable(
-            f"store {where} is unreachable ({text}): start PostgreSQL or fix --store "
-            "(or pass --store none to tune without it)"
-        )
-    return StoreError(f"store {where}: {text}")
 
 
 class RecordStore:
@@ -156,7 +125,7 @@ class RecordStore:
             with self.engine.begin() as conn:
                 return fn(conn, *args)
         except SQLAlchemyError as exc:
-            raise _explain(exc, self.url) from None
+            raise explain(exc, self.url) from None
 
     # -- writing -------------------------------------------------------------------------------
     def _row(self, rec: Record, tenant: str) -> dict[str, Any]:
@@ -439,18 +408,3 @@ __all__ = [
     "WorkloadStats",
     "open_store",
 ]
-
-
-def migrate_store(store: str) -> tuple[str | None, str]:
-    """`tunefarm records migrate`: upgrade the store's schema to this tunefarm's newest."""
-    url = sqlalchemy_url(store)
-    if url is None:
-        raise StoreError("--store none has no schema to migrate")
-    engine = _open_engine(url)
-    try:
-        with engine.begin() as conn:
-            return migrate.upgrade(conn)
-    except SQLAlchemyError as exc:
-        raise _explain(exc, url) from None
-    finally:
-        engine.dispose()

@@ -16,9 +16,11 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import SQLAlchemyError
 
+from tunefarm.store.engine import explain, make_engine
 from tunefarm.store.schema import SCHEMA_HEAD
-from tunefarm.store.url import StoreError
+from tunefarm.store.url import StoreError, sqlalchemy_url
 
 _HERE = Path(__file__).parent / "migrations"
 
@@ -71,3 +73,18 @@ def upgrade(conn: Connection) -> tuple[str | None, str]:
         raise StoreError(f"schema {before} is newer than this tunefarm's {SCHEMA_HEAD}")
     command.upgrade(_config(conn), "head")
     return before, current(conn) or SCHEMA_HEAD
+
+
+def migrate_store(store: str) -> tuple[str | None, str]:
+    """`tunefarm records migrate`: upgrade the store's schema to this tunefarm's newest."""
+    url = sqlalchemy_url(store)
+    if url is None:
+        raise StoreError("--store none has no schema to migrate")
+    engine = make_engine(url)
+    try:
+        with engine.begin() as conn:
+            return upgrade(conn)
+    except SQLAlchemyError as exc:
+        raise explain(exc, url) from None
+    finally:
+        engine.dispose()
