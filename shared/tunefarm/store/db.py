@@ -316,25 +316,34 @@ class RecordStore:
         nxt = (rows[-1][1], rows[-1][0]) if more and rows else None
         return out, nxt
 
-    def stats(self, target: str | None = None) -> list[WorkloadStats]:
-        """Per target and workload: trials, best GFLOP/s and when the best was measured."""
-        part = (T.c.target, T.c.workload_key)
-        rank = func.row_number().over(partition_by=part, order_by=(T.c.cost, T.c.id))
-        count = func.count().over(partition_by=part)
-        inner = select(
-            *part, T.c.op, T.c.ok, T.c.gflops, T.c.timestamp, rank.label("rank"), count.label("n")
-        ).where(self._mine())
+    def _workloads(self, conn: Connection, target: str | None, device_key: str | None = None):
+        """(target, workload, rows, best cost) per workload: one grouped scan of the best
+        index (it holds every column this needs, so no row is read)."""
+        query = select(T.c.target, T.c.workload_key, func.count(), func.min(T.c.cost))
+        query = query.where(self._mine()).group_by(T.c.workload_key, T.c.target)
         if target:
-            inner = inner.where(T.c.target == target)
-        inner = inner.subquery()
-        query = select(inner).where(inner.c.rank == 1).order_by(inner.c.target, inner.c.op)
-        rows = self._run(lambda c: c.execute(query).all())
-        return [
-            WorkloadStats(
-                r.target, r.workload_key, r.op, r.n, (r.gflops or 0.0) if r.ok else 0.0, r.timestamp
-            )
-            for r in rows
-        ]
+            query = query.where(T.c.target == target)
+        if device_key:
+            query = query.where(T.c.device_key == device_key)
+        return conn.execute(query.order_by(T.c.target, T.c.workload_key)).all()
+
+    def stats(self, target: str | None = None) -> list[WorkloadStats]:
+        """Per target and workload: trials, best GFLOP/s and when the best was measured
+        (a grouped index scan, then one indexed lookup per workload for its best row)."""
+
+        def run(conn: Connection) -> list[WorkloadStats]:
+            out = []
+            for tgt, key, n, cost in self._workloads(conn, target):
+                gflops, when = 0.0, 0.0
+                if cost is not None:
+                    best = select(T.c.gflops, T.c.timestamp).where(
+                        self._mine(), T.c.workload_key == key, T.c.target == tgt, T.c.ok.is_(True)
+                    )
+                    gflops, when = conn.execute(best.order_by(T.c.cost, T.c.id).limit(1)).one()
+                out.append(WorkloadStats(tgt, key, key.split(":")[0], n, gflops or 0.0, when))
+            return out
+
+        return self._run(run)
 
     def totals(self) -> dict[str, int]:
         """Rows, workloads and targets this reader sees, and the store's revision."""
@@ -364,20 +373,30 @@ class RecordStore:
     ) -> list[Record]:
         """Records of a target to train a fleet cost model on: the first `per_workload`
         measured of each workload (mostly exploration, so the costs spread), none of
-        `exclude`."""
-        rank = func.row_number().over(partition_by=T.c.workload_key, order_by=T.c.id)
-        inner = select(T.c.workload_key, T.c.line, rank.label("rank")).where(
-            self._mine(), T.c.target == target, T.c.tenant == self.read_tenants[0]
-        )
-        if device_key is not None:
-            inner = inner.where(T.c.device_key == device_key)
-        skip = list(exclude)
-        if skip:
-            inner = inner.where(T.c.workload_key.not_in(skip))
-        inner = inner.subquery()
-        query = select(inner.c.line).where(inner.c.rank <= per_workload)
-        lines = self._run(lambda c: c.execute(query).scalars().all())
-        return [Record.from_json(json.loads(line)) for line in lines]
+        `exclude`; one indexed query per workload."""
+        skip = set(exclude)
+
+        def run(conn: Connection) -> list[tuple[str, str, str]]:
+            rows = []
+            for _, key, _, _ in self._workloads(conn, target, device_key):
+                if key in skip:
+                    continue
+                query = select(T.c.workload_key, T.c.config_hash, T.c.line).where(
+                    self._mine(), T.c.workload_key == key, T.c.target == target
+                )
+                if device_key is not None:
+                    query = query.where(T.c.device_key == device_key)
+                dup = per_workload * len(self.read_tenants)
+                rows += conn.execute(query.order_by(T.c.id).limit(dup)).all()
+            return rows
+
+        out, seen, count = [], set(), {}
+        for key, chash, line in self._run(run):
+            if (key, chash) not in seen and count.get(key, 0) < per_workload:
+                seen.add((key, chash))
+                count[key] = count.get(key, 0) + 1
+                out.append(Record.from_json(json.loads(line)))
+        return out
 
 
 def _distance(a: dict[str, Any], b: dict[str, Any]) -> float:

@@ -54,7 +54,10 @@ records = Table(
         "settings_hash",
         name="uq_records_measurement",
     ),
-    Index("ix_records_best", "workload_key", "target", "device_key", "ok", "cost"),
+    # best / top-k / trials / stats: every read filters on the tenant first
+    Index("ix_records_best", "tenant", "workload_key", "target", "device_key", "ok", "cost"),
+    # a workload's records in the order they were measured (the fleet model's set)
+    Index("ix_records_order", "tenant", "workload_key", "target", "id"),
     Index("ix_records_target", "target", "id"),
     Index("ix_records_op", "op", "target", "device_key"),
 )

@@ -3,7 +3,7 @@
 
 import { api, errorText, fill, fmt, fmtInt, h, poll, show, timeAgo } from "./common.js";
 
-const REFRESH_MS = 10000;
+const REFRESH_MS = 60000; // the stats of a million-record store take seconds to gather
 const targets = document.getElementById("records-targets");
 const summary = document.getElementById("records-summary");
 const problem = document.getElementById("records-error");

@@ -41,8 +41,11 @@ def upgrade() -> None:
         ),
     )
     op.create_index(
-        "ix_records_best", "records", ["workload_key", "target", "device_key", "ok", "cost"]
+        "ix_records_best",
+        "records",
+        ["tenant", "workload_key", "target", "device_key", "ok", "cost"],
     )
+    op.create_index("ix_records_order", "records", ["tenant", "workload_key", "target", "id"])
     op.create_index("ix_records_target", "records", ["target", "id"])
     op.create_index("ix_records_op", "records", ["op", "target", "device_key"])
 
