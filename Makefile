@@ -14,8 +14,11 @@ $(VENV_STAMP): shared/pyproject.toml services/pyproject.toml
 	.venv/bin/python -m pip install -e './shared[dev,services]' -e ./services
 	touch $(VENV_STAMP)
 
+# Two workers (TEST_WORKERS): the tests that share the test Redis run on one of them, in turn
+# (the xdist group "services", tests/conftest.py); everything else spreads over both.
+TEST_WORKERS ?= 2
 test: venv lint lint-imports
-	$(PY) -m pytest tests -q -rs -m "not gpu"
+	$(PY) -m pytest tests -q -rs -m "not gpu" -n $(TEST_WORKERS) --dist loadgroup
 
 # The import contracts in pyproject.toml: layers import only downward, and no layer but the
 # backends' own reaches into a backend's modules.
