@@ -3,19 +3,30 @@
 PY ?= .venv/bin/python
 VENV_STAMP := .venv/.stamp
 
-.PHONY: venv test lint lint-imports golden bench bench-int8 bench-kernels bench-tuners bench-networks bench-gpu bench-gpu-network bench-autoscheduler bench-metaschedule run docker-build k8s-render bench-pipeline serve
+.PHONY: venv deps test test-quick lint lint-imports golden bench bench-int8 bench-kernels bench-tuners bench-networks bench-gpu bench-gpu-network bench-autoscheduler bench-metaschedule run docker-build k8s-render bench-pipeline serve
 
 venv: $(VENV_STAMP)
 
 # Rebuild the environment only when the package metadata changes.
 $(VENV_STAMP): shared/pyproject.toml services/pyproject.toml
 	python3 -m venv .venv
-	.venv/bin/python -m pip install --upgrade pip
-	.venv/bin/python -m pip install -e './shared[dev,services]' -e ./services
+	.venv/bin/python -m pip install -q --upgrade pip
+	.venv/bin/python -m pip install -q -e './shared[dev,services]' -e ./services
 	touch $(VENV_STAMP)
 
+# The system tools of every test tier (tools/deps.sh, as .ci/run): `make test` installs what
+# is missing when it runs as root, else stops naming it and `make deps` (as root) to install
+# it; SKIP_DEPS=1 runs the tests anyway, the tiers without their tools skipped.
+deps:
+	tools/deps.sh install
+
 test: venv lint lint-imports
+	$(if $(SKIP_DEPS),,tools/deps.sh ensure)
 	$(PY) -m pytest tests -q -rs -m "not gpu"
+
+# The unit tier alone: nothing but the venv and gcc (a few minutes).
+test-quick: venv
+	$(PY) -m pytest tests/unit -q -m "not gpu"
 
 # The import contracts in pyproject.toml: layers import only downward, and no layer but the
 # backends' own reaches into a backend's modules.

@@ -18,6 +18,7 @@ print the top-1 class and the time. This module only parses and prints.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from pathlib import Path
@@ -25,11 +26,14 @@ from pathlib import Path
 from tunefarm.cli import CommandError
 from tunefarm.cli._args import (
     add_measure_arguments,
+    add_output_arguments,
     add_scheduler_arguments,
     add_target_argument,
     measure_settings,
     number,
+    reporter,
 )
+from tunefarm.cli._files import output_file
 from tunefarm.cli._model import add_model_arguments, load, packed_flow, target
 from tunefarm.cli.compile import add_select_argument, report_choices
 from tunefarm.cli.quantize import add_quantize_arguments
@@ -81,6 +85,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--global-scale default 8)",
     )
     add_quantize_arguments(p)
+    add_output_arguments(p)
 
 
 def _print_latencies(result, out) -> None:
@@ -148,16 +153,20 @@ def run(args: argparse.Namespace) -> int:
         bench_repeat=args.bench_repeat,
     )
     output = args.output or str(Path(args.log).with_suffix(".tfa"))
+    output_file(output, "-o", ".tfa", [args.model, args.log], "artifact")
     print(graph.summary(), file=out)
     try:
-        result = run_job(model, graph, options, args.log, output, args.resume, out)
+        progress = reporter(args, out)
+        chatter = io.StringIO() if args.quiet else out  # --quiet: the result alone
+        result = run_job(model, graph, options, args.log, output, args.resume, chatter, progress)
     except RecipeError as exc:
         raise CommandError(str(exc)) from None
     except (CompileError, ArtifactError) as exc:
         raise CommandError(str(exc), code=1) from None
     info = result.evaluation.recompiled_info or result.builds.tuned_info
     print(f"compiled: {info}", file=out)
-    report_choices(result.compiled, out)
+    if not args.quiet:
+        report_choices(result.compiled, out)
     _print_latencies(result, out)
     tolerance = INT8_TOLERANCE if quant else TOLERANCE
     ok = result.evaluation.end_to_end.relative_error <= tolerance
