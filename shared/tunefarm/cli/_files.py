@@ -5,8 +5,9 @@ tuning, and never an input overwritten by an output)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 from tunefarm.cli import CommandError
 
@@ -35,11 +36,15 @@ def input_file(
 
 
 def output_file(
-    path: str, option: str, suffix: str, inputs: Iterable[str | None] = (), what: str = "file"
+    path: str,
+    option: str,
+    suffix: str,
+    inputs: Mapping[str, str | None] = MappingProxyType({}),
+    what: str = "file",
 ) -> Path:
     """`path` as a file this command may write: not a directory, its directory existing, not
-    one of `inputs` (an output must never replace what it was made from), and not a model or
-    records file by its extension when `suffix` asks for something else."""
+    one of `inputs` ({option: path}; an output must never replace what it was made from), and
+    not a model or records file by its extension when `suffix` asks for something else."""
     p = Path(path)
     if p.is_dir() or path.endswith(os.sep):
         raise CommandError(
@@ -47,15 +52,15 @@ def output_file(
         )
     if not p.resolve().parent.is_dir():
         raise CommandError(f"{option} {path!r}: directory {str(p.parent)!r} does not exist")
-    for other in inputs:
+    for other_option, other in inputs.items():
         if other and p.resolve() == Path(other).resolve():
             raise CommandError(
-                f"{option} {path!r} is also an input; writing the {what} would overwrite it "
-                f"(use e.g. {p.with_suffix(suffix).name!r})"
+                f"{option} {path!r} is also {other_option}; writing the {what} there would "
+                f"overwrite it: give {option} another name"
             )
     if p.suffix.lower() in {".onnx", ".jsonl", ".json"} and p.suffix.lower() != suffix:
         raise CommandError(
-            f"{option} {path!r}: a {what} is written there, not a {p.suffix} file; "
+            f"{option} {path!r}: the {what} is written there, not a {p.suffix} file; "
             f"use a {suffix} name (e.g. {p.with_suffix(suffix).name!r})"
         )
     return p

@@ -81,7 +81,7 @@ def compile_to(
 
     if log is not None:
         input_file(log, "--log", what="records file", empty_ok=True)
-    output_file(output, "-o", ".tfa", [log, model], "artifact")
+    output_file(output, "-o", ".tfa", {"--log": log, "MODEL": model}, "artifact")
     try:
         history = ApplyHistoryBest(log, device_key) if log is not None else None
         compiled, selection = compile_selected(graph, tgt, history, device_key, select_top)
@@ -150,7 +150,7 @@ def _packed(args: argparse.Namespace, graph, tgt: str) -> int:
                            "simulated time is the same alone and in the network)")  # fmt: skip
     if args.log is not None:
         input_file(args.log, "--log", what="records file", empty_ok=True)
-    output_file(args.output, "-o", ".tfa", [args.log, args.model], "artifact")
+    output_file(args.output, "-o", ".tfa", {"--log": args.log, "MODEL": args.model}, "artifact")
     out = sys.stderr if args.json else sys.stdout
     try:
         packed = pack_for_target(graph, tgt, args.global_scale or 8.0)

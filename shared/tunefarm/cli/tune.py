@@ -122,12 +122,25 @@ def _json(result, graph, tgt: str) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     from tunefarm.compiler import CompileError
-    from tunefarm.recipe import TOLERANCE, JobOptions, RecipeError, run_job
+    from tunefarm.recipe import TOLERANCE, JobOptions, RecipeError, check_log, run_job
     from tunefarm.runtime.artifact import ArtifactError
 
     tgt = target(args, packed_ok=True)
+    output = args.output or str(Path(args.log).with_suffix(".tfa"))
+    packed = packed_flow(args, tgt)
+    if not packed:  # every file problem before the model loads and the tuning starts
+        try:
+            check_log(args.log, args.resume)
+        except RecipeError as exc:
+            raise CommandError(str(exc)) from None
+        if not args.output and Path(args.log).suffix == ".tfa":
+            raise CommandError(
+                f"--log {args.log!r}: records go to a .jsonl file (the artifact's default "
+                "name, --log with .tfa, would overwrite them)"
+            )
+        output_file(output, "-o", ".tfa", {"--log": args.log, "MODEL": args.model}, "artifact")
     model, graph = load(args)
-    if packed_flow(args, tgt):
+    if packed:
         return _packed(args, graph, tgt)
     out = sys.stderr if args.json else sys.stdout
     quant = None
@@ -152,8 +165,6 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         bench_repeat=args.bench_repeat,
     )
-    output = args.output or str(Path(args.log).with_suffix(".tfa"))
-    output_file(output, "-o", ".tfa", [args.model, args.log], "artifact")
     print(graph.summary(), file=out)
     try:
         progress = reporter(args, out)

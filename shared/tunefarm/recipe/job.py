@@ -396,7 +396,9 @@ def run_job(
         reporter.describe([t.describe(graph) for t in tasks])
         print_task_count(tasks, graph, stream)
     summary = None
-    if options.trials > 0:
+    if options.trials > 0 and not tasks:
+        print("nothing to tune: the network has no tunable ops; compiling it", file=stream)
+    if options.trials > 0 and tasks:
         summary = tune_network(
             tasks,
             options.trials,
