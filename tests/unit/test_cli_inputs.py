@@ -52,7 +52,7 @@ TUNE_LOG = [*TUNE, "--log", "l.jsonl"]
 CASES = [
     # missing file
     (["tasks", "missing.onnx"], "missing.onnx: no such model file"),
-    (["compile", "relu.onnx", "--log", "no.jsonl", "-o", "n.tfa"], "'no.jsonl': no such file"),
+    (["compile", "relu.onnx", "--log", "no.jsonl", "-o", "n.tfa"], "no such records file"),
     (["run", "missing.tfa", "--random-inputs", "1"], "missing.tfa: no such artifact file"),
     (["tune-tasks", "no.json", "--trials", "2", "--log", "l.jsonl"], "'no.json' not found"),
     # a directory

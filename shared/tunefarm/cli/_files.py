@@ -21,7 +21,7 @@ def input_file(
     if p.is_dir():
         raise CommandError(f"{option} {path!r} is a directory; expected a {what}")
     if not p.exists():
-        raise CommandError(f"{option} {path!r}: no such file")
+        raise CommandError(f"{option} {path!r}: no such {what}")
     if not os.access(p, os.R_OK):
         raise CommandError(f"{option} {path!r}: not readable (check its permissions)")
     if p.stat().st_size == 0 and not empty_ok:
