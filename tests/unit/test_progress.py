@@ -130,3 +130,37 @@ def test_a_real_tune_reports_each_round(mode: str, tmp_path, monkeypatch) -> Non
     assert summary.trials == 4
     text = out.getvalue()
     assert "trials 4/4" in text and text.count("Estimated total latency") == 1
+
+
+def test_json_logs_of_the_workers_are_one_object_per_line(capsys) -> None:
+    """`--log-json`: what Celery's logger setup installs gets the JSON formatter too."""
+    import logging
+
+    from celery.signals import after_setup_logger, after_setup_task_logger
+
+    from tunefarm.distributed.logs import JSONFormatter, _json_handlers, use_json_logs
+
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        use_json_logs("INFO")
+        celery_logger = logging.getLogger("celery.test")
+        celery_logger.handlers = [logging.StreamHandler()]  # as Celery's setup would add
+        after_setup_logger.send(sender=None, logger=celery_logger, loglevel=20, logfile=None,
+                                format="", colorize=False)  # fmt: skip
+        assert isinstance(celery_logger.handlers[0].formatter, JSONFormatter)
+        celery_logger.propagate = False
+        celery_logger.warning("task %s failed", "t1", extra={"job": "j-1"})
+        try:
+            raise ValueError("boom")
+        except ValueError:
+            logging.getLogger("tunefarm").exception("search crashed")
+    finally:
+        root.handlers = saved[0]
+        root.setLevel(saved[1])
+        after_setup_logger.disconnect(_json_handlers)
+        after_setup_task_logger.disconnect(_json_handlers)
+    lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
+    assert lines[0]["message"] == "task t1 failed" and lines[0]["job"] == "j-1"
+    assert lines[0]["level"] == "WARNING" and lines[0]["ts"].endswith("Z")
+    assert lines[1]["logger"] == "tunefarm" and "ValueError: boom" in lines[1]["exc"]
