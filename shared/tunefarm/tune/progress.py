@@ -236,12 +236,15 @@ class JSONReporter(Reporter):
 
 
 class LiveReporter(Reporter):
-    """A rich live display on a terminal; the table at the end (and per round if verbose)."""
+    """A rich live display on a terminal, two lines rewritten in place (the bar with trials,
+    elapsed time and ETA; the current task, best estimate, rate and errors); it leaves one
+    summary line and the table at the end (and prints the table per round if verbose)."""
 
     mode = "live"
 
     def start(self, scheduler: Any, total_trials: int) -> None:
-        from rich.console import Console
+        from rich.console import Console, Group
+        from rich.live import Live
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -250,32 +253,33 @@ class LiveReporter(Reporter):
             TimeElapsedColumn,
             TimeRemainingColumn,
         )
+        from rich.text import Text
 
         super().start(scheduler, total_trials)
-        self._console = Console(file=self.stream)
+        self._loaded = min(scheduler.trials, total_trials)  # resumed trials count as done
         self._progress = Progress(
             TextColumn("tuning"),
             BarColumn(),
             MofNCompleteColumn(),
+            TextColumn("trials"),
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
-            TextColumn("{task.fields[status]}"),
-            console=self._console,
-            transient=True,
         )
-        done = min(scheduler.trials, total_trials)
-        self._bar = self._progress.add_task("tune", total=total_trials, completed=done, status="")
-        self._progress.start()
+        self._bar = self._progress.add_task("tune", total=total_trials, completed=self._loaded)
+        self._line = Text("", no_wrap=True, overflow="ellipsis")
+        console = Console(file=self.stream)
+        self._live = Live(Group(self._progress, self._line), console=console, transient=True)
+        self._live.start()
 
     def _refresh(self, scheduler: Any) -> None:
-        status = (
-            f"\n  task {_task(scheduler, self.current)} | est. latency "
+        self._line.plain = (
+            f"task {_task(scheduler, self.current)} | est. latency "
             f"{_ms(scheduler.estimated_total_latency())} | {self.rate():.1f} trials/s | "
             f"{self.errors_text()}"
         )
-        done = min(scheduler.trials, self.total)
-        self._progress.update(self._bar, completed=done, status=status)
+        done = min(self._loaded + self.measured, self.total)
+        self._progress.update(self._bar, completed=done)
 
     def round_start(self, scheduler: Any, task: int, trials: int) -> None:
         super().round_start(scheduler, task, trials)
@@ -283,17 +287,20 @@ class LiveReporter(Reporter):
 
     def batch(self, scheduler: Any, task: int, results: Sequence[MeasureResult]) -> None:
         super().batch(scheduler, task, results)
-        self._progress.advance(self._bar, len(results))
         self._refresh(scheduler)
 
     def round_end(self, scheduler: Any, next_id: int | None, seconds: float) -> None:
         self._refresh(scheduler)
         if self.verbose:
-            self._progress.console.print(scheduler.table(next_id, seconds), highlight=False)
+            self._live.console.print(scheduler.table(next_id, seconds), highlight=False)
 
     def end(self, scheduler: Any, seconds: float) -> None:
-        self._progress.stop()
-        self._print(f"tuned in {_duration(seconds)}: {self.status(scheduler)}")
+        self._live.stop()
+        self._print(
+            f"tuned in {_duration(seconds)}: trials {scheduler.trials}/{self.total} | est. "
+            f"latency {_ms(scheduler.estimated_total_latency())} | {self.rate():.1f} trials/s | "
+            f"{self.errors_text()}"
+        )
         if not self.verbose or self.measured == 0:
             self._print(final_table(scheduler, self.task_names, seconds))
 
