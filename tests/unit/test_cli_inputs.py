@@ -135,3 +135,12 @@ def test_doctor_without_gcc_redis_pocl_names_each_with_its_fix(tmp_path) -> None
         assert checks[name].fix and fix in checks[name].fix, checks[name]
         assert checks[name].needed_by, checks[name]
     assert "redis://127.0.0.1:9/0 does not answer" in checks["Redis"].detail
+
+
+def test_quiet_tune_prints_only_the_result(files, tmp_path, capsys) -> None:
+    log = tmp_path / "quiet.jsonl"
+    argv = ["tune", "relu.onnx", "--trials", "2", "--log", str(log), "--quiet"]
+    code, text = run_cli(capsys, files, *argv)
+    assert code == 0, text
+    assert text.startswith("compiled: ") and "End-to-end latency" in text
+    assert "inputs x[1, 4]" not in text and "nothing to tune" not in text

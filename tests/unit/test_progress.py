@@ -48,6 +48,7 @@ def drive(reporter, rounds: int = 3) -> TaskScheduler:
             reporter.batch(sched, i, [result(), result(MeasureErrorNo.RUNTIME_ERROR)])
         sched.trials += 4
         reporter.round_end(sched, None if r == rounds - 1 else 1 - i, 1.0)
+    reporter.close()
     reporter.end(sched, 2.0)
     return sched
 

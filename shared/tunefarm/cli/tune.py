@@ -165,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         bench_repeat=args.bench_repeat,
     )
-    print(graph.summary(), file=out)
+    if not args.quiet:
+        print(graph.summary(), file=out)
     try:
         progress = reporter(args, out)
         chatter = io.StringIO() if args.quiet else out  # --quiet: the result alone

@@ -100,6 +100,9 @@ class Reporter:
     def round_end(self, scheduler: Any, next_id: int | None, seconds: float) -> None:
         """After a round (next_id None: the last one)."""
 
+    def close(self) -> None:
+        """Tuning stopped (done, or an exception): release the terminal. Before `end`."""
+
     def end(self, scheduler: Any, seconds: float) -> None:
         """After tuning."""
 
@@ -294,8 +297,10 @@ class LiveReporter(Reporter):
         if self.verbose:
             self._live.console.print(scheduler.table(next_id, seconds), highlight=False)
 
-    def end(self, scheduler: Any, seconds: float) -> None:
+    def close(self) -> None:
         self._live.stop()
+
+    def end(self, scheduler: Any, seconds: float) -> None:
         self._print(
             f"tuned in {_duration(seconds)}: trials {scheduler.trials}/{self.total} | est. "
             f"latency {_ms(scheduler.estimated_total_latency())} | {self.rate():.1f} trials/s | "

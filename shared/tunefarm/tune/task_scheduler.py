@@ -336,14 +336,17 @@ class TaskScheduler:
             callbacks.insert(0, log_to_file(log_file, device_key))  # first: nothing is lost
         current = self._choose(trials_per_round) if self.trials < total_trials else None
         self.reporter.start(self, total_trials)
-        while current is not None:
-            n = self._round_size(current, trials_per_round, total_trials)
-            self._run_round(current, n, measure_option, batch_size, callbacks)
-            done = self.trials >= total_trials
-            current = None if done else self._choose(trials_per_round)
-            self.reporter.round_end(self, current, time.perf_counter() - start)
-            if on_round is not None:
-                on_round(self.summary(time.perf_counter() - start))
+        try:
+            while current is not None:
+                n = self._round_size(current, trials_per_round, total_trials)
+                self._run_round(current, n, measure_option, batch_size, callbacks)
+                done = self.trials >= total_trials
+                current = None if done else self._choose(trials_per_round)
+                self.reporter.round_end(self, current, time.perf_counter() - start)
+                if on_round is not None:
+                    on_round(self.summary(time.perf_counter() - start))
+        finally:
+            self.reporter.close()  # a live display gives the terminal back, even on Ctrl-C
         self.reporter.end(self, time.perf_counter() - start)  # a resumed, spent log: says why
         return self.summary(time.perf_counter() - start)
 
