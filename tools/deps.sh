@@ -61,7 +61,7 @@ redis_answers() { redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; }
 
 start_redis() {
     redis_answers && return 0
-    redis-server --daemonize yes --bind 127.0.0.1 --port "$REDIS_PORT" --save "" \
+    redis-server --daemonize yes --bind 127.0.0.1 -::1 --port "$REDIS_PORT" --save "" \
         --appendonly no >/dev/null || return 1
     for _ in $(seq 1 50); do
         redis_answers && return 0
