@@ -70,6 +70,27 @@ start_redis() {
     return 1
 }
 
+# kubectl is not in Debian at a version the deploy tests can use: when apt has none, take the
+# official release binary (dl.k8s.io, checked against its published sha256).
+install_kubectl() {
+    [ "$(id -u)" -eq 0 ] || return 1
+    local arch
+    arch="$(dpkg --print-architecture 2>/dev/null || echo amd64)"
+    local dir="${KUBECTL_DIR:-/usr/local/bin}"
+    python3 - "$arch" "$dir" "${KUBECTL_BASE:-https://dl.k8s.io/release}" <<'PY' && chmod 755 "$dir/kubectl"
+import hashlib, sys, urllib.request
+arch, where, base = sys.argv[1:4]
+get = lambda url: urllib.request.urlopen(url, timeout=300).read()
+version = get(f"{base}/stable.txt").decode().strip()
+binary = get(f"{base}/{version}/bin/linux/{arch}/kubectl")
+want = get(f"{base}/{version}/bin/linux/{arch}/kubectl.sha256").decode().split()[0]
+if hashlib.sha256(binary).hexdigest() != want:
+    sys.exit(f"deps: kubectl {version}: checksum mismatch")
+open(f"{where}/kubectl", "wb").write(binary)
+print(f"deps: installed kubectl {version} in {where}")
+PY
+}
+
 missing=()
 fixes=()
 scan() {
@@ -111,6 +132,7 @@ install() {
         echo "deps: installing $name ($pkgs)"
         apt_install $pkgs || echo "deps: apt-get could not install $name" >&2
     done
+    command -v kubectl >/dev/null 2>&1 || install_kubectl || true
     start_redis || { echo "deps: redis-server did not start on port $REDIS_PORT" >&2; failed=1; }
     check || failed=1
     return $failed
