@@ -60,6 +60,8 @@ CASES = [
     (["compile", "relu.onnx", "-o", "adir"], "-o 'adir' is a directory; give a file name, e.g."),
     ([*TUNE, "--log", "adir"], "--log 'adir' is a directory"),
     ([*TUNE_LOG, "-o", "adir"], "-o 'adir' is a directory"),
+    (["run", "adir", "--random-inputs", "1"], "adir is a directory; expected an artifact"),
+    (["bench", "adir"], "adir is a directory; expected an artifact file (.tfa)"),
     # an empty file, or not a model
     (["tasks", "empty.onnx"], "MODEL 'empty.onnx' is empty"),
     (["compile", "text.onnx", "-o", "n.tfa"], "text.onnx: not a valid ONNX model"),
