@@ -165,3 +165,34 @@ def test_json_logs_of_the_workers_are_one_object_per_line(capsys) -> None:
     assert lines[0]["message"] == "task t1 failed" and lines[0]["job"] == "j-1"
     assert lines[0]["level"] == "WARNING" and lines[0]["ts"].endswith("Z")
     assert lines[1]["logger"] == "tunefarm" and "ValueError: boom" in lines[1]["exc"]
+
+
+def test_the_stack_passes_log_json_to_every_process_and_each_takes_it(tmp_path) -> None:
+    from tunefarm_services.stack import LocalStack, StackSpec
+
+    from tunefarm.cli.main import build_parser
+
+    plan = LocalStack(StackSpec(log_json=True), {}, tmp_path).plan()
+    assert {"gateway", "converter", "search-0", "buildfarm-0", "agent-0"} <= set(plan)
+    for argv in plan.values():
+        assert argv[-1] == "--log-json" and build_parser().parse_args(argv).log_json
+    assert "--log-json" not in LocalStack(StackSpec(), {}, tmp_path).plan()["gateway"]
+
+
+def test_the_gateway_log_config_writes_json_lines(capsys) -> None:
+    import logging
+    import logging.config
+
+    from tunefarm.distributed.logs import json_dictconfig
+
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        logging.config.dictConfig(json_dictconfig())
+        logging.getLogger("gunicorn.access").info("GET /api/jobs 200")
+    finally:
+        root.handlers = saved[0]
+        root.setLevel(saved[1])
+        logging.getLogger("gunicorn.access").handlers = []
+    doc = json.loads(capsys.readouterr().err.splitlines()[-1])
+    assert doc["logger"] == "gunicorn.access" and doc["message"] == "GET /api/jobs 200"

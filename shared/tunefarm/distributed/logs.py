@@ -57,3 +57,20 @@ def use_json_logs(level: str = "INFO") -> None:
     _json_handlers(root)
     after_setup_logger.connect(_json_handlers, weak=False)
     after_setup_task_logger.connect(_json_handlers, weak=False)
+
+
+def json_dictconfig(level: str = "INFO") -> dict[str, Any]:
+    """A `logging.config.dictConfig` document sending everything to stderr as JSON lines
+    (gunicorn takes it as `logconfig_dict`: its error and access logs included)."""
+    handler = {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": f"{__name__}.JSONFormatter"}},
+        "handlers": {"json": handler},
+        "root": {"handlers": ["json"], "level": level},
+        "loggers": {
+            name: {"handlers": ["json"], "level": level, "propagate": False}
+            for name in ("gunicorn.error", "gunicorn.access")
+        },
+    }
