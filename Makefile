@@ -3,9 +3,14 @@
 PY ?= .venv/bin/python
 VENV_STAMP := .venv/.stamp
 
-.PHONY: venv deps test test-quick lint lint-imports golden bench bench-int8 bench-kernels bench-tuners bench-networks bench-gpu bench-gpu-network bench-autoscheduler bench-metaschedule run docker-build k8s-render bench-pipeline serve
+.PHONY: venv venv-tools deps deps-ensure test test-quick lint lint-imports golden bench bench-int8 bench-kernels bench-tuners bench-networks bench-gpu bench-gpu-network bench-autoscheduler bench-metaschedule run docker-build k8s-render bench-pipeline serve
 
 venv: $(VENV_STAMP)
+
+# What `make run` needs besides Python: gcc, and python3-venv until .venv exists
+# (tools/deps.sh installs them as root, else names them).
+venv-tools:
+	@tools/deps.sh ensure gcc $(if $(wildcard $(VENV_STAMP)),,python3-venv) >/dev/null
 
 # Rebuild the environment only when the package metadata changes.
 $(VENV_STAMP): shared/pyproject.toml services/pyproject.toml
@@ -20,12 +25,14 @@ $(VENV_STAMP): shared/pyproject.toml services/pyproject.toml
 deps:
 	tools/deps.sh install
 
-test: venv lint lint-imports
+deps-ensure:
 	$(if $(SKIP_DEPS),,tools/deps.sh ensure)
+
+test: deps-ensure venv lint lint-imports
 	$(PY) -m pytest tests -q -rs -m "not gpu"
 
 # The unit tier alone: nothing but the venv and gcc (a few minutes).
-test-quick: venv
+test-quick: venv-tools venv
 	$(PY) -m pytest tests/unit -q -m "not gpu"
 
 # The import contracts in pyproject.toml: layers import only downward, and no layer but the
@@ -95,7 +102,7 @@ bench-int8: venv
 RUN_MODEL ?= zoo:resnet-18
 RUN_TRIALS ?= 300
 RUN_DIR ?= build/run
-run: venv
+run: venv-tools venv
 	mkdir -p $(RUN_DIR)
 	$(PY) -m tunefarm tune $(RUN_MODEL) --trials $(RUN_TRIALS) --resume \
 		--log $(RUN_DIR)/net.jsonl -o $(RUN_DIR)/net.tfa

@@ -5,6 +5,7 @@
 #   tools/deps.sh install   install what is missing (apt-get, as root or through sudo) and start
 #                           Redis on TUNEFARM_TEST_REDIS_PORT (default 6379) if none answers
 #   tools/deps.sh ensure    install when it can (root, or passwordless sudo), else check
+#   tools/deps.sh ensure gcc python3-venv    only these (what `make run` needs)
 #
 # Tiers: Redis (integration, browser, fuzz), Chromium (browser), pocl + clinfo (OpenCL),
 # kubectl (deploy), nvcc (the cuda backend's builds; no GPU needed), gcc and python3-venv.
@@ -93,12 +94,16 @@ PY
 
 missing=()
 fixes=()
+ONLY=()  # names given on the command line: only those (default: all)
+wanted() { [ "${#ONLY[@]}" -eq 0 ] || [[ " ${ONLY[*]} " == *" $1 "* ]]; }
+
 scan() {
     missing=()
     fixes=()
     local d name probe pkgs fix
     for d in "${DEPS[@]}"; do
         IFS='@' read -r name probe pkgs fix <<<"$d"
+        wanted "$name" || continue
         if ! eval "$probe" >/dev/null 2>&1; then
             missing+=("$name")
             fixes+=("${fix:-apt-get install -y $pkgs}")
@@ -112,15 +117,19 @@ check() {
     for i in "${!missing[@]}"; do
         echo "deps: missing ${missing[$i]}: ${fixes[$i]}" >&2
     done
-    if command -v redis-cli >/dev/null 2>&1 && ! redis_answers; then
+    if wanted redis && command -v redis-cli >/dev/null 2>&1 && ! redis_answers; then
         echo "deps: no Redis answers on port $REDIS_PORT: redis-server --daemonize yes --port $REDIS_PORT --save ''" >&2
         missing+=("redis (not running)")
     fi
     if [ "${#missing[@]}" -gt 0 ]; then
-        echo "deps: ${#missing[@]} missing; as root, 'make deps' installs them (SKIP_DEPS=1 make test runs without, skipping those tiers)" >&2
+        if [ "${#ONLY[@]}" -eq 0 ]; then
+            echo "deps: ${#missing[@]} missing; as root, 'make deps' installs them (SKIP_DEPS=1 make test runs without, skipping those tiers)" >&2
+        else
+            echo "deps: ${#missing[@]} missing; as root, 'make deps' installs them" >&2
+        fi
         return 1
     fi
-    echo "deps: every tier's tools are here"
+    if [ "${#ONLY[@]}" -eq 0 ]; then echo "deps: every tier's tools are here"; else echo "deps: ${ONLY[*]}: here"; fi
 }
 
 install() {
@@ -132,15 +141,20 @@ install() {
         echo "deps: installing $name ($pkgs)"
         apt_install $pkgs || echo "deps: apt-get could not install $name" >&2
     done
-    command -v kubectl >/dev/null 2>&1 || install_kubectl || true
-    start_redis || { echo "deps: redis-server did not start on port $REDIS_PORT" >&2; failed=1; }
+    if wanted kubectl; then command -v kubectl >/dev/null 2>&1 || install_kubectl || true; fi
+    if wanted redis; then
+        start_redis || { echo "deps: redis-server did not start on port $REDIS_PORT" >&2; failed=1; }
+    fi
     check || failed=1
     return $failed
 }
 
-case "${1:-check}" in
+action="${1:-check}"
+[ "$#" -gt 0 ] && shift
+ONLY=("$@")
+case "$action" in
     check) check ;;
     install) install ;;
     ensure) if can_install; then install; else check; fi ;;
-    *) echo "usage: tools/deps.sh check|install|ensure" >&2; exit 2 ;;
+    *) echo "usage: tools/deps.sh check|install|ensure [NAME...]" >&2; exit 2 ;;
 esac
