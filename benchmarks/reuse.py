@@ -144,8 +144,8 @@ def _tune(model: str, trials: int, store: str, reuse: str, tmp: Path, name: str)
     return {
         "wall_s": wall,
         "new_trials": doc["scheduler"]["trials"],
-        "tuned_ms": latency["median"],
-        "onnxruntime_ms": doc["latency_ms"]["onnxruntime"]["median"],
+        "tuned_ms": latency["median_ms"],
+        "onnxruntime_ms": doc["latency_ms"]["onnxruntime"]["median_ms"],
         "reuse": doc["scheduler"].get("reuse", {}).get("trials_saved"),
     }
 
