@@ -115,6 +115,28 @@ def scale(args: argparse.Namespace) -> dict:
     }
 
 
+def lookup(args: argparse.Namespace) -> dict:
+    """The 50-task best-record lookup alone, on a store `scale` filled earlier."""
+    store = open_store(args.store)
+    keys = [t.workload_key for t in workloads()[:50]]
+    wall, cpu = [], []
+    for _ in range(args.repeat):
+        t0, c0 = time.perf_counter(), time.process_time()
+        found = store.top_k(keys, "cpu", "local", 1)
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    assert len(found) == len(keys)
+    total = store.totals()["records"]
+    store.close()
+    return {
+        "store": store.where,
+        "records": total,
+        "lookup_50_ms_median": statistics.median(wall) * 1e3,
+        "lookup_50_ms_max": max(wall) * 1e3,
+        "lookup_50_cpu_ms_median": statistics.median(cpu) * 1e3,
+    }
+
+
 def _tune(model: str, trials: int, store: str, reuse: str, tmp: Path, name: str) -> dict:
     argv = [
         sys.executable,
@@ -172,13 +194,16 @@ def main() -> None:
     s.add_argument("--records", type=int, default=1_000_000)
     s.add_argument("--store", required=True)
     s.add_argument("--repeat", type=int, default=20)
+    lk = sub.add_parser("lookup")
+    lk.add_argument("--store", required=True)
+    lk.add_argument("--repeat", type=int, default=20)
     r = sub.add_parser("resubmit")
     r.add_argument("--model", default="zoo:squeezenet-1.1")
     r.add_argument("--trials", type=int, default=64)
-    for q in (s, r):
+    for q in (s, lk, r):
         q.add_argument("--json", metavar="OUT", help="write the figures here")
     args = p.parse_args()
-    result = scale(args) if args.what == "scale" else resubmit(args)
+    result = {"scale": scale, "lookup": lookup, "resubmit": resubmit}[args.what](args)
     result["load_avg"] = os.getloadavg()
     print(json.dumps(result, indent=2))
     if args.json:

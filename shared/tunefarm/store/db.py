@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import and_, func, or_, select, true, union_all
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine
@@ -190,24 +190,27 @@ class RecordStore:
     def top_k(
         self, workload_keys: Sequence[str], target: str, device_key: str, k: int = 1
     ) -> dict[str, list[Record]]:
-        """The k fastest valid records per workload (best first), in one transaction: one
-        short query per workload, each walking the (workload, target, device, ok, cost)
-        index, so a lookup costs the same in a store of a thousand records or a million."""
+        """The k fastest valid records per workload (best first), in one statement: a UNION
+        ALL of one short query per workload, each walking the (tenant, workload, target,
+        device, ok, cost) index, so a lookup costs the same in a store of a thousand records
+        or a million, and one round trip."""
         keys = list(dict.fromkeys(workload_keys))
         dup = k * len(self.read_tenants)  # a record written to two tenants shows twice
         base = (
-            select(T.c.line, T.c.config_hash)
-            .where(T.c.target == target, T.c.device_key == device_key, T.c.ok.is_(True))
+            select(T.c.workload_key, T.c.cost, T.c.id, T.c.line, T.c.config_hash)
+            .where(T.c.target == target, T.c.device_key == device_key, T.c.ok == true())
             .where(self._mine())
             .order_by(T.c.cost, T.c.id)
             .limit(dup)
         )
-
-        def run(conn: Connection) -> dict[str, list[Any]]:
-            return {key: conn.execute(base.where(T.c.workload_key == key)).all() for key in keys}
-
+        parts = [select(base.where(T.c.workload_key == key).subquery()) for key in keys]
+        found: dict[str, list[Any]] = {}
+        if parts:  # one statement: a round trip per lookup, not per workload
+            rows = self._run(lambda c: c.execute(union_all(*parts)).all())
+            for key, _, _, line, chash in sorted(rows, key=lambda r: (r[1], r[2])):
+                found.setdefault(key, []).append((line, chash))
         out: dict[str, list[Record]] = {}
-        for key, rows in self._run(run).items():
+        for key, rows in found.items():
             seen: set[str] = set()
             for line, chash in rows:
                 if chash not in seen and len(seen) < k:
@@ -250,7 +253,7 @@ class RecordStore:
             select(T.c.workload_key, func.min(T.c.line))
             .where(self._mine(), T.c.op == task.op, T.c.target == task.target)
             .where(T.c.device_key == device_key, T.c.workload_key != task.workload_key)
-            .where(T.c.ok.is_(True))
+            .where(T.c.ok == true())
             .group_by(T.c.workload_key)
             .limit(500)
         )
@@ -297,7 +300,7 @@ class RecordStore:
         limit: int,
     ) -> tuple[list[tuple[int, Record]], tuple[float, int] | None]:
         """Valid records best first, `limit` at a time: (rows, cursor of the next page)."""
-        query = select(T.c.id, T.c.cost, T.c.line).where(self._mine(), T.c.ok.is_(True))
+        query = select(T.c.id, T.c.cost, T.c.line).where(self._mine(), T.c.ok == true())
         for col, value in (
             (T.c.workload_key, workload_key),
             (T.c.target, target),
@@ -337,7 +340,7 @@ class RecordStore:
                 gflops, when = 0.0, 0.0
                 if cost is not None:
                     best = select(T.c.gflops, T.c.timestamp).where(
-                        self._mine(), T.c.workload_key == key, T.c.target == tgt, T.c.ok.is_(True)
+                        self._mine(), T.c.workload_key == key, T.c.target == tgt, T.c.ok == true()
                     )
                     gflops, when = conn.execute(best.order_by(T.c.cost, T.c.id).limit(1)).one()
                 out.append(WorkloadStats(tgt, key, key.split(":")[0], n, gflops or 0.0, when))
