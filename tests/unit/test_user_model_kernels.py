@@ -5,7 +5,6 @@ input kind.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from tunefarm.backends import parse_target, registry
