@@ -51,3 +51,22 @@ def test_default_dense_tile_fills_the_registers(isa: str) -> None:
     assert rows * inner <= (24 if lanes >= 16 else 12)
     assert -(-197 // rows) * rows - 197 <= 3
     assert _register_tile(1, 3072 // lanes, lanes)[0] == 1
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(a=(3, 13, 8), b=(3, 8, 19)),  # attention P V at odd sizes
+        dict(a=(2, 11, 12), b=(2, 21, 12), transpose_b=True),  # Q K^T with K untransposed
+        dict(a=(1, 7, 5), b=(4, 5, 19)),  # a batch of one broadcasts
+        dict(a=(4, 7, 5), b=(1, 5, 19)),
+    ],
+)
+def test_batch_matmul_tiles_against_numpy(tmp_path, params) -> None:
+    """The register-tiled batch matmul pads rows (clamped) and columns (zero) to whole tiles
+    and crops them; every config here must match numpy."""
+    task = Task.make("batch_matmul", **params)
+    base = registry.default_config(task).as_dict()
+    configs = [registry.default_config(task)]
+    configs += [Config.make(dict(base, tile_n=t, tile_o=o)) for t, o in ((3, 2), (4, 1))]
+    run_checked(tmp_path, task, configs)

@@ -3,8 +3,8 @@
 What it owns (see `tunefarm.backends.base.Backend`):
 - target options `-isa` and `-cores` (`target.py`);
 - templates: conv2d in NCHW[x]c (`conv2d.py`), Winograd (`winograd.py`), depthwise
-  (`depthwise.py`), packed dense (`dense.py`), pooling (`pool.py`), and a generic template
-  for every other op (`generic.py`);
+  (`depthwise.py`), packed dense (`dense.py`), batch matmul (`batch_matmul.py`), pooling
+  (`pool.py`), and a generic template for every other op (`generic.py`);
 - the layout policy for network tasks (`layout.py`: channel blocks, Winograd alternatives);
 - sketch rules for template-free schedules (`sketch_rules.py`);
 - the C emitter (`c_emitter.py`) and gcc's command line (`target.toolchain`);
@@ -18,6 +18,7 @@ import functools
 from collections.abc import Mapping
 
 from tunefarm.backends.cpu import (
+    batch_matmul,
     conv2d,
     dense,
     depthwise,
@@ -61,6 +62,7 @@ class CpuBackend:
             pool.Pool2dNCHWc(),
             pool.GlobalPool2dNCHWc(),
             *generic.TEMPLATES,
+            batch_matmul.BatchMatmul(),  # replaces the generic one
             *quant.TEMPLATES,
             qconv2d.Conv2dInt8(),
             qdense.DenseInt8(),
