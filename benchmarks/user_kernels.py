@@ -1,0 +1,206 @@
+"""Untuned kernels of users' models against ONNX Runtime: ViT's dense and attention
+matmuls, ResNeXt's and RegNet's grouped convs, each tunefarm's default config.
+
+Per layer: build the default config (the runner checks it against numpy), make a one-node
+ONNX model of the same op (MatMul with the weight as an initializer, MatMul of two inputs,
+Conv with `group`), then `--rounds` interleaved rounds: one repeat of tunefarm, one of ONNX
+Runtime, so machine load hits both alike. Optionally (`--baseline`) the kernel the op ran
+before (the generic template) joins the rounds. Prints a table of medians and the ratio
+ORT time / tunefarm time (> 1: tunefarm faster), and the load average before and after.
+
+    python benchmarks/user_kernels.py --cores 1 --rounds 5 [--layers a,b] [--baseline]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+try:
+    import tunefarm  # noqa: F401
+except ImportError:  # run from a checkout without the editable install
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared"))
+
+import _timing
+from tunefarm.backends import registry
+from tunefarm.measure import MeasureInput, MeasureSettings
+from tunefarm.task import Task
+
+FINAL_MIN_REPEAT_MS = 100
+
+
+@dataclass(frozen=True)
+class Layer:
+    name: str
+    op: str
+    params: dict[str, Any]
+    baseline: tuple[str, dict[str, Any]] | None = None  # the op and params it ran as before
+
+
+def _gconv(name: str, c: int, hw: int, groups: int, stride: int = 1) -> Layer:
+    params = dict(
+        data=(1, c, hw, hw),
+        weight=(c, c // groups, 3, 3),
+        groups=groups,
+        padding=1,
+        strides=stride,
+    )
+    return Layer(name, "conv2d", params, ("group_conv2d", params))
+
+
+LAYERS: tuple[Layer, ...] = (
+    Layer("vit_qkv", "dense", dict(data=(197, 768), weight=(2304, 768))),
+    Layer("vit_proj", "dense", dict(data=(197, 768), weight=(768, 768))),
+    Layer("vit_fc1", "dense", dict(data=(197, 768), weight=(3072, 768))),
+    Layer("vit_fc2", "dense", dict(data=(197, 3072), weight=(768, 3072))),
+    Layer("vit_qk", "batch_matmul", dict(a=(12, 197, 64), b=(12, 64, 197))),
+    Layer("vit_pv", "batch_matmul", dict(a=(12, 197, 197), b=(12, 197, 64))),
+    _gconv("resnext_s1", 128, 56, 32),
+    _gconv("resnext_s2", 256, 28, 32),
+    _gconv("resnext_s3", 512, 14, 32),
+    _gconv("resnext_s4", 1024, 7, 32),
+    _gconv("regnet_s1", 48, 56, 6, 2),
+    _gconv("regnet_s3", 208, 14, 26),
+)
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def ort_model(layer: Layer, inputs: dict[str, np.ndarray]) -> tuple[bytes, dict[str, np.ndarray]]:
+    """A one-node ONNX model of the layer and its feeds."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    p = layer.params
+    inits, feeds = [], {}
+    if layer.op == "dense":
+        node = helper.make_node("MatMul", ["x", "w"], ["y"])
+        inits.append(numpy_helper.from_array(np.ascontiguousarray(inputs["weight"].T), "w"))
+        feeds["x"] = inputs["data"]
+    elif layer.op == "batch_matmul":
+        node = helper.make_node("MatMul", ["x", "b"], ["y"])
+        feeds["x"], feeds["b"] = inputs["a"], inputs["b"]
+    else:
+        node = helper.make_node(
+            "Conv",
+            ["x", "w"],
+            ["y"],
+            group=p["groups"],
+            pads=[p["padding"]] * 4,
+            strides=[p["strides"]] * 2,
+        )
+        inits.append(numpy_helper.from_array(inputs["weight"], "w"))
+        feeds["x"] = inputs["data"]
+    graph_inputs = [
+        helper.make_tensor_value_info(k, TensorProto.FLOAT, list(v.shape)) for k, v in feeds.items()
+    ]
+    graph = helper.make_graph(
+        [node],
+        layer.name,
+        graph_inputs,
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    return model.SerializeToString(), feeds
+
+
+def bench(layer: Layer, args: argparse.Namespace, builder, runner) -> dict[str, Any]:
+    target = f"cpu -cores={args.cores}"
+    tasks = {"tunefarm": Task.make(layer.op, target=target, **layer.params)}
+    if args.baseline and layer.baseline:
+        tasks["before"] = Task.make(layer.baseline[0], target=target, **layer.baseline[1])
+    built = {}
+    for who, task in tasks.items():
+        inp = MeasureInput(task, registry.default_config(task))
+        build = builder.build([inp])[0]
+        built[who] = (inp, build)
+    main = tasks["tunefarm"]
+    inputs = registry.random_inputs(main, 0)
+    expected = registry.template(main).reference(main, inputs)
+    model, feeds = ort_model(layer, inputs)
+    sess = _timing.ort_session(model, args.cores)
+    got = sess.run(None, feeds)[0].reshape(expected.shape)
+    ort_err = float(np.abs(got - expected).max() / max(1.0, np.abs(expected).max()))
+    costs: dict[str, list[float]] = {who: [] for who in [*tasks, "ort"]}
+    errors: dict[str, str] = {}
+    for r in range(args.rounds):
+        for who, (inp, build) in built.items():
+            if who in errors:
+                continue
+            res = runner.run([inp], [build])[0]
+            if res.ok:
+                costs[who].append(res.costs[0])
+            else:
+                errors[who] = f"{res.error_no.name}: {res.error_msg[:200]}"
+        costs["ort"].append(_timing.time_once(lambda: sess.run(None, feeds), FINAL_MIN_REPEAT_MS))
+        log(
+            f"[{layer.name}] round {r + 1}: " + ", ".join(f"{k} {_ms(v)}" for k, v in costs.items())
+        )
+    med = {k: statistics.median(v) if v else math.nan for k, v in costs.items()}
+    flops = registry.flops(main)
+    return {
+        "name": layer.name,
+        "task": str(main),
+        "config": registry.default_config(main).as_dict(),
+        "gflop": flops / 1e9,
+        "median_s": med,
+        "gflops": {k: flops / v / 1e9 if v == v else math.nan for k, v in med.items()},
+        "ratio_ort": med["ort"] / med["tunefarm"],
+        "ort_max_rel_err": ort_err,
+        "errors": errors,
+    }
+
+
+def _ms(costs: list[float]) -> str:
+    return f"{costs[-1] * 1e3:.3f} ms" if costs else "-"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cores", type=int, default=1, help="tunefarm cores = ORT threads")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--layers", default="", help="comma-separated names (default: all)")
+    ap.add_argument("--baseline", action="store_true", help="also time the op's old kernel")
+    args = ap.parse_args(argv)
+    wanted = {n for n in args.layers.split(",") if n}
+    layers = [la for la in LAYERS if not wanted or la.name in wanted]
+    settings = MeasureSettings(repeat=1, min_repeat_ms=FINAL_MIN_REPEAT_MS, timeout_s=60)
+    load_before = os.getloadavg()
+    rows = []
+    with registry.local_builder() as builder, registry.local_runner(settings) as runner:
+        for layer in layers:
+            rows.append(bench(layer, args, builder, runner))
+    load_after = os.getloadavg()
+    head = "| layer | task | tunefarm ms | ORT ms | ORT/tunefarm | GFLOP/s tf / ORT |"
+    print(head + " before ms |" * args.baseline)
+    print(f"|---|---|---|---|---|---|{'---|' * args.baseline}")
+    for r in rows:
+        m, g = r["median_s"], r["gflops"]
+        extra = f" {m.get('before', math.nan) * 1e3:.2f} |" if args.baseline else ""
+        print(
+            f"| {r['name']} | {r['task']} | {m['tunefarm'] * 1e3:.3f} | {m['ort'] * 1e3:.3f} | "
+            f"{r['ratio_ort']:.2f} | {g['tunefarm']:.1f} / {g['ort']:.1f} |{extra}"
+        )
+        if r["errors"]:
+            print(f"  errors: {r['errors']}")
+    ratios = [r["ratio_ort"] for r in rows if r["ratio_ort"] == r["ratio_ort"]]
+    if ratios:
+        geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+        print(f"\ngeomean ORT/tunefarm {geo:.2f} over {len(ratios)} layers")
+    cpus = os.cpu_count()
+    print(f"load average before {load_before[0]:.1f}, after {load_after[0]:.1f} ({cpus} cpus)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
