@@ -27,7 +27,7 @@ from tunefarm.backends import registry
 from tunefarm.compiler.tasks import FLOPS_PER_BYTE, kernel_bytes, op_tasks
 from tunefarm.graph.extract import NetworkTask, extract_tasks
 from tunefarm.graph.ir import Graph
-from tunefarm.task import Task, TaskError
+from tunefarm.task import TaskError
 
 GENERIC_SLOWDOWN = 10.0
 SHOWN_NODES = 3
@@ -118,23 +118,6 @@ def fused_histogram(graph: Graph) -> dict[str, int]:
     return dict(found)
 
 
-def why_generic(task: Task) -> str:
-    """Why the backend schedules `task` with its generic template."""
-    if task.op == "conv2d" and int(task.args.get("groups", 1)) > 1:
-        from tunefarm.backends.cpu.conv2d import best_block
-        from tunefarm.backends.cpu.group_conv2d import blocks_fit
-        from tunefarm.backends.cpu.target import parse, vector_lanes
-
-        c, o, g = task.args["data"][1], task.args["weight"][0], int(task.args["groups"])
-        lanes = vector_lanes(parse(task.target)) if task.target.startswith("cpu") else 8
-        why = blocks_fit(c, o, g, best_block(c, lanes), best_block(o, lanes))
-        return f"grouped conv ({c // g} in / {o // g} out per group) in NCHW: {why}"
-    return (
-        f"no template of its own for {task.op!r} on this target: one loop nest, outer axes "
-        "in parallel, the innermost vectorised, no register tiling"
-    )
-
-
 def _line(task: NetworkTask, graph: Graph) -> KernelLine:
     try:
         template = registry.template(task.task)
@@ -145,7 +128,7 @@ def _line(task: NetworkTask, graph: Graph) -> KernelLine:
         return KernelLine(task.describe(graph), "?", True, str(exc), task.weight, task.nodes, 0.0)
     flops = task.flops * (GENERIC_SLOWDOWN if generic else 1.0)
     cost = task.weight * (flops + FLOPS_PER_BYTE * moved)
-    why = why_generic(task.task) if generic else ""
+    why = registry.generic_reason(task.task) if generic else ""
     return KernelLine(task.describe(graph), name, generic, why, task.weight, task.nodes, cost)
 
 

@@ -97,6 +97,19 @@ class CpuBackend:
             raise TaskError(f"unknown op {task.op!r}; cpu ops: {', '.join(self.ops())}")
         return found
 
+    def generic_reason(self, task: Task) -> str | None:
+        """Why a grouped conv runs the generic NCHW template (None for other ops)."""
+        if task.op != "conv2d":
+            return None
+        p = conv2d.conv_params(task)
+        if not group_conv2d.is_grouped(p):
+            return None
+        lanes = cpu_target.vector_lanes(cpu_target.parse(task.target))
+        ib, ob = p["blocks"] or (conv2d.best_block(p["c"], lanes), conv2d.best_block(p["o"], lanes))
+        why = group_conv2d.blocks_fit(p["c"], p["o"], p["groups"], ib, ob)
+        g = p["groups"]
+        return f"grouped conv ({p['c'] // g} in / {p['o'] // g} out per group) in NCHW: {why}"
+
     def anchor_variants(self, task: Task) -> list[Task]:
         return layout.anchor_variants(task)
 
