@@ -9,6 +9,12 @@ before (the generic template) joins the rounds. Prints a table of medians and th
 ORT time / tunefarm time (> 1: tunefarm faster), and the load average before and after.
 
     python benchmarks/user_kernels.py --cores 1 --rounds 5 [--layers a,b] [--baseline]
+    python benchmarks/user_kernels.py --cores 1 --rounds 5 --models vit.onnx,resnext.onnx
+
+With `--models` (ONNX files, e.g. torchvision exports) it times whole networks instead:
+each compiled untuned (`tunefarm compile` without records, target `cpu -cores=N`), its
+output checked against ONNX Runtime's, then interleaved rounds of the compiled network's
+`benchmark` and an ORT session with N intra-op threads.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ import math
 import os
 import statistics
 import sys
+import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -161,6 +169,34 @@ def bench(layer: Layer, args: argparse.Namespace, builder, runner) -> dict[str, 
     }
 
 
+def bench_model(path: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    """One ONNX model: compile untuned, check against ORT, interleaved rounds."""
+    from tunefarm.compiler import compile_graph
+    from tunefarm.frontend.models import load_model
+    from tunefarm.graph.ir import random_inputs
+    from tunefarm.recipe import onnxruntime_outputs, relative_error
+    from tunefarm.runtime.executor import GraphExecutor
+
+    name = Path(path).stem
+    model, graph = load_model(path)
+    start = time.perf_counter()
+    compiled = compile_graph(graph, f"cpu -cores={args.cores}", optimized=True)
+    compiled.save(tmp / f"{name}.tfa")
+    compile_s = time.perf_counter() - start
+    ex = GraphExecutor.load(tmp / f"{name}.tfa")
+    feeds = random_inputs(graph)
+    err = relative_error(ex.run(feeds), onnxruntime_outputs(model, feeds))
+    sess = _timing.ort_session(model.SerializeToString(), args.cores)
+    costs: dict[str, list[float]] = {"tunefarm": [], "ort": []}
+    for r in range(args.rounds):
+        costs["tunefarm"].append(ex.benchmark(repeat=1, min_repeat_ms=200).costs[0])
+        costs["ort"].append(_timing.time_once(lambda: sess.run(None, feeds), 200))
+        log(f"[{name}] round {r + 1}: " + ", ".join(f"{k} {_ms(v)}" for k, v in costs.items()))
+    med = {k: statistics.median(v) for k, v in costs.items()}
+    return {"name": name, "median_s": med, "ratio_ort": med["ort"] / med["tunefarm"],
+            "rel_err": err, "compile_s": compile_s}  # fmt: skip
+
+
 def _ms(costs: list[float]) -> str:
     return f"{costs[-1] * 1e3:.3f} ms" if costs else "-"
 
@@ -171,7 +207,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--layers", default="", help="comma-separated names (default: all)")
     ap.add_argument("--baseline", action="store_true", help="also time the op's old kernel")
+    ap.add_argument("--models", default="", help="comma-separated ONNX files: whole networks")
     args = ap.parse_args(argv)
+    if args.models:
+        return main_models(args)
     wanted = {n for n in args.layers.split(",") if n}
     layers = [la for la in LAYERS if not wanted or la.name in wanted]
     settings = MeasureSettings(repeat=1, min_repeat_ms=FINAL_MIN_REPEAT_MS, timeout_s=60)
@@ -197,6 +236,24 @@ def main(argv: list[str] | None = None) -> int:
     if ratios:
         geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
         print(f"\ngeomean ORT/tunefarm {geo:.2f} over {len(ratios)} layers")
+    cpus = os.cpu_count()
+    print(f"load average before {load_before[0]:.1f}, after {load_after[0]:.1f} ({cpus} cpus)")
+    return 0
+
+
+def main_models(args: argparse.Namespace) -> int:
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = [bench_model(p, args, Path(tmp)) for p in args.models.split(",") if p]
+    load_after = os.getloadavg()
+    print("| model | tunefarm ms | ORT ms | ORT/tunefarm | rel. error vs ORT | compile s |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        m = r["median_s"]
+        print(
+            f"| {r['name']} | {m['tunefarm'] * 1e3:.1f} | {m['ort'] * 1e3:.1f} | "
+            f"{r['ratio_ort']:.2f} | {r['rel_err']:.1e} | {r['compile_s']:.0f} |"
+        )
     cpus = os.cpu_count()
     print(f"load average before {load_before[0]:.1f}, after {load_after[0]:.1f} ({cpus} cpus)")
     return 0
