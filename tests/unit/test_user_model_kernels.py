@@ -30,10 +30,14 @@ def run_checked(tmp_path, task: Task, configs: list[Config]) -> None:
     assert all(r.error_no == MeasureErrorNo.NO_ERROR for r in results), bad
 
 
-def test_dense_row_tiles_need_not_divide_rows(tmp_path) -> None:
+@pytest.mark.parametrize("target", ["cpu", "cpu -isa=avx2"])
+def test_dense_row_tiles_need_not_divide_rows(tmp_path, target: str) -> None:
     """13 rows (prime) in tiles of 4, 5 and 8: the last tile computes padded rows that the
-    output crops; bias and residual read the real rows only."""
-    task = Task.make("dense", data=(13, 48), weight=(32, 48), epilogue=("bias", "residual"))
+    output crops; bias and residual read the real rows only. On the host's ISA and on AVX2
+    (8 lanes, another default tile)."""
+    task = Task.make(
+        "dense", target=target, data=(13, 48), weight=(32, 48), epilogue=("bias", "residual")
+    )
     space = registry.config_space(task)
     assert {4, 5, 8} <= set(space.knobs["tile_n"].entities)
     base = registry.default_config(task).as_dict()
@@ -164,9 +168,11 @@ def resnext_block(c: int = 32, width: int = 32, groups: int = 8):
     return model
 
 
-def test_grouped_conv_network_keeps_the_blocked_layout(tmp_path) -> None:
+@pytest.mark.parametrize("target", ["cpu", "cpu -isa=avx2"])
+def test_grouped_conv_network_keeps_the_blocked_layout(tmp_path, target: str) -> None:
     """A ResNeXt bottleneck compiles with its grouped conv in the blocked layout (no layout
-    transform between the convs) and matches ONNX Runtime."""
+    transform between the convs) and matches ONNX Runtime, with 16 lanes (two groups of 4
+    per block on an AVX-512 host) and 8."""
     from tunefarm.compiler import compile_graph
     from tunefarm.frontend.models import load_model
     from tunefarm.graph.ir import random_inputs
@@ -175,7 +181,7 @@ def test_grouped_conv_network_keeps_the_blocked_layout(tmp_path) -> None:
 
     model = resnext_block()
     _, graph = load_model(model.SerializeToString())
-    compiled = compile_graph(graph, "cpu", optimized=True)
+    compiled = compile_graph(graph, target, optimized=True)
     names = [k.name for k in compiled.plan.kernels]
     # NCHW -> blocked at the input, back at the output; none around the grouped conv
     assert sum("layout_transform" in n for n in names) == 2, names
