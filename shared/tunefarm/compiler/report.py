@@ -9,7 +9,8 @@ For a network and a target it gives:
   that is the backend's generic fallback and why (no template for the op; a grouped conv
   whose channel blocks would split a group), and its estimated share of the network's time.
 
-The estimate needs no measurement: a kernel costs its FLOPs plus `FLOPS_PER_BYTE` per byte
+The estimate needs no measurement: a kernel costs the FLOPs its loop nest runs (padding and
+a packed grouped conv's zeros included, `executed_flops`) plus `FLOPS_PER_BYTE` per byte
 it moves (as the task scheduler's op-task threshold counts it, `compiler.tasks`), and a
 generic kernel's FLOPs count `GENERIC_SLOWDOWN` times, since its loop nest is parallel and
 vectorised at the innermost axis only, with no register tile (a grouped 3x3 conv measured
@@ -19,6 +20,7 @@ kernels; it does not predict milliseconds.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -27,7 +29,8 @@ from tunefarm.backends import registry
 from tunefarm.compiler.tasks import FLOPS_PER_BYTE, kernel_bytes, op_tasks
 from tunefarm.graph.extract import NetworkTask, extract_tasks
 from tunefarm.graph.ir import Graph
-from tunefarm.task import TaskError
+from tunefarm.ir import tensor as te
+from tunefarm.task import Task, TaskError
 
 GENERIC_SLOWDOWN = 10.0
 SHOWN_NODES = 3
@@ -118,15 +121,29 @@ def fused_histogram(graph: Graph) -> dict[str, int]:
     return dict(found)
 
 
+def executed_flops(task: Task) -> float:
+    """2 x the multiply-adds the default kernel's reductions run, padding included: a
+    grouped conv with several groups per vector multiplies zeros, a dense or batch matmul
+    computes its last tile's padded rows (0 when the kernel has no reduction)."""
+    kdef = registry.base_kernel(task)
+    total = 0
+    for t in te.ComputeDAG(kdef.outputs, kdef.inputs).compute_stages:
+        if t.op.reduce_axes:
+            spatial = math.prod(a.extent for a in t.op.axes)
+            total += spatial * math.prod(a.extent for a in t.op.reduce_axes)
+    return 2.0 * total
+
+
 def _line(task: NetworkTask, graph: Graph) -> KernelLine:
     try:
         template = registry.template(task.task)
         name = template.op
         generic = bool(getattr(template, "generic", False)) and name not in MOVEMENT_OPS
         moved = kernel_bytes(task.task)
+        flops = max(task.flops, executed_flops(task.task))
     except (TaskError, ValueError) as exc:
         return KernelLine(task.describe(graph), "?", True, str(exc), task.weight, task.nodes, 0.0)
-    flops = task.flops * (GENERIC_SLOWDOWN if generic else 1.0)
+    flops *= GENERIC_SLOWDOWN if generic else 1.0
     cost = task.weight * (flops + FLOPS_PER_BYTE * moved)
     why = registry.generic_reason(task.task) if generic else ""
     return KernelLine(task.describe(graph), name, generic, why, task.weight, task.nodes, cost)
