@@ -82,3 +82,47 @@ def test_compile_report_on_the_command_line(model_path, tmp_path, capsys) -> Non
     assert main(["compile", model_path, "-o", net, "--report", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert {k["template"] for k in doc["report"]["kernels"] if k["generic"]} >= {"group_conv2d"}
+
+
+def _qdq_conv(act: str) -> onnx.ModelProto:
+    """DQ -> Conv -> `act` -> Q -> DQ: folds into int8 with Relu, stays float with LeakyRelu."""
+    rng = np.random.default_rng(2)
+    o, c = 8, 4
+    ws = rng.uniform(0.002, 0.02, o).astype(np.float32)
+    arrays = {
+        "sx": np.float32(0.05), "zx": np.uint8(100),
+        "w": rng.integers(-127, 128, (o, c, 3, 3)).astype(np.int8),
+        "ws": ws, "wz": np.zeros(o, np.int8),
+        "sy": np.float32(0.03), "zy": np.uint8(0),
+    }  # fmt: skip
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
+        helper.make_node("Conv", ["xd", "wd"], ["v"], name="conv", pads=[1] * 4),
+        helper.make_node(act, ["v"], ["g"]),
+        helper.make_node("QuantizeLinear", ["g", "sy", "zy"], ["gq"]),
+        helper.make_node("DequantizeLinear", ["gq", "sy", "zy"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "qdq",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, o, 6, 6])],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in arrays.items()],
+    )
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
+def test_report_names_what_stays_float_in_a_qdq_model() -> None:
+    model = _qdq_conv("LeakyRelu")
+    _, graph = load_model(model.SerializeToString())
+    report = compile_report(graph, "cpu", model)
+    assert [n for n, _ in report.stays_float] == ["conv"]
+    assert "leaky_relu" in report.stays_float[0][1]
+    assert "float between Q/DQ pairs: 1" in "\n".join(report.lines())
+    folded = _qdq_conv("Relu")
+    _, graph = load_model(folded.SerializeToString())
+    assert compile_report(graph, "cpu", folded).stays_float == []

@@ -7,7 +7,8 @@ For a network and a target it gives:
   counted over the graph;
 - every distinct kernel the network calls, with the template that schedules it, whether
   that is the backend's generic fallback and why (no template for the op; a grouped conv
-  whose channel blocks would split a group), and its estimated share of the network's time.
+  whose channel blocks would split a group), and its estimated share of the network's time;
+- in a QDQ model, the convs and dense layers left in float between Q/DQ pairs, and why.
 
 The estimate needs no measurement: a kernel costs the FLOPs its loop nest runs (padding and
 a packed grouped conv's zeros included, `executed_flops`) plus `FLOPS_PER_BYTE` per byte
@@ -62,6 +63,7 @@ class CompileReport:
     graph_ops: dict[str, int]
     fused: dict[str, int]
     kernels: list[KernelLine] = field(default_factory=list)
+    stays_float: list[tuple[str, str]] = field(default_factory=list)  # (node, why) in QDQ
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -69,6 +71,7 @@ class CompileReport:
             "graph_ops": self.graph_ops,
             "fused": self.fused,
             "kernels": [asdict(k) for k in self.kernels],
+            "stays_float": [{"node": n, "why": w} for n, w in self.stays_float],
             "estimate": f"FLOPs + {FLOPS_PER_BYTE:g}/byte, generic FLOPs x{GENERIC_SLOWDOWN:g}",
         }
 
@@ -98,6 +101,9 @@ class CompileReport:
         for k in generic:
             where = ", ".join(k.nodes[:SHOWN_NODES]) + (", ..." if len(k.nodes) > 3 else "")
             out.append(f"  {k.kernel} ({where}): {k.why}")
+        if self.stays_float:
+            out.append(f"float between Q/DQ pairs: {len(self.stays_float)} anchor nodes")
+            out += [f"  {node}: {why}" for node, why in self.stays_float]
         return out
 
 
@@ -149,6 +155,43 @@ def _line(task: NetworkTask, graph: Graph) -> KernelLine:
     return KernelLine(task.describe(graph), name, generic, why, task.weight, task.nodes, cost)
 
 
+FOLDING_EPILOGUE = ("bias", "relu", "clip")  # what graph.passes.qdq folds with a conv
+
+
+def stays_float(graph: Graph) -> list[tuple[str, str]]:
+    """Anchors of a QDQ model left in float (their data comes from a DequantizeLinear: the
+    QDQ fold did not take them), each with the first of `graph.passes.qdq`'s conditions
+    its node visibly misses."""
+    producers = graph.producers()
+    out = []
+    for node in graph.nodes:
+        src = producers.get(node.inputs[0]) if node.inputs else None
+        if node.op not in ("conv2d", "dense") or src is None or src.op != "dequantize":
+            continue
+        out.append((node.name, _float_reason(graph, node)))
+    return out
+
+
+def _float_reason(graph: Graph, node) -> str:
+    a = node.attrs
+    extra = [e for e in a.get("epilogue", []) if str(e).split(":")[0] not in FOLDING_EPILOGUE]
+    if extra:
+        return (
+            f"epilogue {','.join(map(str, extra))}: only a bias, then Relu or Clip(0, hi) "
+            "before the QuantizeLinear, fold into int8"
+        )
+    w = graph.shape(node.inputs[1])
+    groups = int(a.get("groups", 1))
+    if node.op == "conv2d" and groups > 1 and not (w[1] == 1 and groups == w[0]):
+        return f"grouped conv ({groups} groups, not depthwise): no int8 grouped kernel"
+    if node.op == "conv2d" and (w[0] % 4 or (w[1] % 4 and groups == 1)):
+        return f"channels {w[0]} out / {w[1]} in: int8 packs 4 channels per word"
+    return (
+        "not a uint8 DequantizeLinear -> conv/dense with int8 constant weights -> one "
+        "QuantizeLinear (graph.passes.qdq's fold rules)"
+    )
+
+
 def compile_report(graph: Graph, target: str, model: Any = None) -> CompileReport:
     """The report of `graph` (optimised, as `tunefarm compile` lowers it) on `target`;
     `model` (the ONNX ModelProto it came from) gives the imported op histogram."""
@@ -167,4 +210,5 @@ def compile_report(graph: Graph, target: str, model: Any = None) -> CompileRepor
         graph_ops=dict(Counter(n.op for n in graph.nodes)),
         fused=fused_histogram(graph),
         kernels=kernels,
+        stays_float=stays_float(graph),
     )
