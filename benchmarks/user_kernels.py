@@ -71,6 +71,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("vit_fc2", "dense", dict(data=(197, 3072), weight=(768, 3072))),
     Layer("vit_qk", "batch_matmul", dict(a=(12, 197, 64), b=(12, 64, 197))),
     Layer("vit_pv", "batch_matmul", dict(a=(12, 197, 197), b=(12, 197, 64))),
+    Layer("vit8_fc1", "dense", dict(data=(1576, 768), weight=(3072, 768))),  # batch 8
+    Layer("vit8_qk", "batch_matmul", dict(a=(96, 197, 64), b=(96, 64, 197))),
     _gconv("resnext_s1", 128, 56, 32),
     _gconv("resnext_s2", 256, 28, 32),
     _gconv("resnext_s3", 512, 14, 32),
