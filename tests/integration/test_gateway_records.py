@@ -115,3 +115,15 @@ def spool_at(spool_dir: Path, store: str):
     from tunefarm.store.spool import SpooledStore
 
     return SpooledStore.for_url(store, spool_dir, "vision")
+
+
+def test_a_warm_job_refreshes_the_fleet_set_in_the_background(config) -> None:
+    from tunefarm.recipe import reuse
+
+    doc = {"tenant": "vision", "target": "cpu", "device_key": "local", "reuse": "warm"}
+    assert records_store.refresh(config.with_(store="none"), doc) is None
+    assert records_store.refresh(config, {**doc, "reuse": "best"}) is None
+    records_store.refresh(config, doc).join(30)
+    with open_store(config.store, "vision") as store:
+        cached = reuse._FLEET[(store.url, "cpu", "local")]
+        assert cached[0] == store.revision() and len(cached[1]) == 7

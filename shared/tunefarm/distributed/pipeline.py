@@ -369,6 +369,8 @@ def _tune(config: ServiceConfig, app: Any, jobs: JobStore, job_id: str) -> Progr
     finally:
         records_store.publish(reader, writer, summary.reuse if summary else None)
         records_store.close(reader, writer)
+    if summary is not None:
+        records_store.refresh(config, doc)
     return progress
 
 

@@ -9,6 +9,7 @@ artifact store, to be flushed in order by the next put that reaches the store.
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from tunefarm import metrics
@@ -50,6 +51,28 @@ def publish(reader: RecordStore | None, writer: SpooledStore | None, reuse: Any)
         metrics.TRIALS_SAVED.inc(reuse.get("trials_saved", 0))
     if writer is not None:
         metrics.SPOOL_DEPTH.set(writer.depth())
+
+
+def refresh(config: ServiceConfig, doc: dict[str, Any]) -> threading.Thread | None:
+    """After a warm job added records: rebuild the fleet set of its target in a background
+    thread (on a store of its own, closed when done), so the next warm job on this worker
+    finds it cached."""
+    if config.store.strip().lower() == NONE or doc.get("reuse", "warm") != "warm":
+        return None
+    tenant, fleet = doc.get("tenant") or "default", bool(doc.get("records_fleet"))
+
+    def run() -> None:
+        from tunefarm.recipe.reuse import fleet_records
+
+        try:
+            with open_store(config.store, tenant, fleet) as store:
+                fleet_records(store, doc["target"], doc["device_key"])
+        except StoreError as exc:  # the next job reads it in the foreground instead
+            _log.warning("fleet set refresh failed: %s", exc)
+
+    thread = threading.Thread(target=run, name="fleet-refresh", daemon=True)
+    thread.start()
+    return thread
 
 
 def close(reader: RecordStore | None, writer: SpooledStore | None) -> None:
