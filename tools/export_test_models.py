@@ -310,7 +310,8 @@ def main(argv: list[str] | None = None) -> int:
                 for stale in args.out.glob(f"{key}.*"):
                     stale.unlink()
                 print(f"{key}: export failed: {msg}", flush=True)
-    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+            # after each export: a long run stopped halfway keeps what it made
+            manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return 0
 
 
