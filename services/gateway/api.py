@@ -20,6 +20,7 @@ from tunefarm_services.gateway import auth
 from tunefarm_services.gateway.app import API_PREFIX, gateway, json_error
 from tunefarm_services.gateway.validation import unknown_fields, validate_submission
 
+from tunefarm.distributed import slots
 from tunefarm.distributed.artifacts import MODEL_FILE
 from tunefarm.distributed.celery_app import CONVERT
 from tunefarm.distributed.jobs import STATES, TERMINAL, JobNotFound, JobStore, new_job_id
@@ -166,8 +167,13 @@ def summary(doc: dict[str, Any]) -> dict[str, Any]:
 @api.get("/jobs/<job_id>")
 @auth.require(auth.READ)
 def job_detail(job_id: str):
-    """The whole job document: state, task table, estimated latency, results."""
-    return jsonify({**find_job(job_id), "links": links(job_id)})
+    """The whole job document: state, task table, estimated latency, results, and while it
+    waits for a search slot its place in the queue (`queue`)."""
+    doc = find_job(job_id)
+    queue = None
+    if doc["state"] not in TERMINAL:
+        queue = slots.queue_info(gateway().config, doc, gateway().redis)
+    return jsonify({**doc, "queue": queue, "links": links(job_id)})
 
 
 def find_job(job_id: str, token: auth.Token | None = None) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from tunefarm_services.gateway.validation import (
     TUNERS,
 )
 
+from tunefarm.distributed.fairshare import PRIORITY_DEFAULT, PRIORITY_MAX, PRIORITY_MIN
 from tunefarm.distributed.jobs import STATES
 
 VERSION = "1.0.0"
@@ -336,6 +337,14 @@ def _submission_fields() -> dict[str, Any]:
             "network on the device and the fastest there is shipped (0: off).",
         },
         "batch": {"type": "integer", "minimum": 1, "maximum": MAX_BATCH, "default": 1},
+        "priority": {
+            "type": "integer",
+            "minimum": PRIORITY_MIN,
+            "maximum": PRIORITY_MAX,
+            "default": PRIORITY_DEFAULT,
+            "description": "Higher runs sooner among its tenant's jobs waiting for a search "
+            "slot; tenants share the slots fairly whatever their jobs' priorities.",
+        },
         "name": {"type": "string", "maxLength": MAX_NAME},
         "input_shapes": {
             "type": "object",
@@ -429,6 +438,21 @@ def _job_common() -> dict[str, Any]:
         "policy": {"type": "string"},
         "early_stopping": {"type": "integer", "nullable": True},
         "select_top": {"type": "integer"},
+        "priority": {"type": "integer"},
+        "queue": {
+            "type": "object",
+            "nullable": True,
+            "description": "While the job waits for a search slot: its position, the jobs "
+            "ahead of it, the slots busy, and the estimated seconds until it starts (null "
+            "before any job finished).",
+            "properties": {
+                "position": {"type": "integer"},
+                "ahead": {"type": "integer"},
+                "tenant_ahead": {"type": "integer"},
+                "running": {"type": "integer"},
+                "estimated_start_s": {"type": "number", "nullable": True},
+            },
+        },
         "selection": _selection(),
         "delivered": {"type": "string", "enum": ["tuned", "untuned"]},
         "state": {"type": "string", "enum": list(STATES)},

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tunefarm.compiler.select import DEFAULT_TOP_K
+from tunefarm.distributed.fairshare import PRIORITY_DEFAULT, PRIORITY_MAX, PRIORITY_MIN
 from tunefarm.frontend.models import ZOO_PREFIX
 from tunefarm.tune.factory import TUNER_NAMES as TUNERS
 from tunefarm.tune.policy import POLICIES
@@ -43,6 +44,7 @@ FIELDS = (
     "name",
     "input_shapes",
     "quantize",
+    "priority",
 )
 QUANTIZE = ("int8",)  # the only scheme a job can ask for: the packed (vta) flow's
 PACKED_TARGETS = ("vta", "vta -config=1x32x32")  # offered by the submit form (the presets)
@@ -97,6 +99,7 @@ def validate_submission(
         ("name", lambda: _name(fields.get("name"))),
         ("input_shapes", lambda: _input_shapes(fields.get("input_shapes"))),
         ("quantize", lambda: _quantize(fields.get("quantize"))),
+        ("priority", lambda: _priority(fields.get("priority"))),
     )
     for field, check in checks:
         try:
@@ -131,6 +134,10 @@ def unknown_fields(fields: Mapping[str, Any]) -> FieldErrors:
         if field not in FIELDS:
             errors[field] = f"unknown field; a submission has {', '.join(FIELDS)}"
     return errors
+
+
+def _priority(value: Any) -> int:
+    return _int(value, PRIORITY_MIN, PRIORITY_MAX, default=PRIORITY_DEFAULT)
 
 
 # -- the model ----------------------------------------------------------------------------------

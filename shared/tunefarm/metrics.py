@@ -46,6 +46,18 @@ MEASURE_SECONDS = Histogram(
     buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60),
 )
 
+DISPATCH_SECONDS = Histogram(
+    "tunefarm_dispatch_seconds",
+    "Time a candidate waits from being queued to a worker starting it, per queue.",
+    ["queue"],
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30),
+)
+SEARCH_SLOTS = Gauge(
+    "tunefarm_search_slots_busy",
+    "Search slots running a job now, per search worker process.",
+    multiprocess_mode="livesum",
+)
+
 
 def registry(collectors: Iterable[Any] = ()) -> CollectorRegistry:
     """A registry for /metrics: the multiprocess collector when enabled, else the default
@@ -55,7 +67,15 @@ def registry(collectors: Iterable[Any] = ()) -> CollectorRegistry:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         MultiProcessCollector(reg)
     else:
-        for metric in (TRIALS, BEST_GFLOPS, ESTIMATED_LATENCY, BUILD_SECONDS, MEASURE_SECONDS):
+        for metric in (
+            TRIALS,
+            BEST_GFLOPS,
+            ESTIMATED_LATENCY,
+            BUILD_SECONDS,
+            MEASURE_SECONDS,
+            DISPATCH_SECONDS,
+            SEARCH_SLOTS,
+        ):
             reg.register(metric)
     for collector in collectors:
         reg.register(collector)

@@ -46,6 +46,7 @@ class ServiceConfig:
     heartbeat_ttl_s: float = 15.0
     visibility_timeout_s: float = 300.0
     max_upload_mb: float = 200.0
+    simulate: str = ""  # TUNEFARM_SIMULATE (scale harness): delays instead of compile and run
 
     @staticmethod
     def from_env(env: Mapping[str, str] | None = None) -> ServiceConfig:
@@ -66,6 +67,7 @@ class ServiceConfig:
             heartbeat_ttl_s=_number(env, "TUNEFARM_HEARTBEAT_TTL", 15.0),
             visibility_timeout_s=_number(env, "TUNEFARM_VISIBILITY_TIMEOUT", 300.0),
             max_upload_mb=_number(env, "TUNEFARM_MAX_UPLOAD_MB", 200.0),
+            simulate=_simulate(env.get("TUNEFARM_SIMULATE") or ""),
         )
 
     def with_(self, **changes) -> ServiceConfig:
@@ -93,6 +95,17 @@ class ServiceConfig:
             socket_connect_timeout=min(5.0, socket_timeout),
             health_check_interval=30,
         )
+
+
+def _simulate(text: str) -> str:
+    """TUNEFARM_SIMULATE, checked at start-up (a typo must not run real compiles)."""
+    from tunefarm.distributed.simulate import Simulation
+
+    try:
+        Simulation.parse(text)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return text
 
 
 def prepare_metrics_dir() -> str:
