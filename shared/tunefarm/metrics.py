@@ -58,6 +58,12 @@ SEARCH_SLOTS = Gauge(
     multiprocess_mode="livesum",
 )
 
+STARTED = Gauge(
+    "tunefarm_process_start_time_seconds",
+    "When this worker, agent or gateway process started (a restart changes it).",
+    multiprocess_mode="max",
+)
+
 
 def registry(collectors: Iterable[Any] = ()) -> CollectorRegistry:
     """A registry for /metrics: the multiprocess collector when enabled, else the default
@@ -75,6 +81,7 @@ def registry(collectors: Iterable[Any] = ()) -> CollectorRegistry:
             MEASURE_SECONDS,
             DISPATCH_SECONDS,
             SEARCH_SLOTS,
+            STARTED,
         ):
             reg.register(metric)
     for collector in collectors:

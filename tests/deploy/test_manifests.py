@@ -454,7 +454,8 @@ def test_compose_stack():
     services = compose["services"]
     assert services["redis"]["image"] == "redis:7.0.15"
     assert re.fullmatch(r"prom/prometheus:v\d+\.\d+\.\d+", services["prometheus"]["image"])
-    tunefarm = {n: s for n, s in services.items() if n not in {"redis", "prometheus"}}
+    assert re.fullmatch(r"grafana/grafana:\d+\.\d+\.\d+", services["grafana"]["image"])
+    tunefarm = {n: s for n, s in services.items() if n not in {"redis", "prometheus", "grafana"}}
     assert {s["image"] for s in tunefarm.values()} == {"tunefarm:0.1.0"}
     for name, svc in tunefarm.items():
         assert "artifacts:/data/artifacts" in svc["volumes"], name

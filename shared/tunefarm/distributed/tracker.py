@@ -88,7 +88,12 @@ class Tracker:
             device=dict(device or {}),
         )
         self._write(info)
+        self.r.sadd(self.config.key("device-keys"), key)  # an alert needs keys that lost all
         return info
+
+    def known_keys(self) -> list[str]:
+        """Every device key an agent ever registered under (those with none now included)."""
+        return sorted(self.r.smembers(self.config.key("device-keys")))
 
     def heartbeat(self, info: AgentInfo) -> None:
         info.last_heartbeat = time.time()
