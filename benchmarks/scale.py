@@ -50,7 +50,9 @@ class ScaleSpec:
     agents_per_process: int = 100
     builders_per_process: int = 16
     sender_processes: int = 4
+    fail_every: int = 50  # every 50th candidate is a (simulated) build error
     builds_only: bool = False  # measure_s 0: the build farm alone is the bottleneck
+    metrics: bool = False  # workers, agents and senders serve /metrics (for Prometheus)
 
     @staticmethod
     def ci() -> ScaleSpec:
@@ -72,14 +74,17 @@ def percentile(values: list[float], q: float) -> float | None:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _senders(env: dict, spec: ScaleSpec, jobs: list[tuple[str, int]], out) -> None:
+def _senders(env: dict, spec: ScaleSpec, jobs: list[tuple[str, int]], out, port: int) -> None:
     """A sending process: one thread per simulated job (a search worker's sending side)."""
     os.environ.update(env)
+    from tunefarm import metrics
     from tunefarm.distributed.celery_app import make_app
     from tunefarm.distributed.config import ServiceConfig
     from tunefarm.distributed.simulate import SimulatedJob
 
     app = make_app(ServiceConfig.from_env())
+    if port:
+        metrics.serve(port)
     sims = [SimulatedJob(app, job_id, KEY, spec.batch, spec.rounds, index=i) for job_id, i in jobs]
     threads = [threading.Thread(target=s.run) for s in sims]
     for t in threads:
@@ -99,29 +104,43 @@ def _probe(url: str, stop: threading.Event, samples: list[float]) -> None:
             samples.append(5.0)
 
 
-def run(spec: ScaleSpec, tmp: Path, log=print) -> dict:
-    """Start the simulated farm, run the jobs, stop everything; returns the report."""
+def run(spec: ScaleSpec, tmp: Path, log=print, on_ready=None, before_stop=None) -> dict:
+    """Start the simulated farm, run the jobs, stop everything; returns the report.
+    With `spec.metrics`, `on_ready(targets)` is called once the farm is up, before the jobs
+    start, with every host:port serving /metrics, and `before_stop()` after the jobs, while
+    the farm still runs (its return value is the report's `checked`)."""
     from stack_env import flush_db, free_port, stack_env, wait_for
     from tunefarm_services.stack import LocalStack, StackSpec
 
     measure_s = 0.0 if spec.builds_only else spec.measure_s
     flush_db(DB)
     env = stack_env(tmp, DB, {"scale-admin": "admin"},
-                    TUNEFARM_SIMULATE=f"build_s={spec.build_s},measure_s={measure_s}",
+                    TUNEFARM_SIMULATE=f"build_s={spec.build_s},measure_s={measure_s},"
+                                      f"fail_every={spec.fail_every}",
                     TUNEFARM_HEARTBEAT_TTL="15")  # fmt: skip
     port = free_port()
+    targets = [f"127.0.0.1:{port}"]
+
+    def metrics_port() -> str:
+        if not spec.metrics:
+            return "0"
+        targets.append(f"127.0.0.1:{free_port()}")
+        return targets[-1].rsplit(":", 1)[1]
+
     stack = LocalStack(StackSpec(port=port), env, tmp / "logs")
     commands = {"gateway": ["serve", "gateway", "--host", "127.0.0.1", "--port", str(port),
                             "--workers", "1"]}  # fmt: skip
     for i in range(math.ceil(spec.build_workers / spec.builders_per_process)):
         n = min(spec.builders_per_process, spec.build_workers - i * spec.builders_per_process)
         commands[f"buildfarm-{i}"] = ["worker", "buildfarm", "--pool", "threads",
-                                      "--concurrency", str(n), "--metrics-port", "0",
+                                      "--concurrency", str(n), "--metrics-port", metrics_port(),
                                       "--loglevel", "WARNING"]  # fmt: skip
     for i in range(math.ceil(spec.agents / spec.agents_per_process)):
         n = min(spec.agents_per_process, spec.agents - i * spec.agents_per_process)
-        commands[f"agent-{i}"] = ["agent", "--key", KEY, "--target", "cpu", "--slots", str(n),
-                                  "--metrics-port", "0", "--loglevel", "WARNING"]  # fmt: skip
+        commands[f"agent-{i}"] = [
+            *("agent", "--key", KEY, "--target", "cpu", "--slots", str(n)),
+            *("--metrics-port", metrics_port(), "--loglevel", "WARNING"),
+        ]
     os.environ.update({k: v for k, v in env.items() if k.startswith("TUNEFARM_")})
     from tunefarm.distributed.config import ServiceConfig
     from tunefarm.distributed.jobs import JobStore
@@ -129,23 +148,20 @@ def run(spec: ScaleSpec, tmp: Path, log=print) -> dict:
 
     config = ServiceConfig.from_env()
     r = config.redis()
-    stack.commands = {"gateway": commands["gateway"]}
-    stack.start_one("gateway")
-    wait_for(lambda: urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2),
-             60, "the gateway")  # fmt: skip
     mem0 = r.info("memory")["used_memory"]
     stack.commands = commands
     try:
         t0 = time.monotonic()
         for name in commands:
-            if name != "gateway":
-                stack.start_one(name)
+            stack.start_one(name)
+        wait_for(lambda: urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2),
+                 60, "the gateway")  # fmt: skip
         tracker = Tracker(config)
         wait_for(lambda: len(tracker.agents(KEY)) >= spec.agents, 300,
                  f"{spec.agents} agents to register", every_s=1)  # fmt: skip
         started_s = time.monotonic() - t0
         log(f"farm up in {started_s:.1f} s")
-        time.sleep(2)  # let the build workers' consumers attach
+        time.sleep(1)  # let the build workers' consumers attach
         mem_agents = r.info("memory")["used_memory"]
         t = time.perf_counter()
         listed = tracker.agents(KEY)
@@ -168,7 +184,12 @@ def run(spec: ScaleSpec, tmp: Path, log=print) -> dict:
         ctx = multiprocessing.get_context("fork")
         out = ctx.Queue()
         shares = [ids[p :: spec.sender_processes] for p in range(spec.sender_processes)]
-        procs = [ctx.Process(target=_senders, args=(env, spec, s, out)) for s in shares if s]
+        shares = [s for s in shares if s]
+        ports = [int(metrics_port()) for _ in shares]
+        procs = [ctx.Process(target=_senders, args=(env, spec, s, out, p))
+                 for s, p in zip(shares, ports, strict=True)]  # fmt: skip
+        if on_ready is not None:
+            on_ready(list(targets))
         run_start = time.time()
         probe.start()
         for p in procs:
@@ -182,6 +203,7 @@ def run(spec: ScaleSpec, tmp: Path, log=print) -> dict:
                 pass
             peak_mem = max(peak_mem, r.info("memory")["used_memory"])
             stack.check_alive()
+        checked = before_stop() if before_stop is not None else None
         for p in procs:
             p.join(timeout=30)
         stop.set()
@@ -190,6 +212,7 @@ def run(spec: ScaleSpec, tmp: Path, log=print) -> dict:
         report = _report(spec, r, config, results, samples, run_start, run_end,
                          mem0, mem_agents, peak_mem)  # fmt: skip
         report["farm_start_s"] = round(started_s, 1)
+        report["checked"] = checked
         report["tracker_list_agents_s"] = round(scan_s, 4)
         report["tracker_heartbeat_ms"] = round(heartbeat_s * 1e3, 3)
         return report
@@ -229,7 +252,8 @@ def _report(spec, r, config, results, samples, run_start, run_end, mem0, mem_age
         "errors": errors,
         "expected": expected,
         "lost": expected - measured - errors,
-        "duplicated": max(0, len(starts) - expected),
+        # every start is one build (builds only) or one measured candidate, never two
+        "duplicated": len(starts) - (expected if spec.builds_only else measured),
         "gateway_healthz_p50_s": percentile(samples, 0.5),
         "gateway_healthz_p99_s": percentile(samples, 0.99),
         "redis_bytes_per_agent": round((mem_agents - mem0) / spec.agents),

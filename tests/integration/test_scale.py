@@ -30,9 +30,11 @@ def test_the_harness_at_ci_size_loses_and_duplicates_nothing(tmp_path):
     spec = harness.ScaleSpec.ci()
     report = harness.run(spec, tmp_path, log=lambda *_: None)
     assert report["expected"] == spec.jobs * spec.batch * spec.rounds == 240
-    assert report["measured_ok"] == report["expected"] and report["errors"] == 0
+    # every 50th candidate (by hash) is a simulated build error, the rest are measured
+    assert 0 < report["errors"] < 20
+    assert report["measured_ok"] + report["errors"] == report["expected"]
     assert report["lost"] == 0 and report["duplicated"] == 0
-    assert report["dispatched"] == report["expected"]
+    assert report["dispatched"] == report["measured_ok"]
     # loose bounds: CI hosts are loaded; the figures at full size are in docs/scaling.md
     assert report["measure_dispatch_p50_s"] < 1.0
     assert report["gateway_healthz_p99_s"] < 2.0

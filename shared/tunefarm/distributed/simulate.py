@@ -1,12 +1,12 @@
 """Simulated work for the scale harness (`benchmarks/scale.py`): the real services with the
 compile and the kernel run replaced by delays, so a laptop can play a fleet.
 
-`TUNEFARM_SIMULATE="build_s=0.25,measure_s=5"` makes every build worker and agent of the
-stack sleep instead of compiling or measuring, and answer with a deterministic cost (a hash of
-the candidate's config), so the tuners, tickets, fair dispatch, tracker and metrics run
-exactly as in production. `SimulatedJob` plays a search worker's sending side: batches of
-candidates through the real `CeleryBuilder` and `CeleryRunner`, with the job's document and
-progress events written as a real search writes them.
+`TUNEFARM_SIMULATE="build_s=0.25,measure_s=5,fail_every=50"` makes every build worker and
+agent of the stack sleep instead of compiling or measuring, and answer with a deterministic
+cost (a hash of the candidate's config; every 50th candidate a build error), so the tickets,
+fair dispatch, tracker and metrics run exactly as in production. `SimulatedJob` plays a
+search worker's sending side: batches of candidates through the real `CeleryBuilder` and
+`CeleryRunner`, with the job's document and progress events written as a real search does.
 """
 
 from __future__ import annotations
@@ -37,19 +37,22 @@ class Simulation:
 
     build_s: float = 0.0
     measure_s: float = 0.0
+    fail_every: float = 0  # every Nth candidate (by hash) is a build error; 0: none
 
     @staticmethod
     def parse(text: str) -> Simulation | None:
-        """`build_s=0.25,measure_s=5` -> Simulation; empty -> None; a bad entry names it."""
+        """`build_s=0.25,measure_s=5,fail_every=50` -> Simulation; empty -> None; a bad entry
+        names it."""
         if not text.strip():
             return None
         values: dict[str, float] = {}
         for part in text.split(","):
             name, _, raw = part.partition("=")
             name = name.strip()
-            if name not in ("build_s", "measure_s"):
+            if name not in ("build_s", "measure_s", "fail_every"):
                 raise ValueError(
-                    f"TUNEFARM_SIMULATE: unknown entry {name!r}; use build_s=S,measure_s=S"
+                    f"TUNEFARM_SIMULATE: unknown entry {name!r}; "
+                    "use build_s=S,measure_s=S,fail_every=N"
                 )
             try:
                 values[name] = float(raw)
@@ -76,6 +79,9 @@ def build(sim: Simulation, inp_json: dict[str, Any]) -> dict[str, Any]:
     """What a build worker answers for a simulated compile."""
     time.sleep(sim.build_s)
     source_hash = hashlib.sha1(json.dumps(inp_json, sort_keys=True).encode()).hexdigest()
+    if sim.fail_every and int(source_hash[:8], 16) % int(sim.fail_every) == 0:
+        failed = BuildResult.failed(MeasureErrorNo.BUILD_ERROR, "simulated compile error")
+        return failed.to_json()
     result = BuildResult(KERNEL_PREFIX + source_hash, flops=1e6, build_seconds=sim.build_s,
                          source_hash=source_hash)  # fmt: skip
     return result.to_json()
@@ -118,6 +124,7 @@ class SimulatedJob:
     stop: threading.Event = field(default_factory=threading.Event)
 
     def run(self) -> SimulatedJob:
+        from tunefarm import metrics
         from tunefarm.distributed.jobs import JobStore
         from tunefarm.distributed.remote import CeleryBuilder, CeleryRunner
 
@@ -128,6 +135,16 @@ class SimulatedJob:
         runner = CeleryRunner(self.app, self.device_key, settings)
         jobs.set_state(self.job_id, "tuning", waiting_for=None)
         start = time.monotonic()
+        metrics.SEARCH_SLOTS.inc()  # a simulated job holds a search slot as a real one does
+        try:
+            self._rounds(jobs, builder, runner, metrics)
+        finally:
+            metrics.SEARCH_SLOTS.dec()
+        self.wall_s = time.monotonic() - start
+        jobs.set_state(self.job_id, "done")
+        return self
+
+    def _rounds(self, jobs, builder, runner, metrics) -> None:
         for r in range(self.rounds):
             if self.stop.is_set():
                 break
@@ -139,6 +156,10 @@ class SimulatedJob:
             event = {"task": 0, "trials": self.measured, "ok": ok, "errors": len(results) - ok}
             jobs.add_event(self.job_id, "batch", event)
             jobs.update(self.job_id, trials_done=self.measured)
-        self.wall_s = time.monotonic() - start
-        jobs.set_state(self.job_id, "done")
-        return self
+            for res in results:
+                status = "ok" if res.ok else res.error_no.name
+                metrics.TRIALS.labels(self.job_id, "0", status).inc()
+            best = min((res.min for res in results if res.ok), default=None)
+            if best is not None:
+                metrics.BEST_GFLOPS.labels(self.job_id, "0").set(1e6 / best / 1e9)
+                metrics.ESTIMATED_LATENCY.labels(self.job_id).set(best * 1e3)
