@@ -74,8 +74,10 @@ def percentile(values: list[float], q: float) -> float | None:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _senders(env: dict, spec: ScaleSpec, jobs: list[tuple[str, int]], out, port: int) -> None:
-    """A sending process: one thread per simulated job (a search worker's sending side)."""
+def _senders(env: dict, spec: ScaleSpec, jobs: list[tuple[str, int]], out, port: int,
+             release) -> None:  # fmt: skip
+    """A sending process: one thread per simulated job (a search worker's sending side).
+    It serves its metrics until `release` is set."""
     os.environ.update(env)
     from tunefarm import metrics
     from tunefarm.distributed.celery_app import make_app
@@ -92,6 +94,7 @@ def _senders(env: dict, spec: ScaleSpec, jobs: list[tuple[str, int]], out, port:
     for t in threads:
         t.join()
     out.put([(s.job_id, s.measured, s.errors, s.wall_s) for s in sims])
+    release.wait(120)
 
 
 def _probe(url: str, stop: threading.Event, samples: list[float]) -> None:
@@ -186,7 +189,8 @@ def run(spec: ScaleSpec, tmp: Path, log=print, on_ready=None, before_stop=None) 
         shares = [ids[p :: spec.sender_processes] for p in range(spec.sender_processes)]
         shares = [s for s in shares if s]
         ports = [int(metrics_port()) for _ in shares]
-        procs = [ctx.Process(target=_senders, args=(env, spec, s, out, p))
+        release = ctx.Event()
+        procs = [ctx.Process(target=_senders, args=(env, spec, s, out, p, release))
                  for s, p in zip(shares, ports, strict=True)]  # fmt: skip
         if on_ready is not None:
             on_ready(list(targets))
@@ -195,15 +199,17 @@ def run(spec: ScaleSpec, tmp: Path, log=print, on_ready=None, before_stop=None) 
         for p in procs:
             p.start()
         peak_mem = 0
-        results = []
-        while len(results) < len(procs):
+        results, replies = [], 0
+        while replies < len(procs):
             try:
                 results.extend(out.get(timeout=1))
-            except Exception:
+                replies += 1
+            except Exception:  # queue.Empty: nothing yet
                 pass
             peak_mem = max(peak_mem, r.info("memory")["used_memory"])
             stack.check_alive()
         checked = before_stop() if before_stop is not None else None
+        release.set()
         for p in procs:
             p.join(timeout=30)
         stop.set()
@@ -225,10 +231,11 @@ def _report(spec, r, config, results, samples, run_start, run_end, mem0, mem_age
     errors = sum(e for _, _, e, _ in results)
     expected = spec.jobs * spec.batch * spec.rounds
     step = "build" if spec.builds_only else "measure"
-    starts = []
+    starts, overheads = [], []
     for raw in r.lrange(config.key("simulate", "dispatch", step), 0, -1):
-        when, waited = raw.split()
-        starts.append((float(when), float(waited)))
+        when, waited, idle = (float(x) for x in raw.split())
+        starts.append((when, waited))
+        overheads.append(min(waited, idle))
     waits = [w for _, w in starts]
     runs = sorted(w for _, _, _, w in results)
     window_end = run_start + runs[0]  # every job sends until the first one finishes
@@ -247,6 +254,9 @@ def _report(spec, r, config, results, samples, run_start, run_end, mem0, mem_age
         "window_s": round(window_end - window_start, 1),
         f"{step}_dispatch_p50_s": percentile(waits, 0.5),
         f"{step}_dispatch_p99_s": percentile(waits, 0.99),
+        # of those waits, the part where a worker was free too (not queueing for a busy farm)
+        f"{step}_dispatch_overhead_p50_s": percentile(overheads, 0.5),
+        f"{step}_dispatch_overhead_p99_s": percentile(overheads, 0.99),
         "dispatched": len(starts),
         "measured_ok": measured,
         "errors": errors,

@@ -68,22 +68,26 @@ def measure(self, *message_args) -> str:
     """One candidate, once per ticket (a re-sent or redelivered message measures nothing
     twice); the result goes to the ticket. The message is a wake-up: the candidate is the
     fair pick of the key's queue (round robin between jobs)."""
-    work_item = take(_state["dispatch"], message_args)
-    if work_item is None:
+    item = take(_state["dispatch"], message_args)
+    if item is None:
         return "nothing waiting"
-    ticket, (build_json, inp_json, settings_json), waited = work_item
-    metrics.DISPATCH_SECONDS.labels(_state["key"]).observe(waited)
+    build_json, inp_json, settings_json = item.args
+    metrics.DISPATCH_SECONDS.labels(_state["key"]).observe(item.waited_s)
 
     def work() -> dict:
         start = time.perf_counter()
         if _state["runner"].simulation is not None:  # the scale harness's dispatch clock
-            simulate.record_dispatch(_state["tickets"].r, config, "measure", waited)
-        with _Busy():
-            result = _state["runner"].measure(build_json, inp_json, settings_json)
+            idle = time.time() - getattr(_local, "last_end", 0.0)
+            simulate.record_dispatch(_state["tickets"].r, config, "measure", item.waited_s, idle)
+        try:
+            with _Busy():
+                result = _state["runner"].measure(build_json, inp_json, settings_json)
+        finally:
+            _local.last_end = time.time()
         metrics.MEASURE_SECONDS.labels(_state["key"]).observe(time.perf_counter() - start)
         return result
 
-    return _state["tickets"].run(ticket, _owner(self.request), work)
+    return _state["tickets"].run(item.ticket, _owner(self.request), work, item.inbox)
 
 
 @app.task(name=EVALUATE, bind=True)

@@ -7,6 +7,8 @@ worker reads it."""
 
 import os
 import socket
+import threading
+import time
 
 from tunefarm_services.app import app, config
 
@@ -17,6 +19,7 @@ from tunefarm.distributed.fairshare import DispatchQueue, take
 from tunefarm.distributed.tickets import Tickets
 
 _state: dict = {}  # per pool process, made on first use (after the fork)
+_local = threading.local()  # per pool thread: when its last build ended (the harness's clock)
 
 
 def tickets() -> Tickets:
@@ -29,17 +32,21 @@ def tickets() -> Tickets:
 @app.task(name=BUILD, bind=True)
 def build(self, *message_args) -> str:
     store = tickets()
-    work_item = take(_state["dispatch"], message_args)
-    if work_item is None:
+    item = take(_state["dispatch"], message_args)
+    if item is None:
         return "nothing waiting"
-    ticket, (inp_json, timeout_s, options), waited = work_item
-    metrics.DISPATCH_SECONDS.labels("build").observe(waited)
+    inp_json, timeout_s, options = item.args
+    metrics.DISPATCH_SECONDS.labels("build").observe(item.waited_s)
 
     def work() -> dict:
         if config.simulate:  # the scale harness's dispatch clock
-            simulate.record_dispatch(store.r, config, "build", waited)
-        with metrics.BUILD_SECONDS.time():
-            return candidates.build_candidate(config, inp_json, timeout_s, options)
+            idle = time.time() - getattr(_local, "last_end", 0.0)
+            simulate.record_dispatch(store.r, config, "build", item.waited_s, idle)
+        try:
+            with metrics.BUILD_SECONDS.time():
+                return candidates.build_candidate(config, inp_json, timeout_s, options)
+        finally:
+            _local.last_end = time.time()
 
     owner = f"{socket.gethostname()}:{os.getpid()}:{self.request.id}"
-    return store.run(ticket, owner, work)
+    return store.run(item.ticket, owner, work, item.inbox)

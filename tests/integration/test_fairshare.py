@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from tunefarm.distributed.fairshare import DispatchQueue, SearchAdmission, take
+from tunefarm.distributed.fairshare import DispatchQueue, SearchAdmission, Work, take
 from tunefarm.distributed.slots import queue_info
 
 
@@ -98,12 +98,15 @@ def test_dispatch_is_round_robin_between_senders(config):
 def test_dispatch_drop_forgets_a_senders_batch_and_take_reads_both_forms(config):
     queue = DispatchQueue(config, "measure.k")
     queue.push("job-a", {"ticket": "t1", "args": [{"x": 1}, 2]})
-    queue.push("job-b", {"ticket": "t2", "args": [3]})
+    queue.push("job-b", {"ticket": "t2", "args": [3], "inbox": config.key("inbox", "b")})
+    queue.push("job-c", {"ticket": "t3", "args": [4], "inbox": "other-stack:inbox:c"})
     queue.drop("job-a")
-    ticket, args, waited = take(queue, [])
-    assert (ticket, args) == ("t2", [3]) and 0 <= waited < 5
+    work = take(queue, [])
+    assert (work.ticket, work.args, work.inbox) == ("t2", [3], config.key("inbox", "b"))
+    assert 0 <= work.waited_s < 5
+    assert take(queue, []).inbox is None  # a key outside this stack is never written
     assert take(queue, []) is None
-    assert take(queue, ["t9", 1, 2]) == ("t9", [1, 2], 0.0)
+    assert take(queue, ["t9", 1, 2]) == Work("t9", [1, 2])
 
 
 def test_a_new_sender_is_served_before_an_old_sender_finishes(config):

@@ -13,7 +13,7 @@ import uuid
 import pytest
 
 from tunefarm.distributed.jobs import JobStore
-from tunefarm.distributed.tickets import Pending, Tickets, Waiter
+from tunefarm.distributed.tickets import Pending, Tickets, Waiter, new_ticket
 
 pytestmark = pytest.mark.integration
 
@@ -158,3 +158,21 @@ def test_serve_stack_passes_its_host_and_says_whether_redis_persists(tmp_path):
             server.stop()
         assert (warning is None) == appendonly
         assert appendonly or "will not survive a restart" in warning
+
+
+def test_a_result_wakes_the_sender_through_its_inbox(config):
+    """With an inbox the sender checks once a second, yet sees a result at once."""
+    tickets = Tickets(config)
+    inbox = config.key("inbox", new_ticket())
+    item = Pending(new_ticket(), "tftest.none", lambda: None, "build")
+
+    def worker() -> None:
+        time.sleep(0.3)
+        tickets.run(item.ticket, "w", lambda: "ok", inbox=inbox)
+
+    threading.Thread(target=worker).start()
+    waiter = Waiter(tickets, config.redis(), inboxes=(inbox,))
+    start = time.monotonic()
+    assert waiter.wait([item], 30)[item.ticket] == "ok"
+    assert time.monotonic() - start < 0.9  # woken, not the next once-a-second check
+    assert not tickets.r.exists(inbox)  # cleaned up

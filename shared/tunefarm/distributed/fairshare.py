@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from tunefarm.distributed.config import ServiceConfig
@@ -199,14 +200,29 @@ class DispatchQueue:
         return int(sum(pipe.execute())) if names else 0
 
 
-def take(dispatch: DispatchQueue, message_args: tuple | list) -> tuple[str, list, float] | None:
-    """What a build or measure message stands for: (ticket, args, seconds it waited). A
-    wake-up (no args) takes the fair pick of `dispatch`, None when nothing waits (its
-    candidate went with an earlier wake-up, or its batch ended); a message that carries its
-    ticket and args (from a sender before fair dispatch) is that work."""
+@dataclass(frozen=True)
+class Work:
+    """One unit of work a message stood for: its ticket, the task's arguments, how long it
+    waited since it was queued, and the sender's inbox to wake (None: the sender polls)."""
+
+    ticket: str
+    args: list
+    waited_s: float = 0.0
+    inbox: str | None = None
+
+
+def take(dispatch: DispatchQueue, message_args: tuple | list) -> Work | None:
+    """What a build or measure message stands for. A wake-up (no args) takes the fair pick
+    of `dispatch`, None when nothing waits (its candidate went with an earlier wake-up, or
+    its batch ended); a message that carries its ticket and args (a sender from before fair
+    dispatch) is that work."""
     if message_args:
-        return str(message_args[0]), list(message_args[1:]), 0.0
+        return Work(str(message_args[0]), list(message_args[1:]))
     payload = dispatch.pop()
     if payload is None:
         return None
-    return payload["ticket"], payload["args"], max(0.0, time.time() - payload["queued"])
+    inbox = payload.get("inbox")
+    if inbox is not None and not inbox.startswith(dispatch.config.key("inbox", "")):
+        inbox = None  # only this stack's inboxes: a payload names no other key to write
+    waited = max(0.0, time.time() - payload["queued"])
+    return Work(payload["ticket"], payload["args"], waited, inbox)

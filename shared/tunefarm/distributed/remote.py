@@ -52,15 +52,19 @@ class _Remote:
         self.config = app.tunefarm_config
         self._tickets: Tickets | None = None
         self.sender = new_ticket()  # this job's list in each queue's fair dispatch
+        self.inbox = self.config.key("inbox", self.sender)  # where workers say "done"
         self._dispatch: dict[str, DispatchQueue] = {}
 
-    def waiter(self, on_result=None) -> Waiter:
+    def waiter(self, on_result=None, inboxes: tuple[str, ...] | None = None) -> Waiter:
+        """A waiter woken by this sender's inbox (or the given ones)."""
         if self._tickets is None:
             import redis
 
             self._tickets = Tickets(self.config)
             self._broker = redis.Redis.from_url(self.config.broker_url, decode_responses=True)
-        return Waiter(self._tickets, self._broker, on_result, self.on_wait, self.should_stop)
+        inboxes = (self.inbox,) if inboxes is None else inboxes
+        return Waiter(self._tickets, self._broker, on_result, self.on_wait, self.should_stop,
+                      inboxes=inboxes)  # fmt: skip
 
     def pending(
         self, task: str, queue: str, args: list[Any], what: str, fair: bool = True
@@ -71,7 +75,8 @@ class _Remote:
 
         def send() -> None:
             if fair:
-                self.dispatch(queue).push(self.sender, {"ticket": ticket, "args": args})
+                payload = {"ticket": ticket, "args": args, "inbox": self.inbox}
+                self.dispatch(queue).push(self.sender, payload)
                 self.app.send_task(task, args=[], queue=queue, ignore_result=True)
             else:
                 self.app.send_task(task, args=[ticket, *args], queue=queue, ignore_result=True)
@@ -182,7 +187,8 @@ class CeleryRunner(Runner, _Remote):
 
         wait = self._wait(len(inputs)) + builder.timeout_s * len(inputs)
         try:
-            replies = self.waiter(on_result).wait(builds, wait)
+            waiter = self.waiter(on_result, inboxes=(builder.inbox, self.inbox))
+            replies = waiter.wait(builds, wait)
         finally:
             builder.drop_queued()
             self.drop_queued()

@@ -63,10 +63,13 @@ class Simulation:
         return Simulation(**values)
 
 
-def record_dispatch(r, config, step: str, waited_s: float) -> None:
-    """The harness's clock of a started build or measurement: when, and how long it had
-    waited since it was queued (only under TUNEFARM_SIMULATE)."""
-    r.rpush(config.key("simulate", "dispatch", step), f"{time.time():.4f} {waited_s:.4f}")
+def record_dispatch(r, config, step: str, waited_s: float, idle_s: float) -> None:
+    """The harness's clock of a started build or measurement (only under TUNEFARM_SIMULATE):
+    when, how long it had waited since it was queued, and how long the worker that starts it
+    had been idle. The smaller of the two is the dispatch overhead: the time a ready
+    candidate and a free worker both waited."""
+    line = f"{time.time():.4f} {waited_s:.4f} {min(idle_s, 1e6):.4f}"
+    r.rpush(config.key("simulate", "dispatch", step), line)
 
 
 def cost_of(inp_json: dict[str, Any]) -> float:
