@@ -72,15 +72,26 @@ def record_dispatch(r, config, step: str, waited_s: float, idle_s: float) -> Non
     r.rpush(config.key("simulate", "dispatch", step), line)
 
 
+def _unit(inp_json: dict[str, Any], salt: bytes = b"") -> float:
+    """A number in [0, 1) fixed by the candidate (and `salt`)."""
+    digest = hashlib.sha1(salt + json.dumps(inp_json, sort_keys=True).encode()).digest()
+    return int.from_bytes(digest[:4], "big") / 2**32
+
+
 def cost_of(inp_json: dict[str, Any]) -> float:
     """A deterministic cost (seconds) per candidate: same config, same cost."""
-    digest = hashlib.sha1(json.dumps(inp_json, sort_keys=True).encode()).digest()
-    return 1e-4 * (1.0 + int.from_bytes(digest[:4], "big") / 2**32)
+    return 1e-4 * (1.0 + _unit(inp_json))
+
+
+def delay_of(mean_s: float, inp_json: dict[str, Any], salt: bytes) -> float:
+    """How long a simulated build or measurement takes: 0.5x to 1.5x the mean, fixed by the
+    candidate. Real candidates differ; equal delays would march every job in lock step."""
+    return mean_s * (0.5 + _unit(inp_json, salt))
 
 
 def build(sim: Simulation, inp_json: dict[str, Any]) -> dict[str, Any]:
     """What a build worker answers for a simulated compile."""
-    time.sleep(sim.build_s)
+    time.sleep(delay_of(sim.build_s, inp_json, b"build"))
     source_hash = hashlib.sha1(json.dumps(inp_json, sort_keys=True).encode()).hexdigest()
     if sim.fail_every and int(source_hash[:8], 16) % int(sim.fail_every) == 0:
         failed = BuildResult.failed(MeasureErrorNo.BUILD_ERROR, "simulated compile error")
@@ -92,7 +103,7 @@ def build(sim: Simulation, inp_json: dict[str, Any]) -> dict[str, Any]:
 
 def measure(sim: Simulation, inp_json: dict[str, Any], settings_json: dict) -> dict[str, Any]:
     """What an agent answers for a simulated measurement."""
-    time.sleep(sim.measure_s)
+    time.sleep(delay_of(sim.measure_s, inp_json, b"measure"))
     cost = cost_of(inp_json)
     settings = MeasureSettings.from_json(settings_json)
     result = MeasureResult((cost,) * settings.repeat, MeasureErrorNo.NO_ERROR, "", sim.measure_s,
