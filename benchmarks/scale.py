@@ -116,6 +116,7 @@ def run(spec: ScaleSpec, tmp: Path, log=print, on_ready=None, before_stop=None) 
     from tunefarm_services.stack import LocalStack, StackSpec
 
     measure_s = 0.0 if spec.builds_only else spec.measure_s
+    tmp.mkdir(parents=True, exist_ok=True)
     flush_db(DB)
     env = stack_env(tmp, DB, {"scale-admin": "admin"},
                     TUNEFARM_SIMULATE=f"build_s={spec.build_s},measure_s={measure_s},"

@@ -268,6 +268,7 @@ def test_select_top_zero_turns_selection_off(client, jobs):
         ({"early_stopping": 0}, "early_stopping", ">= 1"),
         ({"select_top": 9}, "select_top", "between 0 and 8"),
         ({"select_top": "two"}, "select_top", "integer"),
+        ({"priority": 10}, "priority", "between 0 and 9"),
         ({"input_shapes": {"data": [1, 0]}}, "input_shapes", ">= 1"),
         ({"trial": 5}, "trial", "unknown field"),
     ],
@@ -386,6 +387,20 @@ def test_detail_is_the_job_document(client, jobs):
     assert doc["tasks"] == table
     assert doc["estimated_latency_ms"] == 0.8
     assert doc["links"]["self"] == f"/api/v1/jobs/{job_id}"
+    assert doc["queue"] is None  # running: no place in the search queue
+
+
+def test_a_job_waiting_for_a_search_slot_shows_its_place(client, jobs, gateway_config):
+    from tunefarm.distributed.fairshare import SearchAdmission
+
+    ids = [make_job(jobs) for _ in range(3)]
+    admission = SearchAdmission(gateway_config)
+    for job_id in ids:
+        admission.add(jobs.update(job_id, state="extracting"))
+    doc = client.get(f"/api/v1/jobs/{ids[2]}", headers=auth(READ_TOKEN)).get_json()
+    assert doc["queue"]["position"] >= 3 and doc["queue"]["tenant_ahead"] >= 2
+    for job_id in ids:
+        admission.remove(jobs.get(job_id))
 
 
 @pytest.mark.parametrize("suffix", ["", "/events", "/records", "/artifact"])

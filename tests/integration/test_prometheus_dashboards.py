@@ -77,7 +77,7 @@ def test_every_dashboard_query_returns_series_from_a_live_farm(tmp_path):
         pytest.skip("the farm needs Redis")
     harness = load_harness()
     spec = harness.ScaleSpec(agents=8, jobs=3, tenants=2, build_workers=4, build_s=0.05,
-                             measure_s=0.2, batch=4, rounds=25, agents_per_process=8,
+                             measure_s=0.2, batch=4, rounds=12, agents_per_process=8,
                              builders_per_process=4, sender_processes=1, fail_every=4,
                              metrics=True)  # fmt: skip
     prometheus = Prometheus(tmp_path)
