@@ -41,6 +41,7 @@ MIRROR_FILE = "job.json"
 MIRROR_PREFIX = "_stack_prefix"  # in the copy only: which stack's job it is
 # Fields that change with every measured batch: not worth a file write each time (a
 # restored job recomputes them from its records log).
+LIST_PAGE = 200  # documents read per round trip when listing
 PROGRESS_FIELDS = frozenset({"trials_done", "errors", "tasks", "estimated_latency_ms", "waiting"})
 
 
@@ -75,6 +76,18 @@ class JobStore:
     def _index_key(self) -> str:
         return self.config.key("jobs")
 
+    def _state_key(self, state: str) -> str:
+        """The ids of the jobs in `state` (what a metrics scrape counts, without reading
+        every document)."""
+        return self.config.key("jobs", "state", state)
+
+    def _file_state(self, pipe, job_id: str, state: str) -> None:
+        """Queue, on `pipe`, the moves that leave `job_id` in `state`'s set only."""
+        for other in STATES:
+            if other != state:
+                pipe.srem(self._state_key(other), job_id)
+        pipe.sadd(self._state_key(state), job_id)
+
     # -- documents ----------------------------------------------------------------------------
     def create(self, spec: dict[str, Any], job_id: str | None = None) -> dict[str, Any]:
         """Store a new job in state `queued` from a validated submission."""
@@ -104,6 +117,7 @@ class JobStore:
         pipe = self.r.pipeline()
         pipe.hset(self._doc_key(doc["id"]), "doc", json.dumps(doc))
         pipe.zadd(self._index_key(), {doc["id"]: doc["created"]})
+        self._file_state(pipe, doc["id"], doc["state"])
         pipe.execute()
 
     def get(self, job_id: str) -> dict[str, Any]:
@@ -175,9 +189,12 @@ class JobStore:
                     if raw is None:  # Redis lost it: restore from the store, then merge
                         self.restore(job_id)
                         continue
-                    doc = {**json.loads(raw), **fields, "updated": time.time()}
+                    old = json.loads(raw)
+                    doc = {**old, **fields, "updated": time.time()}
                     pipe.multi()
                     pipe.hset(key, "doc", json.dumps(doc))
+                    if doc["state"] != old.get("state"):
+                        self._file_state(pipe, job_id, doc["state"])
                     pipe.execute()
                 except redis.WatchError:
                     continue
@@ -227,28 +244,44 @@ class JobStore:
     ) -> list[dict[str, Any]]:
         """Newest first, optionally only those in `state` and of `tenant` (a job without a
         tenant, from before tenants, is the default tenant's)."""
-        ids = self.r.zrevrange(self._index_key(), 0, -1)
-        pipe = self.r.pipeline(transaction=False)  # one round trip for every document
-        for job_id in ids:
-            pipe.hget(self._doc_key(job_id), "doc")
-        docs = []
-        for raw in pipe.execute():
-            if raw is None:
-                continue
-            doc = json.loads(raw)
-            if tenant is not None and doc.get("tenant", "default") != tenant:
-                continue
-            if state is None or doc["state"] == state:
-                docs.append(doc)
-            if len(docs) >= limit:
+        docs: list[dict[str, Any]] = []
+        start = 0
+        while len(docs) < limit:  # a page of documents per round trip, newest first
+            ids = self.r.zrevrange(self._index_key(), start, start + LIST_PAGE - 1)
+            if not ids:
                 break
+            start += len(ids)
+            pipe = self.r.pipeline(transaction=False)
+            for job_id in ids:
+                pipe.hget(self._doc_key(job_id), "doc")
+            for raw in pipe.execute():
+                if raw is None:
+                    continue
+                doc = json.loads(raw)
+                if tenant is not None and doc.get("tenant", "default") != tenant:
+                    continue
+                if state is None or doc["state"] == state:
+                    docs.append(doc)
+                if len(docs) >= limit:
+                    break
         return docs
 
     def count_by_state(self) -> dict[str, int]:
-        counts = dict.fromkeys(STATES, 0)
+        """Jobs per state from the per-state sets (one SCARD each), not the documents. A
+        Redis from before the sets gets them filled once, from the documents."""
+        if not self.r.exists(self.config.key("jobs", "state-sets")):
+            self._fill_state_sets()
+        pipe = self.r.pipeline(transaction=False)
+        for state in STATES:
+            pipe.scard(self._state_key(state))
+        return dict(zip(STATES, (int(n) for n in pipe.execute()), strict=True))
+
+    def _fill_state_sets(self) -> None:
+        pipe = self.r.pipeline(transaction=False)
         for doc in self.list(limit=10**9):
-            counts[doc["state"]] = counts.get(doc["state"], 0) + 1
-        return counts
+            self._file_state(pipe, doc["id"], doc["state"])
+        pipe.set(self.config.key("jobs", "state-sets"), "1")
+        pipe.execute()
 
     # -- events -------------------------------------------------------------------------------
     def add_event(self, job_id: str, kind: str, data: dict[str, Any]) -> str:
@@ -272,6 +305,8 @@ class JobStore:
         """Forget a job's state and events (its other files stay in the artifact store)."""
         self.r.delete(self._doc_key(job_id), self._events_key(job_id))
         self.r.zrem(self._index_key(), job_id)
+        for state in STATES:
+            self.r.srem(self._state_key(state), job_id)
         if _plain_id(job_id):
             self._mirror_path(job_id).unlink(missing_ok=True)
 
