@@ -30,6 +30,7 @@ class StackSpec:
     search_workers: int = 1
     search_concurrency: int = 1  # search slots per search worker
     metrics_base_port: int = 0  # workers get the first free ports from base on (0: off)
+    log_json: bool = False  # every process logs JSON lines (`--log-json`)
 
 
 class LocalStack:
@@ -75,6 +76,8 @@ class LocalStack:
                 *("agent", "--key", key, "--target", target),
                 *("--metrics-port", self._metrics_port()),
             ]
+        if s.log_json:
+            plan = {name: [*argv, "--log-json"] for name, argv in plan.items()}
         return plan
 
     def start(self) -> LocalStack:

@@ -28,6 +28,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="agents in this process, one thread each: simulated devices only "
         "(TUNEFARM_SIMULATE, the scale harness); a real device measures one at a time",
     )
+    p.add_argument(
+        "--log-json", action="store_true", help="log one JSON object per line (for collectors)"
+    )
     add_metrics_argument(p)
 
 
@@ -44,5 +47,9 @@ def run(args: argparse.Namespace) -> int:
         )
     config()
     start_metrics(args.metrics_port)
+    if args.log_json:
+        from tunefarm.distributed.logs import use_json_logs
+
+        use_json_logs(args.loglevel)
     services("agent.tasks").run_agent(args.key, target, args.loglevel, args.slots)
     return 0

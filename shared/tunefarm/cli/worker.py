@@ -32,11 +32,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(simulated build workers, or search slots that mostly wait on the farm)",
     )
     p.add_argument("--loglevel", default="INFO", help="Celery log level (default INFO)")
+    p.add_argument(
+        "--log-json", action="store_true", help="log one JSON object per line (for collectors)"
+    )
     add_metrics_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:
     config()  # fail early, in one line, when Redis is not there
     start_metrics(args.metrics_port)
+    if args.log_json:
+        from tunefarm.distributed.logs import use_json_logs
+
+        use_json_logs(args.loglevel)
     services("worker").run_worker(args.service, args.concurrency, args.loglevel, args.pool)
     return 0
