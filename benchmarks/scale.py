@@ -12,7 +12,7 @@ queued -> build started), throughput in candidates/s against the ideal the delay
 (min(agents / measure_s, build workers / build_s)) over the window where every job still
 sends, Redis memory per job and per agent, the tracker's heartbeat load, gateway /healthz
 p50/p99 during the run, and whether any candidate was lost or measured twice.
-Needs a Redis (TUNEFARM_TEST_REDIS_PORT, default 6379; database 12 is flushed).
+Needs a Redis (TUNEFARM_TEST_REDIS_PORT, default 6379; database 9 is flushed).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
-DB = 12
+DB = 9  # flushed at the start of a run
 KEY = "sim"
 
 
@@ -225,6 +225,7 @@ def run(spec: ScaleSpec, tmp: Path, log=print, on_ready=None, before_stop=None) 
         return report
     finally:
         stack.stop()
+        flush_db(DB)
 
 
 def _report(spec, r, config, results, samples, run_start, run_end, mem0, mem_agents, peak_mem):

@@ -24,7 +24,7 @@ def load_harness():
 
 
 def test_the_harness_at_ci_size_loses_and_duplicates_nothing(tmp_path):
-    if not redis_ok(12):
+    if not redis_ok(9):
         pytest.skip("the scale harness needs Redis")
     harness = load_harness()
     spec = harness.ScaleSpec.ci()

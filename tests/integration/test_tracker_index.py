@@ -36,3 +36,14 @@ def test_an_agent_without_heartbeats_drops_out_and_its_key_shows_zero(tracker):
     assert tracker.agents("gone") == []
     assert tracker.r.zcard(tracker.config.key("agents", "gone")) == 0  # pruned as met
     assert tracker.known_keys() == ["gone", "stays"]  # the alert's "no agents" needs it
+
+
+def test_a_redis_that_lost_its_data_learns_agents_again_from_their_heartbeats(tracker):
+    info = tracker.register("k", "cpu")
+    prefix = tracker.config.key("")
+    for name in tracker.r.scan_iter(match=prefix + "*"):
+        tracker.r.delete(name)  # what a restart without persistence leaves: nothing
+    assert tracker.agents() == []
+    tracker.heartbeat(info)
+    assert [a.agent_id for a in tracker.agents()] == [info.agent_id]
+    assert tracker.targets() == {"k": {"cpu"}}

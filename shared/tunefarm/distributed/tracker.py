@@ -94,7 +94,6 @@ class Tracker:
             device=dict(device or {}),
         )
         self._write(info)
-        self.r.sadd(self.config.key("device-keys"), key)  # an alert needs keys that lost all
         return info
 
     def known_keys(self) -> list[str]:
@@ -113,6 +112,9 @@ class Tracker:
         pipe = self.r.pipeline(transaction=False)
         pipe.set(self._agent_key(info.key, info.agent_id), json.dumps(info.to_json()), px=ttl_ms)
         pipe.zadd(self._index(info.key), {info.agent_id: time.time() + ttl_ms / 1000})
+        # every beat, not only at registration: a Redis that lost its data learns the key
+        # again from the next heartbeat (listings, and the alert on keys that lost all agents)
+        pipe.sadd(self.config.key("device-keys"), info.key)
         pipe.execute()
 
     def unregister(self, info: AgentInfo) -> None:
