@@ -145,12 +145,11 @@ def run(spec: ScaleSpec, tmp: Path, log=print, on_ready=None, before_stop=None) 
             *("agent", "--key", KEY, "--target", "cpu", "--slots", str(n)),
             *("--metrics-port", metrics_port(), "--loglevel", "WARNING"),
         ]
-    os.environ.update({k: v for k, v in env.items() if k.startswith("TUNEFARM_")})
     from tunefarm.distributed.config import ServiceConfig
     from tunefarm.distributed.jobs import JobStore
     from tunefarm.distributed.tracker import Tracker
 
-    config = ServiceConfig.from_env()
+    config = ServiceConfig.from_env(env)  # the farm's settings; this process's stay as they are
     r = config.redis()
     mem0 = r.info("memory")["used_memory"]
     stack.commands = commands
