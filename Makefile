@@ -11,7 +11,7 @@ venv: $(VENV_STAMP)
 $(VENV_STAMP): shared/pyproject.toml services/pyproject.toml
 	python3 -m venv .venv
 	.venv/bin/python -m pip install --upgrade pip
-	.venv/bin/python -m pip install -e './shared[dev,services]' -e ./services
+	.venv/bin/python -m pip install -e './shared[dev,services,cuda]' -e ./services
 	touch $(VENV_STAMP)
 
 test: venv lint lint-imports

@@ -8,6 +8,7 @@ registers to the block, so the register limit is met by construction and reporte
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 from tunefarm.backends.gpu_common.kernel import DeviceLimits
@@ -39,7 +40,37 @@ def arch(target: Target) -> str:
     return target.get("arch") or DEFAULT_ARCH
 
 
+ENV_COMPILER = "TUNEFARM_CUDA_COMPILER"
+
+
+def compiler_choice() -> str:
+    """ "nvrtc" (in process, the default where libnvrtc loads) or "nvcc" (the fallback, or
+    asked for with TUNEFARM_CUDA_COMPILER=nvcc)."""
+    from tunefarm.backends.cuda import nvrtc
+
+    asked = os.environ.get(ENV_COMPILER, "").strip().lower()
+    if asked not in ("", "nvrtc", "nvcc"):
+        raise TargetError(f"{ENV_COMPILER}={asked!r}: expected nvrtc or nvcc")
+    if asked == "nvcc" or (not asked and not nvrtc.available()):
+        return "nvcc"
+    return "nvrtc"
+
+
 def toolchain(target: Target) -> Toolchain:
+    """NVRTC in process to a cubin for the target's architecture, ptxas's report in its log;
+    else nvcc to a fat binary (SASS + PTX)."""
+    if compiler_choice() == "nvrtc":
+        return Toolchain(
+            "nvrtc",
+            flags=(f"-arch={arch(target)}", "-Xptxas=-v"),
+            source_suffix=".cu",
+            artifact_suffix=".cubin",
+            in_process="tunefarm.backends.cuda.nvrtc",
+        )
+    return nvcc_toolchain(target)
+
+
+def nvcc_toolchain(target: Target) -> Toolchain:
     compute = arch(target).replace("sm_", "compute_")
     gencode = f"arch={compute},code=[{arch(target)},{compute}]"
     return Toolchain(
