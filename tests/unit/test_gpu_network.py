@@ -280,3 +280,53 @@ def test_a_kernel_the_driver_cannot_build_is_named_and_nothing_leaks(tmp_path):
     net = get_backend("opencl").open_network(plan, images, params)
     net.run()
     net.close()
+
+
+def _two_threads_and_size_checks(target: str, tmp_path) -> None:
+    """The network opened in this thread runs from two others (a CUDA context is current per
+    thread); a copy of the wrong dtype or size is refused, never written past the buffer."""
+    import threading
+
+    from tunefarm.backends.gpu_common.network import NetworkError
+
+    data = tiny_model_bytes()
+    info = compile_graph(load_onnx(data), target).save(tmp_path / "t.tfa")
+    ex = GraphExecutor.load(info.path)
+    x = np.random.default_rng(1).uniform(-1, 1, (1, 3, 16, 16)).astype(np.float32)
+    want = onnxruntime_outputs(data, x)
+    got: list[np.ndarray] = []
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            got.append(ex.run({"x": x})["y"])
+        except BaseException as exc:  # reported below, with the thread's error
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len(got) == 2 and all(relative(g, want) < 1e-5 for g in got)
+    net = ex._net
+    buf = ex._inputs["x"]
+    with pytest.raises(NetworkError, match=r"'x'|holds float32\[1, 3, 16, 16\], got float64"):
+        net.write(buf, x.astype(np.float64))
+    with pytest.raises(NetworkError, match=r"holds float32\[1, 3, 16, 16\], got float32\[2, 3"):
+        net.write(buf, np.zeros((2, 3, 16, 16), np.float32))
+    with pytest.raises(NetworkError, match="got float32"):
+        net.read(ex._outputs["y"], np.zeros(11, np.float32))
+    ex.close()
+
+
+def test_an_opencl_network_runs_from_two_threads_and_checks_copy_sizes(tmp_path):
+    need_opencl()
+    _two_threads_and_size_checks("opencl", tmp_path)
+
+
+@pytest.mark.gpu
+def test_a_cuda_network_runs_from_two_threads_and_checks_copy_sizes(tmp_path):
+    need_nvcc()
+    _two_threads_and_size_checks("cuda -arch=sm_90", tmp_path)

@@ -30,6 +30,7 @@ class CudaDevice(Device):
         self.modules: list[ctypes.c_void_p] = []
 
     def alloc(self, nbytes: int) -> int:
+        context()  # current in the calling thread
         ptr = ctypes.c_uint64()
         call("cuMemAlloc_v2", ctypes.byref(ptr), ctypes.c_size_t(nbytes))
         self.allocations.append(ptr.value)
@@ -39,14 +40,17 @@ class CudaDevice(Device):
         return base + offset
 
     def upload(self, mem: int, array: np.ndarray) -> None:
+        context()  # current in the calling thread
         src = array.ctypes.data_as(ctypes.c_void_p)
         call("cuMemcpyHtoD_v2", ctypes.c_uint64(mem), src, ctypes.c_size_t(array.nbytes))
 
     def download(self, mem: int, out: np.ndarray) -> None:
+        context()  # current in the calling thread
         dst = out.ctypes.data_as(ctypes.c_void_p)
         call("cuMemcpyDtoH_v2", dst, ctypes.c_uint64(mem), ctypes.c_size_t(out.nbytes))
 
     def load(self, name: str, image: bytes) -> tuple[ctypes.c_void_p, tuple, tuple]:
+        context()  # current in the calling thread
         module = ctypes.c_void_p()
         call("cuModuleLoadData", ctypes.byref(module), ctypes.c_char_p(image))
         self.modules.append(module)
@@ -66,13 +70,16 @@ class CudaDevice(Device):
         return func, grid, block, params, values  # values: kept alive with the pointers
 
     def launch(self, prepared: tuple) -> None:
+        context()
         func, (gx, gy, gz), (bx, by, bz), params, _ = prepared
         call("cuLaunchKernel", func, gx, gy, gz, bx, by, bz, 0, None, params, None)
 
     def synchronize(self) -> None:
+        context()  # current in the calling thread
         call("cuCtxSynchronize")
 
     def timed(self, launches: list[tuple], number: int) -> float:
+        context()  # current in the calling thread
         call("cuEventRecord", self.start, None)
         for _ in range(number):
             for prepared in launches:
@@ -84,6 +91,7 @@ class CudaDevice(Device):
         return ms.value * 1e-3 / max(1, number)
 
     def release(self) -> None:
+        context()  # current in the calling thread
         for ptr in self.allocations:
             call("cuMemFree_v2", ctypes.c_uint64(ptr))
         for module in self.modules:

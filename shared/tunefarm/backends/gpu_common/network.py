@@ -103,6 +103,7 @@ class DeviceNetwork:
     ) -> None:
         device = self.device
         specs = {b["name"]: b for b in plan["buffers"]}
+        self.specs = specs
         memory = plan["memory"]
         roots, offsets = memory["roots"], memory["offsets"]
         bad = [n for n, off in offsets.items() if off % DEVICE_ALIGN]
@@ -136,11 +137,28 @@ class DeviceNetwork:
             for c in plan["calls"]
         ]
 
+    def _checked(self, buffer: str, array: np.ndarray, verb: str) -> np.ndarray:
+        """`array` if its dtype and size are the buffer's: a copy of any other size would
+        write past the buffer into its neighbours (CUDA checks nothing), or fall short."""
+        spec = self.specs.get(buffer)
+        if spec is None:
+            raise NetworkError(f"cannot {verb} {buffer!r}: the network has no such buffer")
+        dtype, shape = np.dtype(spec["dtype"]), tuple(spec["shape"])
+        if array.dtype != dtype or array.size != math.prod(shape):
+            raise NetworkError(
+                f"cannot {verb} {buffer!r}: it holds {dtype.name}{list(shape)}, "
+                f"got {array.dtype.name}{list(array.shape)}"
+            )
+        return array
+
     def write(self, buffer: str, array: np.ndarray) -> None:
-        self.device.upload(self.mem[buffer], np.ascontiguousarray(array))
+        array = self._checked(buffer, np.ascontiguousarray(array), "write")
+        self.device.upload(self.mem[buffer], array)
 
     def read(self, buffer: str, out: np.ndarray) -> None:
-        self.device.download(self.mem[buffer], out)
+        if not out.flags.c_contiguous:
+            raise NetworkError(f"cannot read {buffer!r} into a non-contiguous array")
+        self.device.download(self.mem[buffer], self._checked(buffer, out, "read"))
 
     def run(self, calls: range | None = None) -> None:
         """Launch the calls (all, or the range given) in order and wait for them."""
