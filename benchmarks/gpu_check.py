@@ -105,9 +105,9 @@ def _cpu_children() -> float:
 
 def build_speed(args: argparse.Namespace) -> dict:
     """NVRTC and nvcc on the same conv candidates, one after the other per candidate."""
+    from tunefarm.backends import parse_target
     from tunefarm.backends.cuda import nvrtc
     from tunefarm.backends.cuda.target import nvcc_toolchain
-    from tunefarm.backends import parse_target
 
     task = conv_task(CHECK_CONVS[0], "cuda -arch=sm_90")
     space = registry.config_space(task)
