@@ -311,6 +311,10 @@ def _two_threads_and_size_checks(target: str, tmp_path) -> None:
     assert not errors, errors
     assert len(got) == 2 and all(relative(g, want) < 1e-5 for g in got)
     net = ex._net
+    if target.startswith("cuda"):  # one graph launch per run (TUNEFARM_CUDA_GRAPHS=1)
+        assert [type(w).__name__ for w in net.whole_run()] == ["Graph"]
+    else:  # OpenCL runs the calls one by one, as before
+        assert net.whole_run() is net.launches
     buf = ex._inputs["x"]
     with pytest.raises(NetworkError, match=r"'x'|holds float32\[1, 3, 16, 16\], got float64"):
         net.write(buf, x.astype(np.float64))
@@ -330,3 +334,22 @@ def test_an_opencl_network_runs_from_two_threads_and_checks_copy_sizes(tmp_path)
 def test_a_cuda_network_runs_from_two_threads_and_checks_copy_sizes(tmp_path):
     need_nvcc()
     _two_threads_and_size_checks("cuda -arch=sm_90", tmp_path)
+
+
+@pytest.mark.gpu
+def test_a_cuda_network_gives_the_same_answer_with_and_without_the_graph(tmp_path, monkeypatch):
+    need_nvcc()
+    data = branchy_model()
+    x = np.random.default_rng(0).uniform(-1, 1, (1, 3, 12, 12)).astype(np.float32)
+    info = compile_graph(load_onnx(data), "cuda").save(tmp_path / "net.tfa")
+    outs = {}
+    for graphs in ("1", "0"):
+        monkeypatch.setenv("TUNEFARM_CUDA_GRAPHS", graphs)
+        ex = GraphExecutor.load(info.path)
+        outs[graphs] = ex.run({"x": x})["y"]
+        assert ex.benchmark(repeat=2, min_repeat_ms=5).median > 0
+        kinds = {type(w).__name__ for w in ex._net.whole_run()}
+        assert kinds == ({"Graph"} if graphs == "1" else {"tuple"})
+        ex.close()
+    assert np.array_equal(outs["1"], outs["0"])
+    assert relative(outs["1"], onnxruntime_outputs(data, x)) < 1e-5
