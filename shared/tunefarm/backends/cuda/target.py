@@ -22,18 +22,24 @@ ARCHS = {
     "sm_90": DeviceLimits("sm_90 (H100)", max_shared_bytes=48 * 1024),
 }
 DEFAULT_ARCH = "sm_90"
-USAGE = f"cuda [-arch={'|'.join(ARCHS)}]"
+PRECISIONS = ("fp32", "tf32", "fp16")
+USAGE = f"cuda [-arch={'|'.join(ARCHS)}] [-precision={'|'.join(PRECISIONS)}]"
 MAX_REGISTERS_PER_THREAD = 255
 
 
 def check_options(options: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    unknown = sorted(set(options) - {"arch"})
+    unknown = sorted(set(options) - {"arch", "precision"})
     if unknown:
         raise TargetError(f"unknown option(s) {', '.join('-' + u for u in unknown)}")
     arch = options.get("arch", DEFAULT_ARCH)
     if arch not in ARCHS:
         raise TargetError(f"-arch={arch} is not one of {', '.join(ARCHS)}")
-    return (("arch", arch),)
+    precision = options.get("precision", "fp32")
+    if precision not in PRECISIONS:
+        raise TargetError(f"-precision={precision} is not one of {', '.join(PRECISIONS)}")
+    if precision == "fp32":  # the default stays out of the name: records keep matching
+        return (("arch", arch),)
+    return (("arch", arch), ("precision", precision))
 
 
 def arch(target: Target) -> str:
