@@ -15,8 +15,8 @@ every section's numbers are written to OUT_DIR/gpu_check.json):
 4. `network`: the model compiled untuned and tuned (`--trials`), against PyTorch eager and
    the same model captured in a CUDA graph, in the same run;
 5. `convs`: three ResNet-50 convs tuned (`--conv-trials` each) against cuDNN fp32;
-6. `precision`: tf32 and fp16 against PyTorch at the same precision (recorded as not built
-   until the `-precision` target option exists).
+6. `precision`: dense on tensor cores (tf32, fp16) against PyTorch at the same precision
+   (resnet-50 at tf32/fp16 is recorded as not built: conv has no tensor-core template).
 
 `--mode cuda` (default where libcuda finds a device) runs on `cuda -arch=sm_90` with
 resnet-50; `--mode pocl` runs the same sections on `opencl` (pocl on the CPU) at tiny sizes:
@@ -57,6 +57,7 @@ GPU_TESTS = [
     "tests/unit/test_gpu_kernels.py",
     "tests/unit/test_gpu_sketch.py",
     "tests/unit/test_gpu_network.py",
+    "tests/unit/test_tensorcore.py",
 ]
 CHECK_CONVS = [(64, 56, 56, 64, 3, 1, 1), (256, 14, 14, 256, 3, 1, 1), (1024, 14, 14, 256, 1, 1, 0)]
 TINY_CONV = (8, 10, 10, 8, 3, 1, 1)
@@ -306,7 +307,43 @@ def convs(args: argparse.Namespace) -> dict:
 
 
 def precision(args: argparse.Namespace) -> dict:
-    return {"skipped": "tf32/fp16 (-precision) is not built yet (issue 26, item 4)"}
+    """Dense on tensor cores (tf32, fp16) tuned briefly, against torch.nn.functional.linear
+    at the same precision; resnet-50 at tf32/fp16 needs conv on tensor cores (not built)."""
+    if args.mode != "cuda":
+        return {"skipped": "no CUDA device (tensor cores are checked on a GPU only)"}
+    import torch
+
+    from tunefarm.backends.cuda import tensorcore
+    from tunefarm.measure import MeasureSettings
+    from tunefarm.tune.factory import make_tuner
+    from tunefarm.tune.tuner import MeasureOption
+
+    out: dict[str, object] = {"resnet50": "skipped: conv on tensor cores is not built yet"}
+    n, k, o = 128, 2048, 1000
+    for prec in ("tf32", "fp16"):
+        task = Task.make("dense", target=f"cuda -arch=sm_90 -precision={prec}", data=(n, k),
+                         weight=(o, k))  # fmt: skip
+        tol = tensorcore.tolerance(prec)
+        settings = MeasureSettings(min_repeat_ms=args.min_repeat_ms, repeat=3, timeout_s=30.0,
+                                   rtol=tol, atol_rel=tol)  # fmt: skip
+        tuner = make_tuner("xgb", task, seed=0)
+        tuner.tune(args.conv_trials, MeasureOption.local(settings, kind="cuda"), batch_size=16)
+        best = min((c for _, c in tuner.history if c < float("inf")), default=None)
+        torch.backends.cuda.matmul.allow_tf32 = prec == "tf32"
+        dtype = torch.float16 if prec == "fp16" else torch.float32
+        x = torch.randn(n, k, device="cuda", dtype=dtype)
+        w = torch.randn(o, k, device="cuda", dtype=dtype)
+        for _ in range(10):
+            torch.nn.functional.linear(x, w)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(True)
+        start.record()
+        for _ in range(200):
+            torch.nn.functional.linear(x, w)
+        end.record()
+        end.synchronize()
+        out[f"dense_{prec}"] = {"tunefarm_ms": best and best * 1e3,
+                                "torch_ms": start.elapsed_time(end) / 200}  # fmt: skip
+    return out
 
 
 # ----------------------------------------------------------------------------- driver
