@@ -67,3 +67,22 @@ def test_one_measurer_for_many_candidates_replaced_after_a_fault_and_a_hang(tmp_
     # the first four shared one process; the fault and the hang each cost one
     assert pids[0] == pids[1] == pids[2] == pids[3]
     assert len({pids[3], pids[5], pids[7]}) == 3
+
+
+def test_builds_of_the_next_chunk_overlap_measurement_and_results_keep_their_order():
+    """A device runner's batch is measured chunk by chunk while the next chunk builds; a
+    build error in the middle stays at its place."""
+    from tunefarm.backends import registry
+    from tunefarm.tune.tuner import MeasureOption
+
+    task = Task.make("dense", target="opencl", data=(2, 16), weight=(8, 16))
+    good = registry.default_config(task)
+    too_big = Config.make({**good.as_dict(), "tile_o": (1, 8, 1), "k_threads": 64})
+    inps = [MeasureInput(task, good), MeasureInput(task, too_big), MeasureInput(task, good)]
+    settings = MeasureSettings(min_repeat_ms=0, repeat=1, number=1, timeout_s=30.0)
+    with registry.local_builder(n_parallel=1) as builder:
+        option = MeasureOption(builder, registry.local_runner(settings, kind="opencl"))
+        assert option.runner.overlaps_builds
+        results = option.measure(inps)
+        option.runner.close()
+    assert [r.ok for r in results] == [True, False, True], [r.error_msg for r in results]

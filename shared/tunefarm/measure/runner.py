@@ -126,6 +126,12 @@ class LocalRunner(Runner):
                 )
         return [self._run_one(inp, build) for inp, build in zip(inputs, builds, strict=True)]
 
+    @property
+    def overlaps_builds(self) -> bool:
+        """Whether builds may run while this runner measures (a device's persistent measurer:
+        its kernels are timed on the device, not on the cores the builds use)."""
+        return self._measurer is not None
+
     def close(self) -> None:
         """Delete the temporary reference-data files (also done at exit or on collection)."""
         self._finalizer()
