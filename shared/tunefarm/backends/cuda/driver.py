@@ -25,6 +25,7 @@ from tunefarm.backends.gpu_common.render import parse_launch
 
 L2_FLUSH_BYTES = 128 << 20
 _FLUSH_SIZE = ctypes.c_size_t(L2_FLUSH_BYTES)
+EVENT_GROUP = 256  # timed launches per event synchronisation
 CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8
 
 
@@ -168,19 +169,22 @@ class CudaKernel:
 
     def time(self, number: int) -> float:
         """Mean seconds per launch over `number` launches, the L2 flushed before each one
-        (outside its events)."""
+        (outside its events); launches go in groups of `EVENT_GROUP`, so the events in use
+        stay few however large `number` grows."""
         context()
-        events = self._event_pairs(number)
-        for i in range(number):
-            call("cuMemsetD8_v2", self.flush, ctypes.c_ubyte(i & 0xFF), _FLUSH_SIZE)
-            call("cuEventRecord", events[2 * i], None)
-            self._launch()
-            call("cuEventRecord", events[2 * i + 1], None)
-        call("cuEventSynchronize", events[-1])
         total, ms = 0.0, ctypes.c_float()
-        for i in range(number):
-            call("cuEventElapsedTime", ctypes.byref(ms), events[2 * i], events[2 * i + 1])
-            total += ms.value
+        for first in range(0, number, EVENT_GROUP):
+            group = min(EVENT_GROUP, number - first)
+            events = self._event_pairs(group)
+            for i in range(group):
+                call("cuMemsetD8_v2", self.flush, ctypes.c_ubyte((first + i) & 0xFF), _FLUSH_SIZE)
+                call("cuEventRecord", events[2 * i], None)
+                self._launch()
+                call("cuEventRecord", events[2 * i + 1], None)
+            call("cuEventSynchronize", events[2 * group - 1])
+            for i in range(group):
+                call("cuEventElapsedTime", ctypes.byref(ms), events[2 * i], events[2 * i + 1])
+                total += ms.value
         return total * 1e-3 / max(1, number)
 
     def close(self) -> None:
