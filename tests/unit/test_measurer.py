@@ -5,6 +5,7 @@ is replaced (the next candidate measures correctly in a fresh one)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tunefarm.backends.opencl.driver import load_opencl_kernel
 from tunefarm.measure import (
@@ -44,6 +45,7 @@ def build(tmp_path, name: str, code: str) -> BuildResult:
     return BuildResult(str(path), SPECS, "io")
 
 
+@pytest.mark.slow  # a hang must run into its 6 s limit; 8 pocl builds (about 20 s here)
 def test_one_measurer_for_many_candidates_replaced_after_a_fault_and_a_hang(tmp_path):
     names = ["good", "good", "wrong", "good", "fault", "good", "loop", "good"]
     codes = {"good": GOOD, "wrong": WRONG, "fault": FAULT, "loop": LOOP}
