@@ -353,3 +353,18 @@ def test_a_cuda_network_gives_the_same_answer_with_and_without_the_graph(tmp_pat
         ex.close()
     assert np.array_equal(outs["1"], outs["0"])
     assert relative(outs["1"], onnxruntime_outputs(data, x)) < 1e-5
+
+
+def test_an_op_without_a_gpu_kernel_is_a_compile_error_naming_the_node():
+    """bert's Gather has no GPU template yet: the compiler says which node, not a traceback."""
+    nodes = [helper.make_node("Gather", ["emb", "ids"], ["y"], name="embed", axis=0)]
+    g = helper.make_graph(
+        nodes,
+        "gather",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8])],
+        [numpy_helper.from_array(np.ones((10, 8), np.float32), "emb")],
+    )
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(CompileError, match=r"node 'embed' \(gather\) on opencl: unknown op"):
+        compile_graph(load_onnx(model.SerializeToString()), "opencl")
