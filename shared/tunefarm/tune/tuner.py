@@ -66,6 +66,12 @@ class MeasureOption:
             return build_while_measuring(self.builder, self.runner, inputs, chunk)
         return self.runner.run(inputs, self.builder.build(inputs))
 
+    def close(self) -> None:
+        for part in (self.builder, self.runner):
+            close = getattr(part, "close", None)
+            if close is not None:
+                close()
+
 
 def build_while_measuring(
     builder: Builder, runner: Runner, inputs: Sequence[MeasureInput], chunk: int
@@ -87,12 +93,6 @@ def build_while_measuring(
                 pending = pool.submit(builder.build, parts[i + 1])
             results += runner.run(part, builds)
     return results
-
-    def close(self) -> None:
-        for part in (self.builder, self.runner):
-            close = getattr(part, "close", None)
-            if close is not None:
-                close()
 
 
 @dataclass
