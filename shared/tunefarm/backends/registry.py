@@ -53,6 +53,21 @@ def template(task: Task) -> Template:
     return _lookup(task)[1]
 
 
+def generic_reason(task: Task) -> str:
+    """Why the backend runs `task` with its generic template ("" when it has its own): the
+    backend's own reason where it gives one (`generic_reason(task)`), else that the op has
+    no template there."""
+    backend, tpl, _ = _lookup(task)
+    if not getattr(tpl, "generic", False):
+        return ""
+    own = getattr(backend, "generic_reason", None)
+    reason = own(task) if own is not None else None
+    return reason or (
+        f"no template of its own for {task.op!r} on {backend.kind}: one loop nest, outer "
+        "axes in parallel, the innermost vectorised, no register tiling"
+    )
+
+
 def ops(kind: str = "cpu") -> list[str]:
     """The ops a backend has templates for."""
     return get_backend(kind).ops()

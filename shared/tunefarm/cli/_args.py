@@ -141,3 +141,72 @@ def add_scheduler_arguments(p: argparse.ArgumentParser) -> None:
         help="also train the cost models on these earlier records (other tasks and networks)",
     )
     p.add_argument("--strategy", choices=("gradient", "round-robin"), default="gradient")
+
+
+def add_store_argument(p: argparse.ArgumentParser) -> None:
+    """--store: where the record store lives ($TUNEFARM_STORE, else the cache directory)."""
+    import os
+
+    from tunefarm.store import default_path
+
+    p.add_argument(
+        "--store",
+        default=os.environ.get("TUNEFARM_STORE", ""),
+        metavar="PATH|URL|none",
+        help="record store shared across jobs: a SQLite file, postgresql://USER@HOST/DB, or "
+        f"none (default: $TUNEFARM_STORE, else {default_path()})",
+    )
+
+
+def add_reuse_arguments(p: argparse.ArgumentParser) -> None:
+    """--reuse and --reuse-min-trials (recipe.reuse)."""
+    from tunefarm.recipe.reuse import DEFAULT_MIN_TRIALS, REUSE_MODES
+
+    add_store_argument(p)
+    p.add_argument(
+        "--reuse",
+        choices=REUSE_MODES,
+        default="warm",
+        help="best: tasks with enough trials in the store are not tuned again; warm: every "
+        "search starts from the store and the fleet cost model; off (default: warm)",
+    )
+    p.add_argument(
+        "--reuse-min-trials",
+        type=number(int, 1),
+        default=DEFAULT_MIN_TRIALS,
+        metavar="N",
+        help=f"--reuse best: trials a task needs in the store (default: {DEFAULT_MIN_TRIALS})",
+    )
+
+
+LOG_FORMATS = ("auto", "live", "plain", "autotvm", "json")  # = tune.progress.MODES less quiet
+
+
+def add_output_arguments(p: argparse.ArgumentParser) -> None:
+    """--quiet, --verbose, --log-format: how much a tune shows while it runs."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument(
+        "-q", "--quiet", action="store_true", help="print only the result, no progress"
+    )
+    group.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also print the scheduler table after every round",
+    )
+    p.add_argument(
+        "--log-format",
+        choices=LOG_FORMATS,
+        default="auto",
+        help="progress while tuning: live (a display rewritten in place), plain (a line per "
+        "round), autotvm (AutoTVM's lines and the table every round, for parsers), json (an "
+        "object per round); auto: live on a terminal, plain elsewhere (default: auto)",
+    )
+
+
+def reporter(args: argparse.Namespace, stream: Any):
+    """The tune.progress Reporter that --quiet/--verbose/--log-format ask for, on `stream`."""
+    from tunefarm.tune.progress import make_reporter
+
+    mode = "quiet" if args.quiet else args.log_format
+    return make_reporter(mode, stream, verbose=args.verbose)

@@ -142,6 +142,7 @@ class Tuner:
         self.best_cost = math.inf
         self.best_trial = 0
         self.history: list[tuple[int, float]] = []  # (config index, cost or inf)
+        self.seeds: list[int] = []  # configs to measure first (a warm start's population)
         self.default_index = self._default_index(space is None)
 
     def _default_index(self, registry_space: bool) -> int | None:
@@ -190,15 +191,29 @@ class Tuner:
         if pairs:
             self.update([i for i, _ in pairs], [r for _, r in pairs])
 
+    def seed(self, configs: Iterable[Config]) -> int:
+        """Measure these configs (e.g. the best of similar workloads) before the tuner's own
+        proposals; configs outside this task's space are skipped. Returns how many fit."""
+        added = 0
+        for config in configs:
+            try:
+                index = self.space.index_of(config.as_dict())
+            except ValueError:
+                continue
+            if index not in self.visited and index not in self.seeds:
+                self.seeds.append(index)
+                added += 1
+        return added
+
     def _propose(self, want: int) -> list[int]:
-        """The next batch: the default config first while it is unmeasured, then the
-        subclass's proposals; never a visited config."""
-        if self.default_index is not None and self.default_index not in self.visited:
-            rest = self.next_batch(want - 1) if want > 1 else []
-            indices = [self.default_index, *rest]
-        else:
-            indices = self.next_batch(want)
-        return [i for i in dict.fromkeys(indices) if i not in self.visited]
+        """The next batch: the default config first while it is unmeasured, then seeded
+        configs, then the subclass's proposals; never a visited config."""
+        first = [self.default_index] if self.default_index is not None else []
+        while self.seeds and len(first) < want:
+            first.append(self.seeds.pop(0))
+        first = [i for i in dict.fromkeys(first) if i not in self.visited]
+        rest = self.next_batch(want - len(first)) if want > len(first) else []
+        return [i for i in dict.fromkeys([*first, *rest]) if i not in self.visited]
 
     def inputs_for(self, indices: Sequence[int]) -> list[MeasureInput]:
         return [MeasureInput(self.task, Config.make(self.space.get(i), index=i)) for i in indices]
