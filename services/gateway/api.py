@@ -72,6 +72,7 @@ def submit_job():
     if errors:
         raise Rejected(dict(errors), errors.status)
     spec["tenant"], spec["submitted_by"] = g.token.tenant, g.token.name
+    spec["records_fleet"] = g.token.records_fleet
     job_id = new_job_id()
     if upload is not None:
         state.store.write_bytes(f"jobs/{job_id}/{MODEL_FILE}", upload)

@@ -2,7 +2,7 @@
 
 Tokens live in the file named by `TUNEFARM_TOKENS_FILE`, one per line:
 
-    # TOKEN            SCOPES             [tenant=T] [expires=WHEN] [NAME]
+    # TOKEN            SCOPES             [tenant=T] [expires=WHEN] [records=fleet] [NAME]
     s3cr3t-reader      read               tenant=vision  grafana
     s3cr3t-ci          read,submit        tenant=vision  expires=2027-01-31  ci pipeline
     s3cr3t-ops         read,submit,admin  operations
@@ -11,6 +11,8 @@ Scopes: `read` (GET endpoints), `submit` (POST endpoints: submit, cancel) and `a
 and cancel every tenant's jobs; it implies `read`). A job belongs to the tenant of the token
 that submitted it; any other tenant's token gets 404 for it, as if it did not exist, and
 does not see it in lists. A token without `tenant=` belongs to the tenant `default`.
+`records=fleet` lets the token read the fleet's shared tuning records as well as its
+tenant's, and makes the records of the jobs it submits fleet records too (see docs/records.md).
 `expires=` takes an ISO date or date and time (UTC unless it says otherwise); an expired
 token is refused. `#` starts a comment; blank lines are ignored.
 
@@ -71,6 +73,7 @@ class Token:
     name: str
     tenant: str = DEFAULT_TENANT
     expires: float | None = None
+    records_fleet: bool = False  # `records=fleet`: reads and writes the fleet's records too
 
     def allows(self, scope: str) -> bool:
         return scope in self.scopes or (scope == READ and ADMIN in self.scopes)
@@ -173,7 +176,7 @@ def _parse_line(line: str, where: str, default_name: str) -> Token:
     options, name = {}, []
     for word in rest:
         key, eq, value = word.partition("=")
-        if eq and key in ("tenant", "expires"):
+        if eq and key in ("tenant", "expires", "records"):
             options[key] = value
         else:
             name.append(word)
@@ -181,7 +184,11 @@ def _parse_line(line: str, where: str, default_name: str) -> Token:
     if not tenant or not all(c.isalnum() or c in "-_." for c in tenant) or len(tenant) > 64:
         raise TokensFileError(f"{where}: tenant {tenant!r}: use 1-64 letters, digits, '-_.'")
     expires = _expiry(options["expires"], where) if "expires" in options else None
-    return Token(secret, scopes, " ".join(name) or default_name, tenant, expires)
+    records = options.get("records", "tenant")
+    if records not in ("tenant", "fleet"):
+        raise TokensFileError(f"{where}: records={records!r}: use records=fleet or leave it out")
+    name_text = " ".join(name) or default_name
+    return Token(secret, scopes, name_text, tenant, expires, records == "fleet")
 
 
 def _expiry(text: str, where: str) -> float:

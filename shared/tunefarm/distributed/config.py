@@ -36,6 +36,9 @@ class ServiceConfig:
     artifacts: the artifact store's root directory. tokens_file: API tokens (None: none).
     heartbeat_ttl_s: how long an agent stays listed without a heartbeat.
     visibility_timeout_s: how long a message taken by a worker that died stays invisible.
+    store: the record store's URL (`TUNEFARM_STORE`, e.g. postgresql://tunefarm@db/tunefarm;
+    "none" or unset: jobs do not share records). Records that cannot reach it wait in
+    `spool_dir` (under the artifact store) until it is back.
     """
 
     broker_url: str = DEFAULT_BROKER
@@ -47,6 +50,11 @@ class ServiceConfig:
     visibility_timeout_s: float = 300.0
     max_upload_mb: float = 200.0
     simulate: str = ""  # TUNEFARM_SIMULATE (scale harness): delays instead of compile and run
+    store: str = "none"
+
+    @property
+    def spool_dir(self) -> Path:
+        return self.artifacts / "records-spool"
 
     @staticmethod
     def from_env(env: Mapping[str, str] | None = None) -> ServiceConfig:
@@ -68,6 +76,7 @@ class ServiceConfig:
             visibility_timeout_s=_number(env, "TUNEFARM_VISIBILITY_TIMEOUT", 300.0),
             max_upload_mb=_number(env, "TUNEFARM_MAX_UPLOAD_MB", 200.0),
             simulate=_simulate(env.get("TUNEFARM_SIMULATE") or ""),
+            store=env.get("TUNEFARM_STORE") or "none",
         )
 
     def with_(self, **changes) -> ServiceConfig:
