@@ -159,7 +159,8 @@ def _zoo_model(text: str) -> str:
 
 
 def _check_onnx(data: bytes, max_upload_bytes: int) -> None:
-    """Refuse uploads over the limit and bytes that are not an ONNX model with a graph."""
+    """Refuse uploads over the limit and bytes that are not an ONNX model with a graph,
+    without external data and within the tensor budget (see `upload_check`)."""
     if len(data) > max_upload_bytes:
         raise _TooLarge(
             f"the upload is {len(data)} bytes, over the limit of {max_upload_bytes} bytes "
@@ -167,70 +168,12 @@ def _check_onnx(data: bytes, max_upload_bytes: int) -> None:
         )
     if not data:
         raise _Invalid("the uploaded file is empty")
-    import onnx
+    from tunefarm.distributed.upload_check import UploadProblem, check_upload
 
-    model = onnx.ModelProto()
     try:
-        model.ParseFromString(data)
-    except Exception as exc:  # protobuf's DecodeError and friends
-        raise _Invalid(f"not an ONNX model: {exc or type(exc).__name__}") from None
-    if not model.HasField("graph") or not model.graph.node:
-        raise _Invalid("not an ONNX model: it has no graph with at least one node")
-    problem = _external_data(model) or _declared_sizes(model)
-    if problem:
-        raise _Invalid(problem)
-
-
-def _external_data(model: Any) -> str | None:
-    """An upload is one file: a tensor whose data lives in another file would be read from
-    the job's directory in the artifact store (another job's files, or its own records)."""
-    import onnx
-
-    from tunefarm.frontend.validate import iter_tensors
-
-    for where, tensor in iter_tensors(model.graph):
-        if tensor.data_location == onnx.TensorProto.EXTERNAL:
-            return (
-                f"{where[:MAX_NAME]}: its data is in an external file, which an upload cannot "
-                "carry; save the model with its weights inside (onnx.save with "
-                "save_as_external_data=False)"
-            )
-    return None
-
-
-def _declared_sizes(model: Any) -> str | None:
-    """The first declared input or initializer over the importer's per-tensor budget
-    (TUNEFARM_MAX_TENSOR_BYTES), from shapes alone: nothing is allocated. The converter
-    checks every folded and computed tensor again, in a child with a memory limit."""
-    from onnx import helper
-
-    from tunefarm.frontend.limits import default_max_tensor_bytes, over_budget
-
-    limit = default_max_tensor_bytes()
-    graph = model.graph
-    for value in graph.input:
-        tensor = value.type.tensor_type
-        dims = [d.dim_value for d in tensor.shape.dim if d.HasField("dim_value")]
-        if len(dims) != len(tensor.shape.dim) or not tensor.elem_type:
-            continue  # dynamic or untyped: sized at conversion, from input_shapes
-        problem = _budget(over_budget, f"input {value.name[:MAX_NAME]!r}", dims,
-                          tensor.elem_type, limit, helper)  # fmt: skip
-        if problem:
-            return problem
-    for init in graph.initializer:
-        problem = _budget(over_budget, f"initializer {init.name[:MAX_NAME]!r}",
-                          list(init.dims), init.data_type, limit, helper)  # fmt: skip
-        if problem:
-            return problem
-    return None
-
-
-def _budget(over_budget, what: str, dims: list[int], elem_type: int, limit: int, helper):
-    try:
-        dtype = helper.tensor_dtype_to_np_dtype(elem_type)
-    except Exception:  # an unknown element type: the converter names it
-        return None
-    return over_budget(what, dims, dtype, limit)
+        check_upload(data)  # in a child with a memory limit: never parsed in the gateway
+    except UploadProblem as exc:
+        raise _Invalid(str(exc)) from None
 
 
 def _default_name(model: str, upload_name: str | None) -> str:

@@ -1,0 +1,127 @@
+"""Hostile-tenant requests of issue 25 (hardening, round 2): each test failed on the main it
+was written against. The gateway must answer each with a clear 4xx, never a 500, and its
+memory must stay flat (the last test reads the served gateway's peak resident size)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+import requests
+from api_tokens import DEVICE_KEY, TOKEN
+
+pytestmark = pytest.mark.integration
+
+JOB = {"model": "zoo:resnet-18", "target": "cpu", "device_key": DEVICE_KEY, "trials": 4}
+PEAK_RSS_MB = 300  # the issue's bound for the gateway through the hostile suite
+
+
+def auth(token: str = TOKEN) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+def client(fuzz_app):
+    return fuzz_app.test_client()
+
+
+def assert_clean(response, status: int | tuple[int, ...] = 400) -> None:
+    statuses = status if isinstance(status, tuple) else (status,)
+    body = response.get_data(as_text=True)
+    assert response.status_code in statuses, (response.status_code, body[:300])
+    assert "Traceback" not in body
+
+
+def worker_rss_mb(live_gateway, field: str = "VmHWM") -> float:
+    """The largest resident size of the gateway's worker processes: now (VmRSS) or at its
+    peak (VmHWM)."""
+    children = Path(f"/proc/{live_gateway.pid}/task/{live_gateway.pid}/children")
+    sizes = []
+    for pid in children.read_text().split():
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                sizes.append(int(line.split()[1]) / 1024)
+    assert sizes, "no gateway worker process found"
+    return max(sizes)
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def inflating_model(count: int) -> bytes:
+    """A model whose int64 initializer holds `count` zeros packed one byte each: `count`
+    bytes on the wire, 8 x `count` and more once parsed. Encoded by hand, so the test
+    process never parses it either."""
+    from onnx import GraphProto, ModelProto, TensorProto, helper
+
+    tensor = TensorProto(name="w", data_type=TensorProto.INT64, dims=[count])
+    tensor_bytes = tensor.SerializeToString() + b"\x3a" + _varint(count) + bytes(count)
+    y = helper.make_tensor_value_info("y", TensorProto.INT64, [count])
+    graph = GraphProto(name="inflate", node=[helper.make_node("Identity", ["w"], ["y"])])
+    graph.output.append(y)
+    graph_bytes = graph.SerializeToString() + b"\x2a" + _varint(len(tensor_bytes)) + tensor_bytes
+    model = ModelProto(ir_version=8, opset_import=[helper.make_opsetid("", 13)])
+    return model.SerializeToString() + b"\x3a" + _varint(len(graph_bytes)) + graph_bytes
+
+
+# -- 1: an upload is parsed in a memory-limited child, never in the gateway ------------------
+def test_an_inflating_upload_is_refused_and_the_gateway_stays_small(live_gateway):
+    data = inflating_model(20 << 20)  # 20 MiB on the wire, ~400 MiB parsed
+    before = worker_rss_mb(live_gateway, "VmRSS")
+    fields = {k: str(v) for k, v in JOB.items() if k != "model"}
+    response = requests.post(
+        f"{live_gateway.url}/api/v1/jobs",
+        data=fields,
+        files={"model": ("inflate.onnx", data)},
+        headers=auth(),
+        timeout=120,
+    )
+    assert response.status_code in (400, 413), (response.status_code, response.text[:300])
+    assert "MiB of memory" in response.json()["fields"]["model"]
+    assert worker_rss_mb(live_gateway, "VmRSS") - before < 50
+    assert worker_rss_mb(live_gateway) < PEAK_RSS_MB  # the body's copies, never its parse
+
+
+def test_external_data_inside_a_function_is_refused(client):
+    from onnx import TensorProto, helper
+
+    weight = helper.make_tensor("w", TensorProto.FLOAT, [4], [0.0] * 4)
+    weight.data_location = TensorProto.EXTERNAL
+    weight.ClearField("float_data")
+    entry = weight.external_data.add()
+    entry.key, entry.value = "location", "../../job.json"
+    const = helper.make_node("Constant", [], ["c"], value=weight)
+    add = helper.make_node("Add", ["a", "c"], ["b"])
+    function = helper.make_function("local", "AddW", ["a"], ["b"], [const, add],
+                                    [helper.make_opsetid("", 13)])  # fmt: skip
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+    node = helper.make_node("AddW", ["x"], ["y"], domain="local")
+    graph = helper.make_graph([node], "fn", [x], [y])
+    model = helper.make_model(graph, functions=[function], opset_imports=[
+        helper.make_opsetid("", 13), helper.make_opsetid("local", 1)])  # fmt: skip
+    fields = {k: str(v) for k, v in JOB.items() if k != "model"}
+    fields["model"] = (io.BytesIO(model.SerializeToString()), "fn.onnx")
+    response = client.post(
+        "/api/v1/jobs", data=fields, headers=auth(), content_type="multipart/form-data"
+    )
+    assert_clean(response)
+    message = response.get_json()["fields"]["model"]
+    assert "function 'AddW'" in message and "external file" in message
+
+
+def test_onnx_is_recent_enough_to_refuse_paths_outside_the_model(tmp_path):
+    from importlib.metadata import version
+
+    from packaging.version import Version
+
+    assert Version(version("onnx")) >= Version("1.21.0")
+    pyproject = (Path(__file__).parents[2] / "shared" / "pyproject.toml").read_text()
+    assert '"onnx>=1.21.0"' in pyproject
