@@ -191,6 +191,7 @@ def _target(value: Any) -> str:
 
     text = _string(value, "a target such as 'cpu' or 'cpu -isa=avx2'")
     try:
+        _rest_target(text)
         target = canonical(text)
     except TargetError as exc:
         raise _Invalid(str(exc)) from None
@@ -198,6 +199,37 @@ def _target(value: Any) -> str:
     if problem and not _packs(target):
         raise _Invalid(f"target {target!r}: {problem}")
     return target
+
+
+def _rest_target(text: str) -> None:
+    """What a target given over the network may not do, checked before any backend parses
+    its options: name an unknown kind, or name a file (`vta -config=FILE.json` reads the
+    file: from a request that would be a file-existence oracle, a leak of its first key, or
+    /dev/zero read until the gateway runs out of memory). Files are for the CLI; here only
+    the presets shipped with tunefarm."""
+    from tunefarm.backends import TargetError, kinds, usage
+    from tunefarm.target import split_target
+
+    kind, options = split_target(text)
+    if kind not in kinds():
+        raise TargetError(
+            f"target {text[:80]!r}: no backend for {kind[:40]!r}; targets that exist: {usage()}"
+        )
+    for key, value in options.items():
+        if _names_file(value):
+            raise TargetError(
+                f"option -{key[:40]}: over the API an option takes a name (e.g. a preset such "
+                "as vta -config=1x32x32), not a file path; config files are for the CLI"
+            )
+
+
+def _names_file(value: str) -> bool:
+    """Whether an option value would be read as a file (a path, or a name ending .json)."""
+    return (
+        any(c in value for c in "/\\\0")
+        or value.startswith(("~", "."))
+        or value.lower().endswith(".json")
+    )
 
 
 def _packs(target: str) -> bool:

@@ -125,3 +125,58 @@ def test_onnx_is_recent_enough_to_refuse_paths_outside_the_model(tmp_path):
     assert Version(version("onnx")) >= Version("1.21.0")
     pyproject = (Path(__file__).parents[2] / "shared" / "pyproject.toml").read_text()
     assert '"onnx>=1.21.0"' in pyproject
+
+
+# -- 2: a target given over the API never reads a file -----------------------------------------
+def test_a_target_never_names_a_file_over_the_api(client, tmp_path):
+    """Every path gets the same answer, without reading it: no existence oracle, no leaked
+    key, no UnicodeDecodeError (a 500) for a binary file. (/dev/zero is not tried: before the
+    fix it was read until the process ran out of memory.)"""
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"hunter2-key": 1}')
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00\x81" * 64)
+    messages = set()
+    for path in ("/nonexistent/x.json", "/etc/shadow", str(secret), str(binary), "/dev/null",
+                 "relative.json"):  # fmt: skip
+        response = client.post(
+            "/api/v1/jobs", json={**JOB, "target": f"vta -config={path}"}, headers=auth()
+        )
+        assert_clean(response)
+        message = response.get_json()["fields"]["target"]
+        assert "hunter2" not in message
+        messages.add(message.replace(path, "PATH"))
+    assert len(messages) == 1, messages
+    assert "not a file path" in messages.pop()
+
+
+def test_an_unknown_target_is_refused_before_its_options(client):
+    response = client.post(
+        "/api/v1/jobs", json={**JOB, "target": "nosuch -config=/dev/zero"}, headers=auth()
+    )
+    assert_clean(response)
+    assert "no backend for 'nosuch'" in response.get_json()["fields"]["target"]
+
+
+def test_a_preset_target_still_works_over_the_api(client):
+    response = client.post(
+        "/api/v1/jobs", json={**JOB, "target": "vta -config=1x32x32"}, headers=auth()
+    )
+    # no agent serves vta: the answer names that, not the config
+    assert_clean(response)
+    fields = response.get_json()["fields"]
+    assert "vta -config=1x32x32" in fields["target"] and "served by agents" in fields["target"]
+
+
+# -- 6: -cores -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("cores", ["²", "9" * 5000, "٣", "99999999"])
+def test_a_bad_cores_value_is_a_400(client, cores):
+    response = client.post(
+        "/api/v1/jobs", json={**JOB, "target": f"cpu -cores={cores}"}, headers=auth()
+    )
+    assert_clean(response)
+    assert "-cores=" in response.get_json()["fields"]["target"]
+    from tunefarm.backends import TargetError, parse_target
+
+    with pytest.raises(TargetError, match="integer from 0"):
+        parse_target(f"cpu -cores={cores}")
