@@ -94,10 +94,11 @@ def submit_job():
 def _read_submission() -> tuple[dict[str, Any], bytes | None, str | None]:
     """(fields, upload bytes or None, upload file name) from a JSON or form body."""
     if request.is_json:
-        if (request.content_length or 0) > MAX_JSON_BYTES:
+        raw = read_capped(request.stream, MAX_JSON_BYTES)
+        if raw is None:
             raise Rejected({"body": f"a JSON submission is at most {MAX_JSON_BYTES} bytes"}, 413)
         try:
-            body = json.loads(request.get_data(cache=False) or b"null")
+            body = json.loads(raw or b"null")
         except RecursionError:
             raise Rejected({"body": "JSON nested too deeply"}) from None
         except ValueError as exc:
@@ -120,6 +121,21 @@ def _read_submission() -> tuple[dict[str, Any], bytes | None, str | None]:
     raise Rejected(
         {"body": "send application/json, or multipart/form-data with the .onnx as 'model'"}, 415
     )
+
+
+def read_capped(stream, limit: int) -> bytes | None:
+    """The body, or None when it is over `limit` bytes. Counts what is read, whatever the
+    framing: a chunked body has no Content-Length to check up front."""
+    if (request.content_length or 0) > limit:
+        return None
+    parts, size = [], 0
+    while size <= limit:
+        chunk = stream.read(min(READ_CHUNK, limit + 1 - size))
+        if not chunk:
+            return b"".join(parts)
+        parts.append(chunk)
+        size += len(chunk)
+    return None
 
 
 def links(job_id: str) -> dict[str, str]:

@@ -180,3 +180,21 @@ def test_a_bad_cores_value_is_a_400(client, cores):
 
     with pytest.raises(TargetError, match="integer from 0"):
         parse_target(f"cpu -cores={cores}")
+
+
+# -- 3: the JSON cap counts bytes, whatever the framing ----------------------------------------
+def test_a_chunked_json_body_over_the_cap_is_a_413(live_gateway):
+    def chunks():
+        yield b'{"name": "'
+        for _ in range(40):
+            yield b"x" * (64 << 10)  # 2.5 MiB in all, over the 1 MiB cap
+        yield b'"}'
+
+    response = requests.post(
+        f"{live_gateway.url}/api/v1/jobs",
+        data=chunks(),  # a generator: Transfer-Encoding: chunked, no Content-Length
+        headers={**auth(), "Content-Type": "application/json"},
+        timeout=30,
+    )
+    assert response.status_code == 413, (response.status_code, response.text[:300])
+    assert "at most" in response.json()["fields"]["body"]
