@@ -9,15 +9,18 @@ GET endpoints need the `read` scope, POST endpoints `submit` (see `auth.py`).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
 from flask import Blueprint, Response, g, jsonify, request, send_file
 from tunefarm_services.gateway import auth
 from tunefarm_services.gateway.app import API_PREFIX, gateway, json_error
+from tunefarm_services.gateway.streams import RETRY_AFTER_S, TooManyStreams
 from tunefarm_services.gateway.validation import unknown_fields, validate_submission
 
 from tunefarm.distributed.artifacts import MODEL_FILE
@@ -265,17 +268,50 @@ def job_events(job_id: str):
     """The job's events as text/event-stream, from after Last-Event-ID (or ?after=, or the
     start). Ends after the job's terminal state with an `end` event; 204 (which tells a
     browser's EventSource to stop reconnecting) when a finished job has nothing newer."""
-    find_job(job_id)
+    doc = find_job(job_id)
     after = request.headers.get("Last-Event-ID") or request.args.get("after") or "0-0"
     if not valid_event_id(after):
         raise Rejected({"after": f"{after[:48]!r} is not an event id (like 1763700000000-0)"})
-    jobs = gateway().stream_jobs()
-    keepalive_ms = max(1, int(gateway().sse_keepalive_s * 1000))
+    state = gateway()
+    jobs = state.stream_jobs()
+    # the keep-alive wait is also how often the token is checked again
+    wait_s = min(state.sse_keepalive_s, state.stream_recheck_s)
     if _finished(jobs, job_id) and not jobs.events(job_id, after, count=1):
         return Response(status=204)
-    stream = _sse(jobs, job_id, after, keepalive_ms)
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(stream, mimetype="text/event-stream", headers=headers)
+    try:
+        state.stream_slots.take(g.token.name)
+    except TooManyStreams as exc:
+        auth.refused(g.token, str(exc))
+        return json_error(429, str(exc)), {"Retry-After": str(RETRY_AFTER_S)}
+    still_allowed = _authorisation_check(auth.token_from_request()[0], doc.get("tenant"))
+    stream = _sse(jobs, job_id, after, max(1, int(wait_s * 1000)), still_allowed)
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    response = Response(stream, mimetype="text/event-stream", headers=headers)
+    response.call_on_close(functools.partial(state.stream_slots.give, g.token.name))
+    return response
+
+
+def _authorisation_check(secret: str | None, tenant: str | None):
+    """A function saying whether the stream's token still authorises it (None) or why not:
+    the token may have been revoked, have expired or lost its scope since the stream
+    opened. Checked at most every `stream_recheck_s`."""
+    state = gateway()
+    last = [time.monotonic()]
+
+    def check() -> str | None:
+        if time.monotonic() - last[0] < state.stream_recheck_s:
+            return None
+        last[0] = time.monotonic()
+        token = state.tokens.find(secret)
+        if token is None:
+            return "the token was revoked"
+        if token.expired():
+            return f"token {token.name!r} has expired"
+        if not token.allows(auth.READ) or not token.sees(tenant):
+            return f"token {token.name!r} no longer reads this job"
+        return None
+
+    return check
 
 
 def valid_event_id(text: str) -> bool:
@@ -285,14 +321,22 @@ def valid_event_id(text: str) -> bool:
     return all(int(part) <= STREAM_ID_MAX for part in text.split("-"))
 
 
-def _sse(jobs: JobStore, job_id: str, after: str, keepalive_ms: int) -> Iterator[str]:
+def _sse(
+    jobs: JobStore, job_id: str, after: str, keepalive_ms: int, still_allowed=lambda: None
+) -> Iterator[str]:
     """Send events as they arrive, a keep-alive comment when none came for `keepalive_ms`,
-    and stop once the job is terminal and its events are all sent."""
+    and stop once the job is terminal and its events are all sent, or once `still_allowed`
+    names why the token no longer authorises the stream."""
     import redis
 
     yield f"retry: {SSE_RETRY_MS}\n\n"
     try:
         while True:
+            denied = still_allowed()
+            if denied:
+                log.warning("job %s: event stream closed: %s", job_id, denied)
+                yield sse_message("end", {"state": None, "error": denied})
+                return
             try:
                 finished = _finished(jobs, job_id)
             except JobNotFound:  # deleted while we streamed

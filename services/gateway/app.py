@@ -19,6 +19,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from tunefarm_services.gateway import auth
+from tunefarm_services.gateway.streams import StreamSlots
 from werkzeug.exceptions import HTTPException
 
 from tunefarm.distributed.artifacts import ArtifactStore
@@ -30,6 +31,8 @@ API_PREFIX = "/api/v1"
 UI_MODULE = "tunefarm_services.gateway.ui"
 SSE_KEEPALIVE_S = 15.0  # a comment line this often keeps proxies from closing an idle stream
 UPLOAD_SLACK_BYTES = 1 << 20  # room for form fields and multipart framing next to the upload
+STREAM_RECHECK_S = 10.0  # an open event stream checks its token again this often
+STATE_CONNECTIONS = 128  # Redis connections of short commands; more wait for a free one
 
 log = logging.getLogger("tunefarm.gateway")
 
@@ -47,7 +50,9 @@ class Gateway:
     broker: Any
     celery: Any
     store: ArtifactStore
+    stream_slots: StreamSlots = field(default_factory=lambda: StreamSlots(800, 100))
     sse_keepalive_s: float = SSE_KEEPALIVE_S
+    stream_recheck_s: float = STREAM_RECHECK_S
     metrics_registry: Any = field(default=None, repr=False)
 
     @classmethod
@@ -59,8 +64,11 @@ class Gateway:
         return cls(
             config=config,
             token_source=auth.TokenSource(config.tokens_file),
-            redis=config.redis(),
-            streams=config.redis(socket_timeout=SSE_KEEPALIVE_S + 10),
+            redis=config.redis(max_connections=STATE_CONNECTIONS),
+            streams=config.redis(
+                socket_timeout=SSE_KEEPALIVE_S + 10, max_connections=config.max_streams + 16
+            ),
+            stream_slots=StreamSlots(config.max_streams, config.max_streams_per_token),
             broker=redis.Redis.from_url(config.broker_url, decode_responses=True),
             celery=make_app(config),
             store=ArtifactStore(config.artifacts),

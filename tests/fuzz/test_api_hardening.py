@@ -198,3 +198,71 @@ def test_a_chunked_json_body_over_the_cap_is_a_413(live_gateway):
     )
     assert response.status_code == 413, (response.status_code, response.text[:300])
     assert "at most" in response.json()["fields"]["body"]
+
+
+# -- 4: event streams are bounded, and their token is checked while they run -------------------
+def _job(config) -> str:
+    from tunefarm.distributed.jobs import JobStore
+
+    return JobStore(config).create({**JOB, "tenant": "default"})["id"]
+
+
+def test_event_streams_are_capped_per_token_and_in_all(fuzz_config):
+    from api_tokens import READ_TOKEN
+    from tunefarm_services.gateway.app import create_app
+
+    app = create_app(fuzz_config.with_(max_streams=3, max_streams_per_token=2), blueprints=[])
+    client = app.test_client()
+    url = f"/api/v1/jobs/{_job(fuzz_config)}/events"
+    held = [client.get(url, headers=auth(), buffered=False) for _ in range(2)]
+    assert [r.status_code for r in held] == [200, 200]
+    third = client.get(url, headers=auth(), buffered=False)
+    assert_clean(third, 429)
+    assert int(third.headers["Retry-After"]) > 0 and "TUNEFARM_MAX_STREAMS_PER_TOKEN" in third.text
+    held.append(client.get(url, headers=auth(READ_TOKEN), buffered=False))
+    assert held[-1].status_code == 200
+    over = client.get(url, headers=auth(READ_TOKEN), buffered=False)
+    assert_clean(over, 429)
+    assert "(TUNEFARM_MAX_STREAMS)" in over.text
+    held.pop(0).close()  # a closed stream frees its slot
+    again = client.get(url, headers=auth(), buffered=False)
+    assert again.status_code == 200
+    for response in [*held, again]:
+        response.close()
+    assert app.extensions["tunefarm"].stream_slots.total() == 0
+
+
+def test_the_redis_pools_are_bounded_and_fit_every_allowed_stream(fuzz_app, fuzz_config):
+    """Each stream blocks on a connection of its own: the pool holds as many as streams are
+    allowed (and not unboundedly more); a command past it waits instead of failing."""
+    import redis
+
+    state = fuzz_app.extensions["tunefarm"]
+    pool = state.streams.connection_pool
+    assert fuzz_config.max_streams <= pool.max_connections <= fuzz_config.max_streams + 64
+    assert isinstance(pool, redis.BlockingConnectionPool)
+    assert isinstance(state.redis.connection_pool, redis.BlockingConnectionPool)
+
+
+def test_a_stream_ends_when_its_token_is_revoked(fuzz_config, tmp_path):
+    from tunefarm_services.gateway.app import create_app
+
+    tokens = tmp_path / "tokens"
+    secret = "revoke-me-" + "x" * 16
+    tokens.write_text(f"{secret} read doomed\n{TOKEN} read,submit keeper\n")
+    app = create_app(fuzz_config.with_(tokens_file=str(tokens)), blueprints=[])
+    state = app.extensions["tunefarm"]
+    state.sse_keepalive_s = state.stream_recheck_s = 0.2
+    client = app.test_client()
+    response = client.get(f"/api/v1/jobs/{_job(fuzz_config)}/events", headers=auth(secret),
+                          buffered=False)  # fmt: skip
+    assert response.status_code == 200
+    chunks = iter(response.response)
+    assert next(chunks).startswith(b"retry:")
+    tokens.write_text(f"{TOKEN} read,submit keeper\n")  # revoked
+    state.token_source._checked = 0.0  # the next look reads the file (no 1 s wait)
+    text = b""
+    for _, chunk in zip(range(50), chunks, strict=False):  # keep-alives come every 0.2 s
+        text += chunk if isinstance(chunk, bytes) else chunk.encode()
+    assert b"event: end" in text and b"revoked" in text
+    response.close()
