@@ -25,7 +25,14 @@ from tunefarm_services.gateway.validation import unknown_fields, validate_submis
 
 from tunefarm.distributed.artifacts import MODEL_FILE
 from tunefarm.distributed.celery_app import CONVERT
-from tunefarm.distributed.jobs import STATES, TERMINAL, JobNotFound, JobStore, new_job_id
+from tunefarm.distributed.jobs import (
+    STATES,
+    TERMINAL,
+    JobNotFound,
+    JobStore,
+    new_job_id,
+    parse_cursor,
+)
 
 api = Blueprint("api", __name__)
 log = logging.getLogger("tunefarm.gateway")
@@ -160,18 +167,29 @@ def _client() -> str:
 @api.get("/jobs")
 @auth.require(auth.READ)
 def list_jobs():
-    """Newest first; ?state= filters, ?limit= caps. Task tables are left out (see detail)."""
+    """Newest first; ?state= filters, ?limit= caps, ?cursor= (the `next` of the page before)
+    pages on. Reads only the page's documents. `counts` gives the jobs per state the token
+    sees. Task tables are left out (see detail)."""
     state = request.args.get("state") or None
     errors = {}
     if state is not None and state not in STATES:
-        errors["state"] = f"unknown state {state!r}; one of {', '.join(STATES)}"
+        errors["state"] = f"unknown state {state[:48]!r}; one of {', '.join(STATES)}"
     limit = _int_arg("limit", LIST_LIMIT, 1, LIST_LIMIT_MAX, errors)
+    cursor = request.args.get("cursor") or None
+    if cursor is not None:
+        try:
+            parse_cursor(cursor)
+        except ValueError as exc:
+            errors["cursor"] = f"{exc}; give the `next` of the page before"
     if errors:
         raise Rejected(errors)
     token = g.token
     tenant = None if token.admin else token.tenant
-    docs = gateway().jobs().list(state=state, limit=limit, tenant=tenant)
-    return jsonify({"jobs": [summary(doc) for doc in docs]})
+    jobs = gateway().jobs()
+    docs, after = jobs.page(state=state, limit=limit, tenant=tenant, cursor=cursor)
+    body = {"jobs": [summary(doc) for doc in docs], "next": after}
+    body["counts"] = jobs.count_by_state(tenant)
+    return jsonify(body)
 
 
 def summary(doc: dict[str, Any]) -> dict[str, Any]:

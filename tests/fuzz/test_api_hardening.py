@@ -266,3 +266,37 @@ def test_a_stream_ends_when_its_token_is_revoked(fuzz_config, tmp_path):
         text += chunk if isinstance(chunk, bytes) else chunk.encode()
     assert b"event: end" in text and b"revoked" in text
     response.close()
+
+
+# -- 5: lists and metrics cost what they return, not every job ---------------------------------
+def _hget_calls(r) -> int:
+    return int(r.info("commandstats").get("cmdstat_hget", {}).get("calls", 0))
+
+
+def test_a_list_page_and_a_scrape_read_no_more_than_they_show(fuzz_config, tmp_path):
+    import uuid
+
+    from tunefarm_services.gateway.app import create_app
+
+    from tunefarm.distributed.jobs import JobStore
+
+    config = fuzz_config.with_(prefix=f"tfpage-{uuid.uuid4().hex[:8]}", artifacts=tmp_path)
+    jobs = JobStore(config)
+    ids = [jobs.create({**JOB, "tenant": "default"})["id"] for _ in range(120)]
+    jobs.set_state(ids[0], "failed", error="x")
+    client = create_app(config, blueprints=[]).test_client()
+    r = config.redis()
+    seen, cursor, before = [], None, _hget_calls(r)
+    for _ in range(3):
+        query = "?limit=5" + (f"&cursor={cursor}" if cursor else "")
+        body = client.get("/api/v1/jobs" + query, headers=auth()).get_json()
+        seen += [job["id"] for job in body["jobs"]]
+        cursor = body["next"]
+    assert _hget_calls(r) - before <= 3 * 5 + 5  # the pages' documents, not 120
+    assert seen == ids[::-1][:15]  # newest first, no gap, no repeat
+    assert body["counts"]["queued"] == 119 and body["counts"]["failed"] == 1
+    before = _hget_calls(r)
+    scrape = client.get("/metrics", headers=auth())
+    assert 'tunefarm_jobs{state="queued"} 119.0' in scrape.text
+    assert _hget_calls(r) - before <= 2
+    assert_clean(client.get("/api/v1/jobs?cursor=nan~x", headers=auth()))
