@@ -33,6 +33,7 @@ from tunefarm.distributed.jobs import (
     new_job_id,
     parse_cursor,
 )
+from tunefarm.distributed.quotas import QuotaExceeded, admit
 
 api = Blueprint("api", __name__)
 log = logging.getLogger("tunefarm.gateway")
@@ -81,6 +82,11 @@ def submit_job():
     if errors:
         raise Rejected(dict(errors), errors.status)
     spec["tenant"], spec["submitted_by"] = g.token.tenant, g.token.name
+    try:
+        admit(state.config, state.redis, g.token.tenant, spec["trials"], g.token.quotas)
+    except QuotaExceeded as exc:
+        auth.refused(g.token, str(exc))
+        return json_error(429, str(exc)), {"Retry-After": str(exc.retry_after_s)}
     job_id = new_job_id()
     if upload is not None:
         state.store.write_bytes(f"jobs/{job_id}/{MODEL_FILE}", upload)

@@ -300,3 +300,74 @@ def test_a_list_page_and_a_scrape_read_no_more_than_they_show(fuzz_config, tmp_p
     assert 'tunefarm_jobs{state="queued"} 119.0' in scrape.text
     assert _hget_calls(r) - before <= 2
     assert_clean(client.get("/api/v1/jobs?cursor=nan~x", headers=auth()))
+
+
+# -- 5: quotas and a rate limit per tenant, set in the tokens file ----------------------------
+def test_quotas_from_the_tokens_file_answer_429(fuzz_config, tmp_path):
+    import uuid
+
+    from tunefarm_services.gateway.app import create_app
+
+    tag = uuid.uuid4().hex[:8]
+    burst, daily, single = (f"quota-{name}-{tag}-" + "x" * 8 for name in ("b", "d", "s"))
+    tokens = tmp_path / "tokens"
+    tokens.write_text(
+        f"{burst} read,submit tenant=burst-{tag} submits_per_minute=0 bursty\n"
+        f"{daily} read,submit tenant=daily-{tag} trials_per_day=5 daily\n"
+        f"{single} read,submit tenant=single-{tag} max_running=1 single\n"
+    )
+    client = create_app(fuzz_config.with_(tokens_file=str(tokens)), blueprints=[]).test_client()
+
+    def submit(token):
+        return client.post("/api/v1/jobs", json=JOB, headers=auth(token))
+
+    for token, first_ok, bound in ((burst, False, "submits_per_minute=0"),
+                                   (daily, True, "trials_per_day=5"),
+                                   (single, True, "max_running=1")):  # fmt: skip
+        if first_ok:
+            assert submit(token).status_code == 202
+        refused = submit(token)
+        assert_clean(refused, 429)
+        assert bound in refused.get_json()["error"]
+        assert int(refused.headers["Retry-After"]) > 0
+
+
+# -- 8: the tokens file ------------------------------------------------------------------------
+def test_the_tokens_file_refuses_what_would_weaken_or_leak(tmp_path):
+    from tunefarm_services.gateway import auth
+
+    secret = "Zr8u2kQ0vX4mT1pL9aB3"
+    bad = {
+        f"read,submit {secret} ci\n": "first column is the token",
+        f"{secret} {secret}x ci\n": "unknown scope",
+        "short-secret read\n": "at least 16",
+        "change-me-admin-0123456789 read,submit,admin\n": "example token",
+        f"{secret} read tenant=a tenant=b\n": "given twice",
+        f"{secret} read expires=2030-01-01 expires=2031-01-01\n": "given twice",
+        f"{secret} read tennant=a\n": "unknown option 'tennant'",
+    }
+    for text, expected in bad.items():
+        with pytest.raises(auth.TokensFileError, match=expected) as err:
+            auth.parse_tokens(text)
+        assert secret not in str(err.value)
+    path = tmp_path / "tokens"
+    path.write_bytes(("\ufeff" + f"{secret} read tenant=a max_running=3 first\n").encode())
+    token = auth.load_tokens(str(path)).find(secret)
+    assert token is not None and token.quotas.max_running == 3  # the BOM is not in the secret
+
+
+def test_a_same_size_rewrite_of_the_tokens_file_is_picked_up(tmp_path):
+    import os
+
+    from tunefarm_services.gateway import auth
+
+    path = tmp_path / "tokens"
+    old, new = "A" * 20, "B" * 20
+    path.write_text(f"{old} read\n")
+    stat = path.stat()
+    source = auth.TokenSource(str(path))
+    path.write_text(f"{new} read\n")  # same size; same mtime below (a coarse clock)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    source._checked = 0.0  # look now, not a second later
+    ring = source.ring()
+    assert ring.find(new) is not None and ring.find(old) is None

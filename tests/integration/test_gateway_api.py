@@ -180,7 +180,7 @@ def test_malformed_tokens_file_names_the_line(gateway_config, tmp_path):
     from tunefarm_services.gateway.auth import TokensFileError
 
     path = tmp_path / "tokens"
-    path.write_text("# ok\ngood read\nbad read,delete\n")
+    path.write_text("# ok\ngood-xxxxxxxxxxxxxxxx read\nbad-xxxxxxxxxxxxxxxx read,delete\n")
     with pytest.raises(TokensFileError, match=r"line 3: unknown scope\(s\) delete"):
         create_app(gateway_config.with_(tokens_file=str(path)), blueprints=[])
     path.write_text("lonely-token\n")
