@@ -45,6 +45,7 @@ SSE_RETRY_MS = 3000  # how long a browser waits before reconnecting a dropped st
 SSE_GRACE_MS = 250  # a terminal job's last event may land just after its state: wait this long
 READ_CHUNK = 1 << 16
 MAX_JSON_BYTES = 1 << 20  # a JSON submission carries fields only; uploads come as a form
+ADMIN_ONLY_AGENT_FIELDS = ("host", "pid")
 STREAM_ID_MAX = (1 << 64) - 1  # each part of a Redis stream id is an unsigned 64-bit number
 
 
@@ -403,9 +404,12 @@ def sse_message(kind: str, data: dict[str, Any], event_id: str | None = None) ->
 @api.get("/devices")
 @auth.require(auth.READ)
 def devices():
-    """The tracker's table (key, total, free, busy, pending) and every live agent."""
+    """The tracker's table (key, total, free, busy, pending) and every live agent; where an
+    agent runs (host, pid) only for admin tokens: it maps the farm for other tenants."""
     tracker = gateway().tracker()
     agents = [a.to_json() for a in tracker.agents()]
+    if not g.token.admin:
+        agents = [{k: v for k, v in a.items() if k not in ADMIN_ONLY_AGENT_FIELDS} for a in agents]
     return jsonify({"devices": tracker.summary(), "agents": agents})
 
 

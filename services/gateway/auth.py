@@ -15,7 +15,7 @@ other tenant's token gets 404 for it, as if it did not exist, and does not see i
 Options, each at most once: `tenant=` (default `default`); `expires=` an ISO date (00:00
 UTC of that day) or date and time (UTC unless it names a zone), after which the token is
 refused; the tenant's quotas `max_running=`, `trials_per_day=`, `submits_per_minute=`
-(see `tunefarm.distributed.quotas`; defaults 20, 200,000 and 60). A secret shorter than 16
+(see `tunefarm.distributed.quotas`; defaults 100, 200,000 and 60). A secret shorter than 16
 characters, or an example one (containing `change-me`), is refused, as is an unknown
 option. `#` starts a comment; blank lines and a UTF-8 byte-order mark are ignored.
 
@@ -50,6 +50,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from flask import current_app, request
+from tunefarm_services.gateway.logtext import escape
 from werkzeug.exceptions import HTTPException
 
 from tunefarm.distributed.quotas import Quotas
@@ -325,6 +326,7 @@ def check_token(secret: str | None, scope: str, ring: TokenRing | None = None) -
         raise ValueError(f"unknown scope {scope!r}; scopes are {', '.join(SCOPES)}")
     ring = ring if ring is not None else tokens()
     if not secret:
+        refused(None, "no token")
         raise AuthError(401, "missing token: send 'Authorization: Bearer <token>'")
     token = ring.find(secret)
     if token is None:
@@ -347,8 +349,11 @@ def refused(token: Token | None, reason: str) -> None:
     who = f"token {token.name!r} (tenant {token.tenant})" if token else "a request"
     where = ""
     if has_request_context():
-        where = f" on {request.method} {request.path} from {request.remote_addr}"
-    log.warning("refused %s%s: %s", who, where, reason)
+        method, path, addr = (
+            escape(v) for v in (request.method, request.path, request.remote_addr)
+        )
+        where = f" on {method} {path} from {addr}"
+    log.warning("refused %s%s: %s", who, where, escape(reason, 500))
 
 
 def authenticate(scope: str) -> Token:

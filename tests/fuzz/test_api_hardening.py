@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import requests
-from api_tokens import DEVICE_KEY, TOKEN
+from api_tokens import DEVICE_KEY, METRICS_TOKEN, TOKEN
 
 pytestmark = pytest.mark.integration
 
@@ -162,10 +162,12 @@ def test_a_preset_target_still_works_over_the_api(client):
     response = client.post(
         "/api/v1/jobs", json={**JOB, "target": "vta -config=1x32x32"}, headers=auth()
     )
-    # no agent serves vta: the answer names that, not the config
+    # no agent serves vta (and the session's agent may have lapsed): a 400, never about
+    # the config
     assert_clean(response)
     fields = response.get_json()["fields"]
-    assert "vta -config=1x32x32" in fields["target"] and "served by agents" in fields["target"]
+    assert "file path" not in str(fields)
+    assert "target" not in fields or "served by agents" in fields["target"]
 
 
 # -- 6: -cores -----------------------------------------------------------------------------------
@@ -296,7 +298,7 @@ def test_a_list_page_and_a_scrape_read_no_more_than_they_show(fuzz_config, tmp_p
     assert seen == ids[::-1][:15]  # newest first, no gap, no repeat
     assert body["counts"]["queued"] == 119 and body["counts"]["failed"] == 1
     before = _hget_calls(r)
-    scrape = client.get("/metrics", headers=auth())
+    scrape = client.get("/metrics", headers=auth(METRICS_TOKEN))
     assert 'tunefarm_jobs{state="queued"} 119.0' in scrape.text
     assert _hget_calls(r) - before <= 2
     assert_clean(client.get("/api/v1/jobs?cursor=nan~x", headers=auth()))
@@ -371,3 +373,53 @@ def test_a_same_size_rewrite_of_the_tokens_file_is_picked_up(tmp_path):
     source._checked = 0.0  # look now, not a second later
     ring = source.ring()
     assert ring.find(new) is not None and ring.find(old) is None
+
+
+# -- 9: what a request puts in the log cannot forge a line -------------------------------------
+def test_a_line_break_in_the_path_cannot_forge_a_log_line(client, caplog):
+    import logging
+
+    forged = "/api/v1/jobs/x%0a2026-01-01 INFO tunefarm.gateway job j-1 submitted by admin"
+    with caplog.at_level(logging.INFO, logger="tunefarm.gateway"):
+        assert_clean(client.get(forged), 401)  # no token: refused, and logged
+        assert_clean(client.get("/api/v1/jobs", headers=auth("unknown-" + "x" * 16)), 401)
+    refusals = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert len(refusals) == 2 and "no token" in refusals[0]
+    assert all("\n" not in message for message in refusals), refusals
+    assert "\\n2026-01-01 INFO" in refusals[0]
+
+
+# -- 10: what the gateway shows to whom ----------------------------------------------------------
+def test_metrics_need_the_metrics_scope_and_readyz_names_no_address(fuzz_config, tmp_path):
+    from tunefarm_services.gateway.app import create_app
+
+    scraper, reader = "scraper-" + "x" * 16, "reader-" + "x" * 16
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"{scraper} metrics prometheus\n{reader} read dashboard\n")
+    client = create_app(fuzz_config.with_(tokens_file=str(tokens)), blueprints=[]).test_client()
+    assert_clean(client.get("/metrics"), 401)
+    assert_clean(client.get("/metrics", headers=auth(reader)), 403)
+    assert client.get("/metrics", headers=auth(scraper)).status_code == 200
+    assert client.get("/api/v1/jobs", headers=auth(scraper)).status_code == 403
+    down = "redis://127.0.0.1:1/0"
+    app = create_app(fuzz_config.with_(redis_url=down, broker_url=down), blueprints=[])
+    ready = app.test_client().get("/readyz")
+    assert_clean(ready, 503)
+    assert "127.0.0.1" not in ready.text and ":1/" not in ready.text
+
+
+def test_device_hosts_are_for_admins_and_answers_are_not_cached(fuzz_config, tmp_path):
+    from tunefarm_services.gateway.app import create_app
+
+    admin, tenant = "admin-" + "x" * 16, "tenant-" + "x" * 16
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"{admin} read,admin ops\n{tenant} read tenant=other reader\n")
+    client = create_app(fuzz_config.with_(tokens_file=str(tokens)), blueprints=[]).test_client()
+    seen = client.get("/api/v1/devices", headers=auth(tenant))
+    assert seen.get_json()["agents"]
+    assert all("host" not in a and "pid" not in a for a in seen.get_json()["agents"])
+    full = client.get("/api/v1/devices", headers=auth(admin)).get_json()["agents"]
+    assert all("host" in a and "pid" in a for a in full)
+    for path in ("/api/v1/jobs", "/api/v1/devices", "/api/v1/nowhere"):
+        response = client.get(path, headers=auth(admin))
+        assert response.headers.get("Cache-Control") == "no-store", path

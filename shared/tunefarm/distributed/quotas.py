@@ -23,7 +23,7 @@ DAY_S, MINUTE_S = 86_400, 60
 class Quotas:
     """A tenant's bounds (0: none may be submitted)."""
 
-    max_running: int = 20
+    max_running: int = 100
     trials_per_day: int = 200_000
     submits_per_minute: int = 60
 
