@@ -75,7 +75,9 @@ def problem(data: bytes) -> str | None:
         return f"not an ONNX model: {exc or type(exc).__name__}"
     if not model.HasField("graph") or not model.graph.node:
         return "not an ONNX model: it has no graph with at least one node"
-    return external_data(model) or declared_sizes(model)
+    from tunefarm.frontend.limits import nodes_problem
+
+    return nodes_problem(model) or external_data(model) or declared_sizes(model)
 
 
 def model_tensors(model: Any) -> Iterator[tuple[str, Any]]:
