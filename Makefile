@@ -3,19 +3,40 @@
 PY ?= .venv/bin/python
 VENV_STAMP := .venv/.stamp
 
-.PHONY: venv test lint lint-imports golden bench bench-int8 bench-kernels bench-tuners bench-networks bench-gpu bench-gpu-network bench-autoscheduler bench-metaschedule run docker-build k8s-render bench-pipeline serve
+.PHONY: venv venv-tools deps deps-ensure test test-quick lint lint-imports golden bench bench-int8 bench-kernels bench-tuners bench-networks bench-gpu bench-gpu-network bench-autoscheduler bench-metaschedule run docker-build k8s-render bench-pipeline serve
 
 venv: $(VENV_STAMP)
+
+# What `make run` needs besides Python: gcc, and python3-venv until .venv exists
+# (tools/deps.sh installs them as root, else names them).
+venv-tools:
+	@tools/deps.sh ensure gcc $(if $(wildcard $(VENV_STAMP)),,python3-venv) >/dev/null
 
 # Rebuild the environment only when the package metadata changes.
 $(VENV_STAMP): shared/pyproject.toml services/pyproject.toml
 	python3 -m venv .venv
-	.venv/bin/python -m pip install --upgrade pip
-	.venv/bin/python -m pip install -e './shared[dev,services]' -e ./services
+	.venv/bin/python -m pip install -q --upgrade pip
+	.venv/bin/python -m pip install -q -e './shared[dev,services]' -e ./services
 	touch $(VENV_STAMP)
 
-test: venv lint lint-imports
-	$(PY) -m pytest tests -q -rs -m "not gpu"
+# The system tools of every test tier (tools/deps.sh, as .ci/run): `make test` installs what
+# is missing when it runs as root, else stops naming it and `make deps` (as root) to install
+# it; SKIP_DEPS=1 runs the tests anyway, the tiers without their tools skipped.
+deps:
+	tools/deps.sh install
+
+deps-ensure:
+	$(if $(SKIP_DEPS),,tools/deps.sh ensure)
+
+# Two workers (TEST_WORKERS): the tests that share the test Redis run on one of them, in turn
+# (the xdist group "services", tests/conftest.py); everything else spreads over both.
+TEST_WORKERS ?= 2
+test: deps-ensure venv lint lint-imports
+	$(PY) -m pytest tests -q -rs -m "not gpu" -n $(TEST_WORKERS) --dist loadgroup
+
+# The unit tier alone: nothing but the venv and gcc (a few minutes).
+test-quick: venv-tools venv
+	$(PY) -m pytest tests/unit -q -m "not gpu" -n $(TEST_WORKERS)
 
 # The import contracts in pyproject.toml: layers import only downward, and no layer but the
 # backends' own reaches into a backend's modules.
@@ -84,7 +105,7 @@ bench-int8: venv
 RUN_MODEL ?= zoo:resnet-18
 RUN_TRIALS ?= 300
 RUN_DIR ?= build/run
-run: venv
+run: venv-tools venv
 	mkdir -p $(RUN_DIR)
 	$(PY) -m tunefarm tune $(RUN_MODEL) --trials $(RUN_TRIALS) --resume \
 		--log $(RUN_DIR)/net.jsonl -o $(RUN_DIR)/net.tfa

@@ -29,6 +29,7 @@ class StackSpec:
     build_concurrency: int = 1
     search_workers: int = 1
     metrics_base_port: int = 0  # workers get the first free ports from base on (0: off)
+    log_json: bool = False  # every process logs JSON lines (`--log-json`)
 
 
 class LocalStack:
@@ -71,6 +72,8 @@ class LocalStack:
                 *("agent", "--key", key, "--target", target),
                 *("--metrics-port", self._metrics_port()),
             ]
+        if s.log_json:
+            plan = {name: [*argv, "--log-json"] for name, argv in plan.items()}
         return plan
 
     def start(self) -> LocalStack:

@@ -137,9 +137,11 @@ def serve(
     workers: int = 2,
     connections: int = WORKER_CONNECTIONS,
     config: ServiceConfig | None = None,
+    log_json: bool = False,
 ) -> None:
     """Serve the gateway until gunicorn is stopped (SIGTERM/SIGINT). Raises
-    `auth.TokensFileError` before starting when the tokens file is malformed."""
+    `auth.TokensFileError` before starting when the tokens file is malformed. `log_json`:
+    every log line (gunicorn's access and error logs included) as one JSON object."""
     from gunicorn.app.base import BaseApplication
 
     config = config or ServiceConfig.from_env()
@@ -151,6 +153,10 @@ def serve(
         def load_config(self) -> None:
             for key, value in gunicorn_options(host, port, workers, connections).items():
                 self.cfg.set(key, value)
+            if log_json:
+                from tunefarm.distributed.logs import json_dictconfig
+
+                self.cfg.set("logconfig_dict", json_dictconfig())
 
         def load(self):
             from tunefarm_services.gateway.app import create_app

@@ -55,7 +55,8 @@ def ew(name: str, fn: str, n_in: int = 1, shape: tuple[int, ...] = NCHW) -> Kern
     return kernel(name, "elementwise", fn=fn, shapes=[list(shape)] * n_in)
 
 
-CONV = Task.make("conv2d", data=list(NCHW), weight=[16, 16, 3, 3], padding=1)
+# blocks pinned to the NCHW16c layout the chain packs into, whatever the host's vector width
+CONV = Task.make("conv2d", data=list(NCHW), weight=[16, 16, 3, 3], padding=1, blocks=[16, 16])
 
 
 def buf(name: str, shape: tuple[int, ...], kind: str, alias_of: str | None = None) -> BufferSpec:

@@ -141,3 +141,36 @@ def add_scheduler_arguments(p: argparse.ArgumentParser) -> None:
         help="also train the cost models on these earlier records (other tasks and networks)",
     )
     p.add_argument("--strategy", choices=("gradient", "round-robin"), default="gradient")
+
+
+LOG_FORMATS = ("auto", "live", "plain", "autotvm", "json")  # = tune.progress.MODES less quiet
+
+
+def add_output_arguments(p: argparse.ArgumentParser) -> None:
+    """--quiet, --verbose, --log-format: how much a tune shows while it runs."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument(
+        "-q", "--quiet", action="store_true", help="print only the result, no progress"
+    )
+    group.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also print the scheduler table after every round",
+    )
+    p.add_argument(
+        "--log-format",
+        choices=LOG_FORMATS,
+        default="auto",
+        help="progress while tuning: live (a display rewritten in place), plain (a line per "
+        "round), autotvm (AutoTVM's lines and the table every round, for parsers), json (an "
+        "object per round); auto: live on a terminal, plain elsewhere (default: auto)",
+    )
+
+
+def reporter(args: argparse.Namespace, stream: Any):
+    """The tune.progress Reporter that --quiet/--verbose/--log-format ask for, on `stream`."""
+    from tunefarm.tune.progress import make_reporter
+
+    mode = "quiet" if args.quiet else args.log_format
+    return make_reporter(mode, stream, verbose=args.verbose)

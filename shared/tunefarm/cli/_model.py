@@ -84,12 +84,23 @@ def packed_flow(args: argparse.Namespace, tgt: str) -> bool:
 
 def load(args: argparse.Namespace) -> tuple[Any, Any]:
     """(ONNX model, optimised graph); CommandError with the frontend's message."""
+    from pathlib import Path
+
+    from tunefarm.cli._files import input_file
     from tunefarm.frontend.models import load_model
     from tunefarm.frontend.onnx_import import FrontendError
     from tunefarm.frontend.zoo import ZooError
     from tunefarm.graph.ir import GraphError
 
+    if Path(args.model).exists():  # else a zoo name, or the frontend's "no such model file"
+        input_file(args.model, "MODEL", what="model (.onnx, or a .npz graph)")
     try:
-        return load_model(args.model, dict(args.input_shape) or None, batch=args.batch)
+        model, graph = load_model(args.model, dict(args.input_shape) or None, batch=args.batch)
     except (FrontendError, ZooError, GraphError) as exc:
         raise CommandError(str(exc)) from None
+    if not graph.inputs:
+        raise CommandError(
+            f"MODEL {args.model!r} has no inputs: its output is a constant, there is nothing "
+            "to tune or run (export the model with its input tensors)"
+        )
+    return model, graph

@@ -21,6 +21,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--key", required=True, help="device key (the pool this device joins)")
     add_target_argument(p)
     p.add_argument("--loglevel", default="INFO", help="Celery log level (default INFO)")
+    p.add_argument(
+        "--log-json", action="store_true", help="log one JSON object per line (for collectors)"
+    )
     add_metrics_argument(p)
 
 
@@ -32,5 +35,9 @@ def run(args: argparse.Namespace) -> int:
     target = str(checked_target(args.target))
     config()
     start_metrics(args.metrics_port)
+    if args.log_json:
+        from tunefarm.distributed.logs import use_json_logs
+
+        use_json_logs(args.loglevel)
     services("agent.tasks").run_agent(args.key, target, args.loglevel)
     return 0

@@ -24,6 +24,7 @@ import sys
 
 from tunefarm.cli import CommandError
 from tunefarm.cli._args import add_target_argument, number
+from tunefarm.cli._files import input_file, output_file
 from tunefarm.cli._model import add_model_arguments, load, packed_flow, target
 from tunefarm.cli.quantize import add_quantize_arguments
 
@@ -67,21 +68,20 @@ def compile_to(
     out=None,
     select_top: int = 0,
     manifest: dict | None = None,
+    model: str | None = None,
 ):
     """Compile and save; prints the fallbacks to `out`. With `select_top`, each task's
     config is chosen among its best records by timing them inside the network here
-    (`compiler.select`). Returns (CompiledNetwork, info)."""
-    from pathlib import Path
-
+    (`compiler.select`). `model`: the input file, which the output must not replace.
+    Returns (CompiledNetwork, info)."""
     from tunefarm.compiler import CompileError
     from tunefarm.compiler.select import compile_selected
     from tunefarm.runtime.artifact import ArtifactError
     from tunefarm.tune.dispatch import ApplyHistoryBest
 
-    if log is not None and not Path(log).is_file():
-        raise CommandError(f"--log {log!r}: no such records file")
-    if not Path(output).resolve().parent.is_dir():
-        raise CommandError(f"-o {output!r}: directory does not exist")
+    if log is not None:
+        input_file(log, "--log", what="records file", empty_ok=True)
+    output_file(output, "-o", ".tfa", {"--log": log, "MODEL": model}, "artifact")
     try:
         history = ApplyHistoryBest(log, device_key) if log is not None else None
         compiled, selection = compile_selected(graph, tgt, history, device_key, select_top)
@@ -140,8 +140,6 @@ def compiled_accuracy(graph, output: str, opts) -> dict:
 
 def _packed(args: argparse.Namespace, graph, tgt: str) -> int:
     """graph_pack, compile with the best records, write the packed network file."""
-    from pathlib import Path
-
     from tunefarm.graph.ir import GraphError
     from tunefarm.recipe.packed import pack_for_target
     from tunefarm.recipe.packed_artifact import save_packed
@@ -150,10 +148,9 @@ def _packed(args: argparse.Namespace, graph, tgt: str) -> int:
     if args.select_top:
         raise CommandError("--select-top: not available with --target vta (a packed conv's "
                            "simulated time is the same alone and in the network)")  # fmt: skip
-    if args.log is not None and not Path(args.log).is_file():
-        raise CommandError(f"--log {args.log!r}: no such records file")
-    if not Path(args.output).resolve().parent.is_dir():
-        raise CommandError(f"-o {args.output!r}: directory does not exist")
+    if args.log is not None:
+        input_file(args.log, "--log", what="records file", empty_ok=True)
+    output_file(args.output, "-o", ".tfa", {"--log": args.log, "MODEL": args.model}, "artifact")
     out = sys.stderr if args.json else sys.stdout
     try:
         packed = pack_for_target(graph, tgt, args.global_scale or 8.0)
@@ -185,7 +182,15 @@ def run(args: argparse.Namespace) -> int:
     if args.quantize:
         graph, opts, extra = _quantized(args, graph, out)
     compiled, info = compile_to(
-        graph, tgt, args.log, args.device_key, args.output, out, args.select_top, extra
+        graph,
+        tgt,
+        args.log,
+        args.device_key,
+        args.output,
+        out,
+        args.select_top,
+        extra,
+        args.model,
     )
     if args.quantize:
         quant = {**extra["quantization"], "compiled_accuracy": None}

@@ -17,6 +17,7 @@ from typing import NoReturn
 
 import tunefarm.cli as cli_package
 from tunefarm.cli import EXIT_USAGE, CommandError
+from tunefarm.cli._about import VersionAction
 
 PROG = "tunefarm"
 _NOT_COMMANDS = frozenset({"main"})
@@ -61,6 +62,9 @@ def _unavailable(exc: Exception) -> Callable[[argparse.Namespace], int]:
 def build_parser() -> Parser:
     """The top-level parser with one sub-parser per command module."""
     parser = Parser(prog=PROG, description="An auto-tuning compiler for deep-learning operators.")
+    parser.add_argument(
+        "--version", action=VersionAction, help="print the versions of tunefarm and its libraries"
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for modname in command_modules():
         try:

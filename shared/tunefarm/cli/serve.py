@@ -45,6 +45,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--build-workers", type=number(int, 1), default=1, help="stack: build farm")
     p.add_argument("--log-dir", default="build/stack", help="stack: where logs go")
     p.add_argument(
+        "--log-json",
+        action="store_true",
+        help="log one JSON object per line (gateway; stack: every process it starts)",
+    )
+    p.add_argument(
         "--redis-dir",
         help="stack: start a private redis-server with an append-only file in this directory",
     )
@@ -61,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
         from tunefarm.distributed.config import prepare_metrics_dir
 
         prepare_metrics_dir()
-        services("gateway.server").serve(args.host, args.port, args.workers, args.connections)
+        services("gateway.server").serve(
+            args.host, args.port, args.workers, args.connections, log_json=args.log_json
+        )
         return 0
     stack_mod = services("stack")
     redis_server = _private_redis(stack_mod, args.redis_dir) if args.redis_dir else None
@@ -107,6 +114,7 @@ def _run_stack(stack_mod, args: argparse.Namespace) -> int:
         host=args.host,
         agents=[(args.key, args.target)] * args.agents,
         build_workers=args.build_workers,
+        log_json=args.log_json,
     )
     stack = stack_mod.LocalStack(spec, dict(os.environ), args.log_dir)
     # SIGTERM (docker stop, timeout, kill) stops the stack like Ctrl-C does: the services run

@@ -18,6 +18,7 @@ print the top-1 class and the time. This module only parses and prints.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from pathlib import Path
@@ -25,11 +26,14 @@ from pathlib import Path
 from tunefarm.cli import CommandError
 from tunefarm.cli._args import (
     add_measure_arguments,
+    add_output_arguments,
     add_scheduler_arguments,
     add_target_argument,
     measure_settings,
     number,
+    reporter,
 )
+from tunefarm.cli._files import output_file
 from tunefarm.cli._model import add_model_arguments, load, packed_flow, target
 from tunefarm.cli.compile import add_select_argument, report_choices
 from tunefarm.cli.quantize import add_quantize_arguments
@@ -81,6 +85,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--global-scale default 8)",
     )
     add_quantize_arguments(p)
+    add_output_arguments(p)
 
 
 def _print_latencies(result, out) -> None:
@@ -117,12 +122,25 @@ def _json(result, graph, tgt: str) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     from tunefarm.compiler import CompileError
-    from tunefarm.recipe import TOLERANCE, JobOptions, RecipeError, run_job
+    from tunefarm.recipe import TOLERANCE, JobOptions, RecipeError, check_log, run_job
     from tunefarm.runtime.artifact import ArtifactError
 
     tgt = target(args, packed_ok=True)
+    output = args.output or str(Path(args.log).with_suffix(".tfa"))
+    packed = packed_flow(args, tgt)
+    if not packed:  # every file problem before the model loads and the tuning starts
+        try:
+            check_log(args.log, args.resume)
+        except RecipeError as exc:
+            raise CommandError(str(exc)) from None
+        if not args.output and Path(args.log).suffix == ".tfa":
+            raise CommandError(
+                f"--log {args.log!r}: records go to a .jsonl file (the artifact's default "
+                "name, --log with .tfa, would overwrite them)"
+            )
+        output_file(output, "-o", ".tfa", {"--log": args.log, "MODEL": args.model}, "artifact")
     model, graph = load(args)
-    if packed_flow(args, tgt):
+    if packed:
         return _packed(args, graph, tgt)
     out = sys.stderr if args.json else sys.stdout
     quant = None
@@ -147,17 +165,20 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         bench_repeat=args.bench_repeat,
     )
-    output = args.output or str(Path(args.log).with_suffix(".tfa"))
-    print(graph.summary(), file=out)
+    if not args.quiet:
+        print(graph.summary(), file=out)
     try:
-        result = run_job(model, graph, options, args.log, output, args.resume, out)
+        progress = reporter(args, out)
+        chatter = io.StringIO() if args.quiet else out  # --quiet: the result alone
+        result = run_job(model, graph, options, args.log, output, args.resume, chatter, progress)
     except RecipeError as exc:
         raise CommandError(str(exc)) from None
     except (CompileError, ArtifactError) as exc:
         raise CommandError(str(exc), code=1) from None
     info = result.evaluation.recompiled_info or result.builds.tuned_info
     print(f"compiled: {info}", file=out)
-    report_choices(result.compiled, out)
+    if not args.quiet:
+        report_choices(result.compiled, out)
     _print_latencies(result, out)
     tolerance = INT8_TOLERANCE if quant else TOLERANCE
     ok = result.evaluation.end_to_end.relative_error <= tolerance

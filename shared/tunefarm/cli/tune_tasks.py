@@ -22,11 +22,13 @@ from typing import Any
 from tunefarm.cli import CommandError
 from tunefarm.cli._args import (
     add_measure_arguments,
+    add_output_arguments,
     add_scheduler_arguments,
     add_target_argument,
     checked_target,
     measure_settings,
     number,
+    reporter,
 )
 
 NAME = "tune-tasks"
@@ -48,6 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--batch-size", type=pos_int, default=16, help="candidates built at once")
     add_measure_arguments(p)
+    add_output_arguments(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the tuners (task i: seed + i)")
     p.add_argument(
         "--json", action="store_true", help="print the summary as JSON (the table goes to stderr)"
@@ -184,6 +187,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         early_stopping_per_task=args.early_stopping,
         stream=stream,
+        reporter=reporter(args, stream),
     )
     loaded = 0
     if args.resume and Path(args.log).exists():

@@ -25,11 +25,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="worker processes (default: 1; buildfarm: the number of cores)",
     )
     p.add_argument("--loglevel", default="INFO", help="Celery log level (default INFO)")
+    p.add_argument(
+        "--log-json", action="store_true", help="log one JSON object per line (for collectors)"
+    )
     add_metrics_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:
     config()  # fail early, in one line, when Redis is not there
     start_metrics(args.metrics_port)
+    if args.log_json:
+        from tunefarm.distributed.logs import use_json_logs
+
+        use_json_logs(args.loglevel)
     services("worker").run_worker(args.service, args.concurrency, args.loglevel)
     return 0

@@ -35,6 +35,7 @@ from tunefarm.recipe.reference import EndToEnd, end_to_end
 from tunefarm.runtime.artifact import ArtifactInfo
 from tunefarm.tune.dispatch import ApplyHistoryBest
 from tunefarm.tune.policy import tuner_factory
+from tunefarm.tune.progress import Reporter
 from tunefarm.tune.task_scheduler import SchedulerSummary, TaskScheduler
 from tunefarm.tune.tuner import MeasureOption
 
@@ -134,11 +135,13 @@ def tune_network(
     on_round: Callable | None = None,
     policy: str = "template",
     transfer_from: str | os.PathLike | None = None,
+    reporter: Reporter | None = None,
 ) -> SchedulerSummary:
     """Tune the tasks with the task scheduler under one budget, appending to `log`; with
     `resume`, trials already in the log are loaded, not measured again. `measure_option`
     defaults to the local builder and runner. `callbacks` run after every measured batch,
-    `on_round` after every scheduler round."""
+    `on_round` after every scheduler round; `reporter` shows the progress (default: the
+    AutoTVM lines and the table every round, on `stream`)."""
     scheduler = TaskScheduler(
         [t.task for t in tasks],
         [float(t.weight) for t in tasks],
@@ -148,6 +151,7 @@ def tune_network(
         early_stopping_per_task=early_stopping,
         stream=stream,
         groups=[t.group for t in tasks],
+        reporter=reporter,
     )
     if transfer_from is not None:
         used = scheduler.transfer_from(str(transfer_from))
@@ -357,6 +361,18 @@ class JobResult:
         return self.evaluation.relative_error <= TOLERANCE
 
 
+def print_task_count(
+    tasks: Sequence[NetworkTask], graph: Graph, stream: TextIO | None = None
+) -> None:
+    """One line instead of the task table (the tasks are listed after tuning)."""
+    groups = {t.group: t.flops * t.weight for t in reversed(tasks)}  # alternatives count once
+    print(
+        f"Extracted {len(tasks)} tasks from {graph.name} "
+        f"({sum(groups.values()) / 1e9:.2f} GFLOPs in tuned ops)",
+        file=stream or sys.stdout,
+    )
+
+
 def run_job(
     model: Any,
     graph: Graph,
@@ -365,16 +381,24 @@ def run_job(
     output: str | os.PathLike,
     resume: bool = False,
     stream: TextIO | None = None,
+    reporter: Reporter | None = None,
 ) -> JobResult:
     """Every step in this process, measuring on this machine; prints the tables (task table,
-    scheduler rounds, selection) to `stream`. The delivered network is at `output`."""
+    scheduler progress through `reporter`, selection) to `stream`. The delivered network is
+    at `output`."""
     check_log(log, resume)
     if not Path(output).resolve().parent.is_dir():
         raise RecipeError(f"-o {str(output)!r}: directory does not exist")
     tasks = network_tasks(graph, options.target, options.policy)
-    print_tasks(tasks, graph, stream)
+    if reporter is None or reporter.shows_task_table or options.trials == 0:
+        print_tasks(tasks, graph, stream)
+    else:  # the reporter's final table lists them with their results
+        reporter.describe([t.describe(graph) for t in tasks])
+        print_task_count(tasks, graph, stream)
     summary = None
-    if options.trials > 0:
+    if options.trials > 0 and not tasks:
+        print("nothing to tune: the network has no tunable ops; compiling it", file=stream)
+    if options.trials > 0 and tasks:
         summary = tune_network(
             tasks,
             options.trials,
@@ -390,6 +414,7 @@ def run_job(
             stream=stream,
             policy=options.policy,
             transfer_from=options.transfer_from,
+            reporter=reporter,
         )
     Path(log).touch()
     with tempfile.TemporaryDirectory(prefix="tunefarm-job-") as tmp:

@@ -109,6 +109,8 @@ def _read_params(data: bytes, path: Path) -> dict[str, np.ndarray]:
 def read_artifact(path: str | os.PathLike[str]) -> _Contents:
     """The artifact's members, checked; ArtifactError says what is wrong with the file."""
     path = Path(path)
+    if path.is_dir():
+        raise ArtifactError(f"{path} is a directory; expected an artifact file (.tfa)")
     if not path.is_file():
         raise ArtifactError(f"{path}: no such artifact file")
     try:

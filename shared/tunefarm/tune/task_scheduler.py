@@ -18,7 +18,8 @@ Time goes out in rounds of `trials_per_round` trials to one task at a time:
   more before any other; a task whose tuner has stopped (space exhausted, early stopping,
   every candidate failing) is skipped.
 
-After every round a table like auto_scheduler's is printed, so a user sees where time goes.
+After every round a table like auto_scheduler's is printed, so a user sees where time goes
+(or a live display, or a line per round: see `tunefarm.tune.progress`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import Any, TextIO
 from tunefarm.measure import Config, MeasureInput, MeasureResult
 from tunefarm.task import Task
 from tunefarm.tune.factory import TUNER_NAMES, make_tuner
+from tunefarm.tune.progress import AutoTVMReporter, Reporter
 from tunefarm.tune.records import history_for, load_records
 from tunefarm.tune.tuner import Callback, MeasureOption, Tuner, diagnose
 
@@ -147,6 +149,8 @@ class TaskScheduler:
     tuner_factory: a tuner name (see `TUNER_NAMES`) or `f(task, seed) -> Tuner`; task i gets
     seed `seed + i`. early_stopping_per_task: stop a task after that many trials without
     improvement. stream: where the table and progress go (default: stdout at print time).
+    reporter: what is shown while tuning (`tunefarm.tune.progress`; default: the AutoTVM lines
+    and the table after every round, on `stream`).
     """
 
     def __init__(
@@ -163,6 +167,7 @@ class TaskScheduler:
         early_stopping_per_task: int | None = None,
         stream: TextIO | None = None,
         groups: Sequence[int] | None = None,
+        reporter: Reporter | None = None,
     ) -> None:
         tasks = list(tasks)
         if not tasks:
@@ -179,6 +184,7 @@ class TaskScheduler:
             _positive_int("early_stopping_per_task", early_stopping_per_task)
         self.early_stopping = early_stopping_per_task
         self.strategy, self.alpha, self.beta, self.stream = strategy, alpha, beta, stream
+        self.reporter = reporter if reporter is not None else AutoTVMReporter(stream)
         make = _factory(tuner_factory)
         weights = _check_weights(weights, len(tasks))
         self.tasks = tasks
@@ -329,16 +335,19 @@ class TaskScheduler:
 
             callbacks.insert(0, log_to_file(log_file, device_key))  # first: nothing is lost
         current = self._choose(trials_per_round) if self.trials < total_trials else None
-        if current is None:  # nothing to do (a resumed log already used the budget): show why
-            self.print_table(None, 0.0)
-        while current is not None:
-            n = self._round_size(current, trials_per_round, total_trials)
-            self._run_round(current, n, measure_option, batch_size, callbacks)
-            done = self.trials >= total_trials
-            current = None if done else self._choose(trials_per_round)
-            self.print_table(current, time.perf_counter() - start)
-            if on_round is not None:
-                on_round(self.summary(time.perf_counter() - start))
+        self.reporter.start(self, total_trials)
+        try:
+            while current is not None:
+                n = self._round_size(current, trials_per_round, total_trials)
+                self._run_round(current, n, measure_option, batch_size, callbacks)
+                done = self.trials >= total_trials
+                current = None if done else self._choose(trials_per_round)
+                self.reporter.round_end(self, current, time.perf_counter() - start)
+                if on_round is not None:
+                    on_round(self.summary(time.perf_counter() - start))
+        finally:
+            self.reporter.close()  # a live display gives the terminal back, even on Ctrl-C
+        self.reporter.end(self, time.perf_counter() - start)  # a resumed, spent log: says why
         return self.summary(time.perf_counter() - start)
 
     def _round_size(self, i: int, trials_per_round: int, total_trials: int) -> int:
@@ -370,17 +379,17 @@ class TaskScheduler:
         def collect(tuner: Tuner, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]):
             seen.extend(results)
 
-        bar = self._progress_bar(i, s.tuner.trials + n)  # the bar counts the tuner's trials
-        extra = [collect] + ([bar] if bar is not None else [])
+        def report(tuner: Tuner, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]):
+            self.reporter.batch(self, i, results)
+
+        self.reporter.round_start(self, i, s.tuner.trials + n)  # counts the tuner's trials
         summary = s.tuner.tune(
             n,
             measure_option,
             early_stopping=self.early_stopping,
-            callbacks=[*callbacks, *extra],
+            callbacks=[*callbacks, collect, report],
             batch_size=batch_size,
         )
-        if bar is not None:
-            bar.done()
         self._last = i
         s.rounds += 1
         s.trials += summary.trials
@@ -394,15 +403,6 @@ class TaskScheduler:
             s.stop_reason = "space exhausted"
         elif not math.isfinite(s.best) and s.rounds >= FAILED_ROUNDS and seen:
             s.stop_reason, s.diagnosis = "every candidate failed", diagnose(seen)
-
-    def _progress_bar(self, i: int, total: int) -> Any:
-        """AutoTVM's `[Task  1/ 3]  Current/Best: ...` line for one round, if available."""
-        try:
-            from tunefarm.tune.callbacks import progress_bar
-        except ImportError:
-            return None
-        prefix = f"[Task {i + 1:2d}/{len(self.states):2d}] "
-        return progress_bar(prefix=prefix, total=total, stream=self._out())
 
     # -- reporting -----------------------------------------------------------------------------
     def _out(self) -> TextIO:
