@@ -26,6 +26,18 @@ def client(fuzz_app):
     return fuzz_app.test_client()
 
 
+@pytest.fixture
+def agent(fuzz_config):
+    """A live agent of the session's device key (the session's own registration lapses
+    after the heartbeat TTL, so a test that needs one registers it)."""
+    from tunefarm.distributed.tracker import Tracker
+
+    tracker = Tracker(fuzz_config)
+    info = tracker.register(DEVICE_KEY, "cpu")
+    yield info
+    tracker.unregister(info)
+
+
 def assert_clean(response, status: int | tuple[int, ...] = 400) -> None:
     statuses = status if isinstance(status, tuple) else (status,)
     body = response.get_data(as_text=True)
@@ -305,7 +317,7 @@ def test_a_list_page_and_a_scrape_read_no_more_than_they_show(fuzz_config, tmp_p
 
 
 # -- 5: quotas and a rate limit per tenant, set in the tokens file ----------------------------
-def test_quotas_from_the_tokens_file_answer_429(fuzz_config, tmp_path):
+def test_quotas_from_the_tokens_file_answer_429(fuzz_config, tmp_path, agent):
     import uuid
 
     from tunefarm_services.gateway.app import create_app
@@ -408,7 +420,7 @@ def test_metrics_need_the_metrics_scope_and_readyz_names_no_address(fuzz_config,
     assert "127.0.0.1" not in ready.text and ":1/" not in ready.text
 
 
-def test_device_hosts_are_for_admins_and_answers_are_not_cached(fuzz_config, tmp_path):
+def test_device_hosts_are_for_admins_and_answers_are_not_cached(fuzz_config, tmp_path, agent):
     from tunefarm_services.gateway.app import create_app
 
     admin, tenant = "admin-" + "x" * 16, "tenant-" + "x" * 16
