@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 DB = 12
 KEY = "e2e-cpu"
-SUBMIT, READ = "e2e-submit-token", "e2e-read-token"
+SUBMIT, READ = "e2e-submit-token", "e2e-read-token-0000"
 
 
 @pytest.fixture(scope="module")
