@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 REQUIRE_ALL = os.environ.get("TUNEFARM_REQUIRE_ALL_TIERS") == "1"
+# The CLI's record store defaults to the user's cache directory; tests that want one name it.
+os.environ.setdefault("TUNEFARM_STORE", "none")
 
 
 @pytest.hookimpl(trylast=True)

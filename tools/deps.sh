@@ -8,7 +8,9 @@
 #   tools/deps.sh ensure gcc python3-venv    only these (what `make run` needs)
 #
 # Tiers: Redis (integration, browser, fuzz), Chromium (browser), pocl + clinfo (OpenCL),
-# kubectl (deploy), nvcc (the cuda backend's builds; no GPU needed), gcc and python3-venv.
+# kubectl (deploy), nvcc (the cuda backend's builds; no GPU needed), gcc and python3-venv,
+# PostgreSQL (the record store's tests; they create and drop their own databases as the
+# `postgres` role over 127.0.0.1, $TUNEFARM_TEST_POSTGRES to point elsewhere).
 set -uo pipefail
 
 REDIS_PORT="${TUNEFARM_TEST_REDIS_PORT:-6379}"
@@ -22,6 +24,7 @@ DEPS=(
     "chromium@command -v chromium@chromium@"
     "opencl@command -v clinfo && clinfo -l 2>/dev/null | grep -q Device@pocl-opencl-icd ocl-icd-opencl-dev clinfo@"
     "kubectl@command -v kubectl@kubectl@install kubectl >= 1.27: https://kubernetes.io/docs/tasks/tools/install-kubectl-linux/"
+    "postgres@command -v pg_isready@postgresql@"
     "nvcc@command -v nvcc@nvidia-cuda-toolkit@install the CUDA toolkit >= 12 (NVIDIA's apt repository or installer; Debian: nvidia-cuda-toolkit from non-free)"
 )
 
@@ -57,6 +60,26 @@ apt_install() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"
 }
 
+
+PG_URL="${TUNEFARM_TEST_POSTGRES:-postgresql://postgres@127.0.0.1:5432}"
+postgres_answers() { psql "$PG_URL/postgres" -Atqc "select 1" >/dev/null 2>&1; }
+
+# The packaged cluster, started when it is down (Debian's pg_ctlcluster, else the service).
+start_postgres() {
+    postgres_answers && return 0
+    if command -v pg_lsclusters >/dev/null 2>&1; then
+        pg_lsclusters -h 2>/dev/null | while read -r version cluster _; do
+            as_root pg_ctlcluster "$version" "$cluster" start >/dev/null 2>&1
+        done
+    else
+        as_root service postgresql start >/dev/null 2>&1
+    fi
+    for _ in $(seq 1 50); do
+        postgres_answers && return 0
+        sleep 0.2
+    done
+    return 1
+}
 
 redis_answers() { redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; }
 
@@ -121,6 +144,10 @@ check() {
         echo "deps: no Redis answers on port $REDIS_PORT: redis-server --daemonize yes --port $REDIS_PORT --save ''" >&2
         missing+=("redis (not running)")
     fi
+    if wanted postgres && command -v pg_isready >/dev/null 2>&1 && ! postgres_answers; then
+        echo "deps: PostgreSQL does not answer at $PG_URL as the postgres role: start it (pg_ctlcluster VERSION main start) and allow that role over 127.0.0.1, or set TUNEFARM_TEST_POSTGRES" >&2
+        missing+=("postgres (not answering)")
+    fi
     if [ "${#missing[@]}" -gt 0 ]; then
         if [ "${#ONLY[@]}" -eq 0 ]; then
             echo "deps: ${#missing[@]} missing; as root, 'make deps' installs them (SKIP_DEPS=1 make test runs without, skipping those tiers)" >&2
@@ -144,6 +171,9 @@ install() {
     if wanted kubectl; then command -v kubectl >/dev/null 2>&1 || install_kubectl || true; fi
     if wanted redis; then
         start_redis || { echo "deps: redis-server did not start on port $REDIS_PORT" >&2; failed=1; }
+    fi
+    if wanted postgres; then
+        start_postgres || echo "deps: PostgreSQL did not answer at $PG_URL after starting it" >&2
     fi
     check || failed=1
     return $failed

@@ -88,6 +88,7 @@ def submit_job():
     except QuotaExceeded as exc:
         auth.refused(g.token, str(exc))
         return json_error(429, str(exc)), {"Retry-After": str(exc.retry_after_s)}
+    spec["records_fleet"] = g.token.records_fleet
     job_id = new_job_id()
     if upload is not None:
         state.store.write_bytes(f"jobs/{job_id}/{MODEL_FILE}", upload)

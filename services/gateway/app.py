@@ -56,6 +56,7 @@ class Gateway:
     sse_keepalive_s: float = SSE_KEEPALIVE_S
     stream_recheck_s: float = STREAM_RECHECK_S
     metrics_registry: Any = field(default=None, repr=False)
+    record_stores: dict[tuple[str, bool], Any] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_config(cls, config: ServiceConfig) -> Gateway:
@@ -95,6 +96,18 @@ class Gateway:
     def tracker(self) -> Tracker:
         return Tracker(self.config, client=self.redis, broker=self.broker)
 
+    def record_store(self, tenant: str, fleet: bool) -> Any:
+        """The record store as `tenant` sees it (None: none configured); opened once per
+        tenant and grant. StoreError while it cannot be opened (the next call retries)."""
+        from tunefarm.store import NONE, open_store
+
+        if self.config.store.strip().lower() == NONE:
+            return None
+        key = (tenant, fleet)
+        if key not in self.record_stores:
+            self.record_stores[key] = open_store(self.config.store, tenant, fleet)
+        return self.record_stores[key]
+
 
 def gateway() -> Gateway:
     """The current app's Gateway."""
@@ -120,6 +133,7 @@ def create_app(
     """The gateway app. `blueprints`: registered after the API (None: `default_blueprints()`,
     i.e. the web UI when present; [] for the API alone). Raises `auth.TokensFileError` for a
     malformed tokens file, so a bad deployment fails at startup, not on the first request."""
+    from tunefarm_services.gateway import records_api  # noqa: F401  (its routes join `api`)
     from tunefarm_services.gateway.api import api
 
     config = config or ServiceConfig.from_env()

@@ -12,7 +12,9 @@ and cancel every tenant's jobs, see device hosts; it implies `read`), and `metri
 /metrics, for Prometheus). A job belongs to the tenant of the token that submitted it; any
 other tenant's token gets 404 for it, as if it did not exist, and does not see it in lists.
 
-Options, each at most once: `tenant=` (default `default`); `expires=` an ISO date (00:00
+Options, each at most once: `tenant=` (default `default`); `records=fleet` lets the token
+read the fleet's shared tuning records as well as its tenant's, and makes the records of
+the jobs it submits fleet records too (see docs/records.md); `expires=` an ISO date (00:00
 UTC of that day) or date and time (UTC unless it names a zone), after which the token is
 refused; the tenant's quotas `max_running=`, `trials_per_day=`, `submits_per_minute=`
 (see `tunefarm.distributed.quotas`; defaults 100, 200,000 and 60). A secret shorter than 16
@@ -80,6 +82,7 @@ class Token:
     tenant: str = DEFAULT_TENANT
     expires: float | None = None
     quotas: Quotas = Quotas()
+    records_fleet: bool = False  # `records=fleet`: reads and writes the fleet's records too
 
     def allows(self, scope: str) -> bool:
         return scope in self.scopes or (scope in (READ, METRICS) and ADMIN in self.scopes)
@@ -192,11 +195,17 @@ def _parse_line(line: str, where: str, default_name: str) -> Token:
         raise TokensFileError(f"{where}: tenant {tenant[:64]!r}: use 1-64 letters, digits, '-_.'")
     expires = _expiry(options["expires"], where) if "expires" in options else None
     quotas = Quotas(**{k: _count(options[k], k, where) for k in QUOTA_OPTIONS if k in options})
-    return Token(secret, scopes, " ".join(name) or default_name, tenant, expires, quotas)
+    records = options.get("records", "tenant")
+    if records not in ("tenant", "fleet"):
+        raise TokensFileError(
+            f"{where}: records={records[:20]!r}: use records=fleet or leave it out"
+        )
+    name_text = " ".join(name) or default_name
+    return Token(secret, scopes, name_text, tenant, expires, quotas, records == "fleet")
 
 
 LINE_FORMAT = "'TOKEN SCOPES [OPTION=VALUE ...] [NAME]'"
-OPTIONS = ("tenant", "expires", *QUOTA_OPTIONS)
+OPTIONS = ("tenant", "expires", "records", *QUOTA_OPTIONS)
 
 
 def _check_secret(secret: str, where: str) -> None:

@@ -48,7 +48,7 @@ def document() -> dict[str, Any]:
         },
         "servers": [{"url": "/"}],
         "security": [{"bearer": []}, {"cookie": []}],
-        "paths": {**_job_paths(), **_other_paths(), **_ops_paths()},
+        "paths": {**_job_paths(), **_other_paths(), **_records_paths(), **_ops_paths()},
         "components": {"securitySchemes": _security(), "schemas": _schemas()},
     }
 
@@ -265,6 +265,93 @@ def _other_paths() -> dict[str, Any]:
     return {"/api/v1/devices": {"get": devices}, "/api/v1/openapi.json": {"get": doc}}
 
 
+def _records_paths() -> dict[str, Any]:
+    def query(name: str, description: str, kind: str = "string") -> dict[str, Any]:
+        return {
+            "name": name,
+            "in": "query",
+            "required": False,
+            "schema": {"type": kind},
+            "description": description,
+        }
+
+    no_store = {"503": _error("No record store is configured, or it is unreachable.")}
+    listing = _op(
+        "Tuning records of the record store, best first",
+        "listRecords",
+        {
+            "200": _ok("One page of records.", _ref("RecordPage")),
+            "400": _error("A bad limit or cursor.", "Invalid"),
+            **no_store,
+        },
+        parameters=[
+            query("workload", "A workload key, e.g. conv2d:1a2b3c4d5e6f7a8b."),
+            query("target", "A target string."),
+            query("device_key", "A device key."),
+            query("limit", "Records per page (1-500, default 50).", "integer"),
+            query("cursor", "next_cursor of the previous page."),
+        ],
+    )
+    stats = _op(
+        "Per target and workload: trials, best GFLOP/s, last improved",
+        "recordStats",
+        {
+            "200": _ok("The store's statistics as this token sees it.", _ref("RecordStats")),
+            **no_store,
+        },
+        parameters=[query("target", "Only this target.")],
+    )
+    return {"/api/v1/records": {"get": listing}, "/api/v1/records/stats": {"get": stats}}
+
+
+def _record_page() -> dict[str, Any]:
+    record = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"},
+            "workload_key": {"type": "string"},
+            "op": {"type": "string"},
+            "target": {"type": "string"},
+            "device_key": {"type": "string"},
+            "latency_ms": {"type": "number"},
+            "config": {"type": "object"},
+            "task": {"type": "object"},
+            "timestamp": {"type": "number"},
+        },
+    }
+    return {
+        "type": "object",
+        "required": ["records", "next_cursor"],
+        "properties": {
+            "records": {"type": "array", "items": record},
+            "next_cursor": {"type": "string", "nullable": True},
+        },
+    }
+
+
+def _record_stats() -> dict[str, Any]:
+    row = {
+        "type": "object",
+        "properties": {
+            "target": {"type": "string"},
+            "workload_key": {"type": "string"},
+            "op": {"type": "string"},
+            "trials": {"type": "integer"},
+            "best_gflops": {"type": "number"},
+            "last_improved": {"type": "number"},
+        },
+    }
+    counts = {k: {"type": "integer"} for k in ("records", "workloads", "targets", "revision")}
+    return {
+        "type": "object",
+        "properties": {
+            **counts,
+            "fleet": {"type": "boolean"},
+            "by_workload": {"type": "array", "items": row},
+        },
+    }
+
+
 def _ops_paths() -> dict[str, Any]:
     def public(summary: str, op_id: str, responses: dict[str, Any]) -> dict[str, Any]:
         return {
@@ -312,6 +399,8 @@ def _schemas() -> dict[str, Any]:
         "JobSummary": _job_summary(),
         "Task": _task(),
         "Devices": _devices(),
+        "RecordPage": _record_page(),
+        "RecordStats": _record_stats(),
         "Error": {
             "type": "object",
             "required": ["error"],
@@ -368,6 +457,15 @@ def _submission_fields() -> dict[str, Any]:
             "quantized to int8 and packed for the accelerator (graph_pack), as the VTA "
             "tutorial. The job then has a `packed` entry.",
         },
+        "reuse": {
+            "type": "string",
+            "enum": ["best", "warm", "off"],
+            "default": "warm",
+            "description": "How the job uses the record store: best: a task with at least "
+            "reuse_min_trials trials there is not tuned again; warm: every search starts "
+            "from the store; off: the store is only written to.",
+        },
+        "reuse_min_trials": {"type": "integer", "minimum": 1, "default": 64},
     }
 
 
@@ -527,6 +625,9 @@ def _task() -> dict[str, Any]:
             "latency_ms": number,
             "gflops": number,
             "trials": {"type": "integer"},
+            "store": {"type": "string", "description": "N trials in store, best X GFLOP/s"},
+            "reused": {"type": "boolean", "description": "Its best came from the store."},
+            "trials_saved": {"type": "integer"},
         },
     }
 

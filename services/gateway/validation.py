@@ -15,6 +15,7 @@ from typing import Any
 
 from tunefarm.compiler.select import DEFAULT_TOP_K
 from tunefarm.frontend.models import ZOO_PREFIX
+from tunefarm.recipe.reuse import DEFAULT_MIN_TRIALS, REUSE_MODES
 from tunefarm.tune.factory import TUNER_NAMES as TUNERS
 from tunefarm.tune.policy import POLICIES
 
@@ -43,6 +44,8 @@ FIELDS = (
     "name",
     "input_shapes",
     "quantize",
+    "reuse",
+    "reuse_min_trials",
 )
 QUANTIZE = ("int8",)  # the only scheme a job can ask for: the packed (vta) flow's
 PACKED_TARGETS = ("vta", "vta -config=1x32x32")  # offered by the submit form (the presets)
@@ -97,6 +100,11 @@ def validate_submission(
         ("name", lambda: _name(fields.get("name"))),
         ("input_shapes", lambda: _input_shapes(fields.get("input_shapes"))),
         ("quantize", lambda: _quantize(fields.get("quantize"))),
+        ("reuse", lambda: _reuse(fields.get("reuse"))),
+        (
+            "reuse_min_trials",
+            lambda: _int(fields.get("reuse_min_trials"), 1, None, default=DEFAULT_MIN_TRIALS),
+        ),
     )
     for field, check in checks:
         try:
@@ -295,6 +303,15 @@ def _policy(value: Any) -> str:
         return DEFAULT_POLICY
     if not isinstance(value, str) or value.strip() not in POLICIES:
         raise _Invalid(f"unknown policy {_show(value)}; one of {', '.join(POLICIES)}")
+    return value.strip()
+
+
+def _reuse(value: Any) -> str:
+    """How the job uses the record store (recipe.reuse): best, warm (default) or off."""
+    if not _present(value):
+        return "warm"
+    if not isinstance(value, str) or value.strip() not in REUSE_MODES:
+        raise _Invalid(f"unknown reuse {_show(value)}; one of {', '.join(REUSE_MODES)}")
     return value.strip()
 
 

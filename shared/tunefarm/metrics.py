@@ -45,6 +45,30 @@ MEASURE_SECONDS = Histogram(
     ["device_key"],
     buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60),
 )
+STORE_LOOKUPS = Counter(
+    "tunefarm_store_lookups",
+    "Tasks whose records a job looked up in the record store.",
+)
+STORE_HITS = Counter(
+    "tunefarm_store_hits",
+    "Looked-up tasks for which the record store held a valid record.",
+)
+TRIALS_SAVED = Counter(
+    "tunefarm_store_trials_saved",
+    "Trials not measured because a task's best came from the record store (--reuse best).",
+)
+STORE_RECORDS = Gauge(
+    "tunefarm_store_records",
+    "Records in the record store (as the search worker last saw it).",
+    multiprocess_mode="mostrecent",
+)
+SPOOL_DEPTH = Gauge(
+    "tunefarm_store_spool_depth",
+    "Records waiting in the spool for the record store to come back.",
+    multiprocess_mode="mostrecent",
+)
+_ALL = (TRIALS, BEST_GFLOPS, ESTIMATED_LATENCY, BUILD_SECONDS, MEASURE_SECONDS, STORE_LOOKUPS,
+        STORE_HITS, TRIALS_SAVED, STORE_RECORDS, SPOOL_DEPTH)  # fmt: skip
 
 
 def registry(collectors: Iterable[Any] = ()) -> CollectorRegistry:
@@ -55,7 +79,7 @@ def registry(collectors: Iterable[Any] = ()) -> CollectorRegistry:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         MultiProcessCollector(reg)
     else:
-        for metric in (TRIALS, BEST_GFLOPS, ESTIMATED_LATENCY, BUILD_SECONDS, MEASURE_SECONDS):
+        for metric in _ALL:
             reg.register(metric)
     for collector in collectors:
         reg.register(collector)

@@ -154,6 +154,7 @@ def test_objects_and_wiring(layout):
         selector = d["spec"]["selector"]["matchLabels"]
         assert selector.items() <= pod_labels(d).items()
     # Every Service selects pods, on a port they declare.
+    deployments = [*deployments, *objects(layout, "StatefulSet").values()]
     for svc in objects(layout, "Service").values():
         pods = [d for d in deployments if svc["spec"]["selector"].items() <= pod_labels(d).items()]
         assert pods, f"Service {svc['metadata']['name']} selects no pods"
@@ -358,7 +359,8 @@ def test_overlays_resize_storage_and_pods():
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_images_are_pinned_and_come_from_the_overlay_registry(layout):
-    images = [c["image"] for d in objects(layout, "Deployment").values() for c in containers(d)]
+    workloads = [*objects(layout, "Deployment").values(), *objects(layout, "StatefulSet").values()]
+    images = [c["image"] for d in workloads for c in containers(d)]
     for image in images:
         tag = image.rsplit("/", 1)[-1].partition(":")[2]
         assert tag and tag != "latest", image
@@ -376,6 +378,26 @@ def test_tunefarm_pods_are_scraped(layout):
         assert notes.get("prometheus.io/scrape") == "true", name
         assert notes.get("prometheus.io/path") == "/metrics", name
         assert int(notes["prometheus.io/port"]) in {p["containerPort"] for p in c["ports"]}, name
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_the_record_store_is_postgres_with_its_password_from_a_secret(layout):
+    (pg,) = objects(layout, "StatefulSet").values()
+    c = container(pg)
+    assert c["readinessProbe"]["exec"]["command"][0] == "pg_isready"
+    assert pg["spec"]["volumeClaimTemplates"][0]["metadata"]["name"] == "data"
+    assert pod_spec(pg)["securityContext"]["runAsNonRoot"] is True
+    store = generated(layout, "ConfigMap", "tunefarm-config")["data"]["TUNEFARM_STORE"]
+    assert store.startswith("postgresql://tunefarm@postgres:5432/")
+    for name in ("search", "gateway", "postgres"):
+        d = pg if name == "postgres" else objects(layout, "Deployment")[name]
+        env = container(d).get("env", [])
+        refs = [
+            e["valueFrom"]["secretKeyRef"]
+            for e in env
+            if "valueFrom" in e and e["name"] in ("PGPASSWORD", "POSTGRES_PASSWORD")
+        ]
+        assert refs == [{"name": "tunefarm-postgres", "key": "password"}], name
 
 
 def test_prometheus_configuration():
@@ -454,11 +476,15 @@ def test_compose_stack():
     services = compose["services"]
     assert services["redis"]["image"] == "redis:7.0.15"
     assert re.fullmatch(r"prom/prometheus:v\d+\.\d+\.\d+", services["prometheus"]["image"])
-    tunefarm = {n: s for n, s in services.items() if n not in {"redis", "prometheus"}}
+    assert services["postgres"]["image"] == "postgres:15.8"
+    assert "pg_isready" in services["postgres"]["healthcheck"]["test"]
+    tunefarm = {n: s for n, s in services.items() if n not in {"redis", "prometheus", "postgres"}}
     assert {s["image"] for s in tunefarm.values()} == {"tunefarm:0.1.0"}
     for name, svc in tunefarm.items():
         assert "artifacts:/data/artifacts" in svc["volumes"], name
         assert svc["environment"]["TUNEFARM_BROKER_URL"] == "redis://redis:6379/0", name
+        assert svc["environment"]["TUNEFARM_STORE"].startswith("postgresql://tunefarm@postgres")
+        assert svc["depends_on"]["postgres"]["condition"] == "service_healthy", name
     (builder,) = [s for s in tunefarm.values() if "build" in s]
     context = (DOCKER / builder["build"]["context"]).resolve()
     assert context == ROOT and (context / builder["build"]["dockerfile"]).is_file()

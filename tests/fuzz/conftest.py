@@ -41,6 +41,7 @@ def fuzz_config(tmp_path_factory):
         prefix=f"tffuzz-{uuid.uuid4().hex[:8]}",
         artifacts=tmp / "artifacts",
         tokens_file=str(tokens),
+        store=str(tmp / "records.sqlite"),  # the /records routes answer from a real store
     )
     from tunefarm.distributed.tracker import Tracker
 

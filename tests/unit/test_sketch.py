@@ -205,6 +205,9 @@ CASES = {
     "conv2d_nchwc_s2_odd": conv((1, 5, 15, 14), (24, 5, 3, 3), strides=2, padding=(1, 0, 2, 1)),
     "conv2d_residual": conv((1, 8, 7, 7), (8, 8, 1, 1), epilogue=("bias", "residual", "relu")),
     "depthwise": conv((1, 24, 11, 11), (24, 1, 3, 3), strides=2, padding=1, groups=24),
+    "group_conv_packed": conv(
+        (1, 16, 9, 9), (16, 4, 3, 3), padding=1, groups=4, blocks=[8, 8], epilogue=("bias",)
+    ),
     "dense_bias_relu": Task.make("dense", data=(3, 37), weight=(20, 37), epilogue=["bias", "relu"]),
     "dense_batch1": Task.make("dense", data=(1, 64), weight=(40, 64)),
     "batch_matmul": Task.make("batch_matmul", a=(2, 7, 9), b=(2, 9, 5)),

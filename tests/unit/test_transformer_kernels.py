@@ -160,7 +160,7 @@ def test_dense_row_tiles_with_gelu_epilogue(tmp_path) -> None:
     hidden] rows), awkward sizes, the bias + gelu epilogue, against an oracle."""
     task = Task.make("dense", data=(12, 40), weight=(24, 40), epilogue=("bias", "gelu"))
     space = registry.config_space(task)
-    assert "tile_n" in space.knobs and registry.default_config(task).as_dict()["tile_n"] == 4
+    assert "tile_n" in space.knobs and registry.default_config(task).as_dict()["tile_n"] > 1
     base = registry.default_config(task).as_dict()
     configs = [Config.make(dict(base, tile_n=t, tile_o=(3, 1, 8))) for t in (1, 3, 6)]
     inputs = [MeasureInput(task, c) for c in configs]

@@ -250,6 +250,13 @@ def devices():
     return render_template("devices.html", page="devices")
 
 
+@blueprint.get("/records")
+def records():
+    """The record store per target: workloads, trials, best GFLOP/s, last improved (from GET
+    /api/v1/records/stats, as this token's tenant sees it)."""
+    return render_template("records.html", page="records")
+
+
 def _not_found(message: str) -> Response:
     return make_response(render_template("not_found.html", page=None, message=message), 404)
 

@@ -53,6 +53,21 @@ def template(task: Task) -> Template:
     return _lookup(task)[1]
 
 
+def generic_reason(task: Task) -> str:
+    """Why the backend runs `task` with its generic template ("" when it has its own): the
+    backend's own reason where it gives one (`generic_reason(task)`), else that the op has
+    no template there."""
+    backend, tpl, _ = _lookup(task)
+    if not getattr(tpl, "generic", False):
+        return ""
+    own = getattr(backend, "generic_reason", None)
+    reason = own(task) if own is not None else None
+    return reason or (
+        f"no template of its own for {task.op!r} on {backend.kind}: one loop nest, outer "
+        "axes in parallel, the innermost vectorised, no register tiling"
+    )
+
+
 def ops(kind: str = "cpu") -> list[str]:
     """The ops a backend has templates for."""
     return get_backend(kind).ops()
@@ -176,5 +191,7 @@ def local_builder(**options: Any) -> LocalBuilder:
 
 def local_runner(settings: MeasureSettings, kind: str = "cpu", seed: int = 0) -> LocalRunner:
     """A LocalRunner for this machine's device of `kind`, checking against this registry's
-    reference data."""
-    return LocalRunner(settings, reference_io, get_backend(kind).kernel_loader, seed)
+    reference data. Device backends (`persistent_measurer`) keep one measurer process."""
+    backend = get_backend(kind)
+    persistent = bool(getattr(backend, "persistent_measurer", False))
+    return LocalRunner(settings, reference_io, backend.kernel_loader, seed, persistent)

@@ -143,6 +143,42 @@ def add_scheduler_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strategy", choices=("gradient", "round-robin"), default="gradient")
 
 
+def add_store_argument(p: argparse.ArgumentParser) -> None:
+    """--store: where the record store lives ($TUNEFARM_STORE, else the cache directory)."""
+    import os
+
+    from tunefarm.store import default_path
+
+    p.add_argument(
+        "--store",
+        default=os.environ.get("TUNEFARM_STORE", ""),
+        metavar="PATH|URL|none",
+        help="record store shared across jobs: a SQLite file, postgresql://USER@HOST/DB, or "
+        f"none (default: $TUNEFARM_STORE, else {default_path()})",
+    )
+
+
+def add_reuse_arguments(p: argparse.ArgumentParser) -> None:
+    """--reuse and --reuse-min-trials (recipe.reuse)."""
+    from tunefarm.recipe.reuse import DEFAULT_MIN_TRIALS, REUSE_MODES
+
+    add_store_argument(p)
+    p.add_argument(
+        "--reuse",
+        choices=REUSE_MODES,
+        default="warm",
+        help="best: tasks with enough trials in the store are not tuned again; warm: every "
+        "search starts from the store and the fleet cost model; off (default: warm)",
+    )
+    p.add_argument(
+        "--reuse-min-trials",
+        type=number(int, 1),
+        default=DEFAULT_MIN_TRIALS,
+        metavar="N",
+        help=f"--reuse best: trials a task needs in the store (default: {DEFAULT_MIN_TRIALS})",
+    )
+
+
 LOG_FORMATS = ("auto", "live", "plain", "autotvm", "json")  # = tune.progress.MODES less quiet
 
 

@@ -40,6 +40,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_select_argument(p, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument(
+        "--report",
+        action="store_true",
+        help="also print why the model is as fast as it is: its op histogram, what was "
+        "fused, which kernels fall back to the generic template and why, and each kernel's "
+        "estimated share of the time",
+    )
+    p.add_argument(
         "--quantize",
         choices=("int8",),
         help="quantize the network to int8 first (calibration options below; the report "
@@ -173,7 +180,7 @@ def _packed(args: argparse.Namespace, graph, tgt: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     tgt = target(args, packed_ok=True)
-    _, graph = load(args)
+    model, graph = load(args)
     if packed_flow(args, tgt):
         return _packed(args, graph, tgt)
     out = sys.stderr if args.json else sys.stdout
@@ -201,11 +208,26 @@ def run(args: argparse.Namespace) -> int:
             f"max rel error {acc['max_rel_error']:.3e}",
             file=out,
         )
+    report = _report(args, model, graph, tgt, out)
     if args.json:
         doc = {"artifact": info.to_json(), "tasks": [c.to_json() for c in compiled.choices]}
         if quant is not None:
             doc["quantization"] = quant
+        if report is not None:
+            doc["report"] = report.to_json()
         print(json.dumps(doc, indent=2, default=str))
     else:
         print(info)
     return 0
+
+
+def _report(args: argparse.Namespace, model, graph, tgt: str, out):
+    """With --report: the compile report of the graph as compiled, printed unless --json."""
+    if not getattr(args, "report", False):
+        return None
+    from tunefarm.compiler.report import compile_report
+
+    report = compile_report(graph, tgt, model)
+    if not args.json:
+        print("\n".join(report.lines()), file=out)
+    return report

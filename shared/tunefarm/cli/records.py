@@ -16,10 +16,10 @@ import json
 import sys
 from typing import Any
 
-from tunefarm.cli import CommandError
+from tunefarm.cli import CommandError, records_store
 
 NAME = "records"
-HELP = "show tuning records, or keep the best record per workload (best, distill)"
+HELP = "show tuning records, keep the best per workload, or use the record store"
 _MAX_LISTED = 10  # workload keys listed when --workload matches none
 
 
@@ -52,6 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         if action is not show:
             action.add_argument("-o", "--output", required=True, metavar="OUT", help="output file")
         action.add_argument("--json", action="store_true", help="print one JSON document")
+    records_store.add_actions(sub)
 
 
 # -- formatting ------------------------------------------------------------------------------
@@ -199,6 +200,8 @@ def _os_message(exc: OSError) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run one action; skipped-line messages go to stderr whatever happens."""
+    if args.action in records_store.ACTIONS:
+        return records_store.run(args)
     errors: list[str] = []
     try:
         return _show(args, errors) if args.action == "show" else _write_best(args, errors)

@@ -27,6 +27,7 @@ from tunefarm.cli import CommandError
 from tunefarm.cli._args import (
     add_measure_arguments,
     add_output_arguments,
+    add_reuse_arguments,
     add_scheduler_arguments,
     add_target_argument,
     measure_settings,
@@ -86,6 +87,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_quantize_arguments(p)
     add_output_arguments(p)
+    add_reuse_arguments(p)
 
 
 def _print_latencies(result, out) -> None:
@@ -124,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
     from tunefarm.compiler import CompileError
     from tunefarm.recipe import TOLERANCE, JobOptions, RecipeError, check_log, run_job
     from tunefarm.runtime.artifact import ArtifactError
+    from tunefarm.store import StoreError
 
     tgt = target(args, packed_ok=True)
     output = args.output or str(Path(args.log).with_suffix(".tfa"))
@@ -164,6 +167,9 @@ def run(args: argparse.Namespace) -> int:
         select_top=args.select_top,
         seed=args.seed,
         bench_repeat=args.bench_repeat,
+        store=args.store,
+        reuse=args.reuse,
+        reuse_min_trials=args.reuse_min_trials,
     )
     if not args.quiet:
         print(graph.summary(), file=out)
@@ -171,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
         progress = reporter(args, out)
         chatter = io.StringIO() if args.quiet else out  # --quiet: the result alone
         result = run_job(model, graph, options, args.log, output, args.resume, chatter, progress)
-    except RecipeError as exc:
+    except (RecipeError, StoreError) as exc:
         raise CommandError(str(exc)) from None
     except (CompileError, ArtifactError) as exc:
         raise CommandError(str(exc), code=1) from None

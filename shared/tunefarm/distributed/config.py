@@ -36,6 +36,9 @@ class ServiceConfig:
     artifacts: the artifact store's root directory. tokens_file: API tokens (None: none).
     heartbeat_ttl_s: how long an agent stays listed without a heartbeat.
     visibility_timeout_s: how long a message taken by a worker that died stays invisible.
+    store: the record store's URL (`TUNEFARM_STORE`, e.g. postgresql://tunefarm@db/tunefarm;
+    "none" or unset: jobs do not share records). Records that cannot reach it wait in
+    `spool_dir` (under the artifact store) until it is back.
     """
 
     broker_url: str = DEFAULT_BROKER
@@ -48,6 +51,11 @@ class ServiceConfig:
     max_upload_mb: float = 200.0
     max_streams: int = 800  # event streams one gateway process holds (below its connections)
     max_streams_per_token: int = 100
+    store: str = "none"
+
+    @property
+    def spool_dir(self) -> Path:
+        return self.artifacts / "records-spool"
 
     @staticmethod
     def from_env(env: Mapping[str, str] | None = None) -> ServiceConfig:
@@ -70,6 +78,7 @@ class ServiceConfig:
             max_upload_mb=_number(env, "TUNEFARM_MAX_UPLOAD_MB", 200.0),
             max_streams=int(_number(env, "TUNEFARM_MAX_STREAMS", 800)),
             max_streams_per_token=int(_number(env, "TUNEFARM_MAX_STREAMS_PER_TOKEN", 100)),
+            store=env.get("TUNEFARM_STORE") or "none",
         )
 
     def with_(self, **changes) -> ServiceConfig:

@@ -30,6 +30,7 @@ import onnx
 
 from tunefarm import metrics, recipe
 from tunefarm.compiler.tasks import network_tasks
+from tunefarm.distributed import records_store
 from tunefarm.distributed.artifacts import (
     GRAPH_FILE,
     LOG_FILE,
@@ -191,9 +192,16 @@ def _packed_tasks(packed: Graph, target: str) -> list[NetworkTask]:
     ]
 
 
-def _table_row(i: int, row: dict[str, Any], report: Any = None) -> dict[str, Any]:
+def _table_row(
+    i: int, row: dict[str, Any], report: Any = None, reuse: dict[str, Any] | None = None
+) -> dict[str, Any]:
     ok = report is not None and math.isfinite(report.best_latency_s)
+    store = {}
+    if reuse is not None:  # "N trials in store, best X GFLOP/s" and whether it was reused
+        saved = reuse["trials_in_store"] if reuse["reused"] else 0
+        store = {"store": reuse["message"], "reused": reuse["reused"], "trials_saved": saved}
     return {
+        **store,
         "id": i,
         "workload_key": row["workload_key"],
         "task": row["describe"],
@@ -269,7 +277,8 @@ class Progress:
             return False
 
     def on_round(self, summary) -> None:
-        table = [_table_row(i, self.rows[i], r) for i, r in enumerate(summary.tasks)]
+        reuse = {t["index"]: t for t in (summary.reuse or {}).get("tasks", [])}
+        table = [_table_row(i, self.rows[i], r, reuse.get(i)) for i, r in enumerate(summary.tasks)]
         total = summary.estimated_total_latency_s
         latency = total * 1e3 if math.isfinite(total) else None
         if latency is not None:
@@ -336,20 +345,32 @@ def _tune(config: ServiceConfig, app: Any, jobs: JobStore, job_id: str) -> Progr
     option = MeasureOption(
         CeleryBuilder(app, **hooks), CeleryRunner(app, doc["device_key"], settings, **hooks)
     )
-    recipe.tune_network(
-        tasks,
-        doc["trials"],
-        log,
-        tuner=doc.get("tuner", "xgb"),
-        policy=doc.get("policy", "template"),
-        early_stopping=doc.get("early_stopping"),
-        resume=True,
-        measure_option=option,
-        device_key=doc["device_key"],
-        stream=io.StringIO(),
-        callbacks=[progress.on_batch],
-        on_round=progress.on_round,
-    )
+    reader, writer = records_store.open_for_job(config, doc)
+    summary = None
+    try:
+        summary = recipe.tune_network(
+            tasks,
+            doc["trials"],
+            log,
+            tuner=doc.get("tuner", "xgb"),
+            policy=doc.get("policy", "template"),
+            early_stopping=doc.get("early_stopping"),
+            resume=True,
+            measure_option=option,
+            device_key=doc["device_key"],
+            stream=io.StringIO(),
+            callbacks=[progress.on_batch],
+            on_round=progress.on_round,
+            store=reader,
+            reuse=doc.get("reuse", "warm"),
+            reuse_min_trials=doc.get("reuse_min_trials", recipe.JobOptions.reuse_min_trials),
+            store_put=writer.put if writer is not None else None,
+        )
+    finally:
+        records_store.publish(reader, writer, summary.reuse if summary else None)
+        records_store.close(reader, writer)
+    if summary is not None:
+        records_store.refresh(config, doc)
     return progress
 
 

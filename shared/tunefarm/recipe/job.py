@@ -31,11 +31,14 @@ from tunefarm.compiler.tasks import is_op_task, network_tasks, op_share
 from tunefarm.graph.extract import NetworkTask
 from tunefarm.graph.ir import Graph
 from tunefarm.measure.types import MeasureSettings
+from tunefarm.recipe import reuse as store_reuse
 from tunefarm.recipe.reference import EndToEnd, end_to_end
 from tunefarm.runtime.artifact import ArtifactInfo
+from tunefarm.store import RecordStore, open_store
 from tunefarm.tune.dispatch import ApplyHistoryBest
 from tunefarm.tune.policy import tuner_factory
 from tunefarm.tune.progress import Reporter
+from tunefarm.tune.records import append_records, load_records
 from tunefarm.tune.task_scheduler import SchedulerSummary, TaskScheduler
 from tunefarm.tune.tuner import MeasureOption
 
@@ -74,6 +77,9 @@ class JobOptions:
     seed: int = 0
     device_key: str = LOCAL_DEVICE_KEY
     bench_repeat: int = 10
+    store: str = "none"  # --store: a SQLite path, postgresql://..., or none
+    reuse: str = "warm"  # --reuse best | warm | off (recipe.reuse)
+    reuse_min_trials: int = store_reuse.DEFAULT_MIN_TRIALS
 
 
 def check_log(path: str | os.PathLike, resume: bool) -> None:
@@ -136,12 +142,18 @@ def tune_network(
     policy: str = "template",
     transfer_from: str | os.PathLike | None = None,
     reporter: Reporter | None = None,
+    store: RecordStore | None = None,
+    reuse: str = "warm",
+    reuse_min_trials: int = store_reuse.DEFAULT_MIN_TRIALS,
+    store_put: Callable | None = None,
 ) -> SchedulerSummary:
     """Tune the tasks with the task scheduler under one budget, appending to `log`; with
     `resume`, trials already in the log are loaded, not measured again. `measure_option`
     defaults to the local builder and runner. `callbacks` run after every measured batch,
     `on_round` after every scheduler round; `reporter` shows the progress (default: the
-    AutoTVM lines and the table every round, on `stream`)."""
+    AutoTVM lines and the table every round, on `stream`). With a `store`, `reuse` decides
+    what it gives (recipe.reuse) and every measured record is put into it (through
+    `store_put`, e.g. a spooling put, when given)."""
     scheduler = TaskScheduler(
         [t.task for t in tasks],
         [float(t.weight) for t in tasks],
@@ -161,6 +173,23 @@ def tune_network(
     if resume and Path(log).exists():
         loaded = scheduler.load_log(log, device_key=device_key)
         print(f"resumed: {loaded} trial(s) loaded from {log}", file=stream)
+    report = None
+    put = store_put or (store.put if store is not None else None)
+    if store is not None:
+        report, to_log = store_reuse.plan(
+            scheduler, store, reuse, device_key, reuse_min_trials, DEFAULT_TOP_K
+        )
+        append_records(log, _not_in_log(log, to_log))
+        report.print(stream)
+    if put is not None:
+        callbacks = [*callbacks, store_reuse.store_callback(put, device_key)]
+    if report is not None and on_round is not None:
+        inner, reuse_json = on_round, report.to_json()
+
+        def on_round(summary: SchedulerSummary) -> Any:
+            summary.reuse = reuse_json
+            return inner(summary)
+
     per_round = trials_per_round or max(8, min(64, trials // max(1, 2 * len(tasks))))
     own = measure_option is None
     kind = parse_target(tasks[0].task.target).kind if tasks else "cpu"  # measure on its device
@@ -168,7 +197,7 @@ def tune_network(
         MeasureOption.local(settings or network_settings(), kind=kind) if own else measure_option
     )
     try:
-        return scheduler.tune(
+        summary = scheduler.tune(
             trials,
             option,
             trials_per_round=per_round,
@@ -178,9 +207,23 @@ def tune_network(
             device_key=device_key,
             on_round=on_round,
         )
+        summary.reuse = report.to_json() if report is not None else None
+        return summary
     finally:
         if own:
             option.close()
+
+
+def _not_in_log(log: str | os.PathLike, records: Sequence[Any]) -> list[Any]:
+    """The records a (resumed) log does not hold yet: a retried job adds no duplicates."""
+    if not records or not Path(log).exists() or Path(log).stat().st_size == 0:
+        return list(records)
+
+    def key(r: Any) -> tuple[str, str, str]:
+        return r.workload_key, r.device_key, repr(sorted(r.config.as_dict().items()))
+
+    have = {key(r) for r in load_records(log, [])}
+    return [r for r in records if key(r) not in have]
 
 
 def _save_atomic(compiled: CompiledNetwork, path: str | os.PathLike) -> ArtifactInfo:
@@ -398,24 +441,32 @@ def run_job(
     summary = None
     if options.trials > 0 and not tasks:
         print("nothing to tune: the network has no tunable ops; compiling it", file=stream)
-    if options.trials > 0 and tasks:
-        summary = tune_network(
-            tasks,
-            options.trials,
-            log,
-            tuner=options.tuner,
-            strategy=options.strategy,
-            early_stopping=options.early_stopping,
-            settings=options.settings,
-            resume=resume,
-            trials_per_round=options.trials_per_round,
-            seed=options.seed,
-            device_key=options.device_key,
-            stream=stream,
-            policy=options.policy,
-            transfer_from=options.transfer_from,
-            reporter=reporter,
-        )
+    store = open_store(options.store) if options.trials > 0 and tasks else None
+    try:
+        if options.trials > 0 and tasks:
+            summary = tune_network(
+                tasks,
+                options.trials,
+                log,
+                tuner=options.tuner,
+                strategy=options.strategy,
+                early_stopping=options.early_stopping,
+                settings=options.settings,
+                resume=resume,
+                trials_per_round=options.trials_per_round,
+                seed=options.seed,
+                device_key=options.device_key,
+                stream=stream,
+                policy=options.policy,
+                transfer_from=options.transfer_from,
+                reporter=reporter,
+                store=store,
+                reuse=options.reuse,
+                reuse_min_trials=options.reuse_min_trials,
+            )
+    finally:
+        if store is not None:
+            store.close()
     Path(log).touch()
     with tempfile.TemporaryDirectory(prefix="tunefarm-job-") as tmp:
         untuned = Path(tmp) / "untuned.tfa"

@@ -87,6 +87,7 @@ class SchedulerSummary:
     trials: int  # all trials spent, those loaded from a log included
     seconds: float
     strategy: str
+    reuse: dict[str, Any] | None = None  # what the record store gave (recipe.reuse)
 
     def to_json(self) -> dict[str, Any]:
         total = self.estimated_total_latency_s
@@ -96,6 +97,7 @@ class SchedulerSummary:
             "trials": self.trials,
             "seconds": self.seconds,
             "tasks": [t.to_json() for t in self.tasks],
+            **({"reuse": self.reuse} if self.reuse is not None else {}),
         }
 
 
@@ -205,9 +207,20 @@ class TaskScheduler:
         """Replay a records file into the tuners: what it holds is never measured again, its
         best is each task's starting point, and its trials count as spent. Returns how many
         records were used; unreadable lines go to `errors` (see `records.load_records`)."""
-        records = load_records(path, errors)
+        return self.load_records(load_records(path, errors), device_key)
+
+    def load_records(
+        self, records: Sequence[Any], device_key: str | None = None, budget: bool = True,
+        only: Sequence[int] | None = None,
+    ) -> int:  # fmt: skip
+        """Replay records (of a log, or of the store) into the tuners of tasks `only` (all by
+        default). With `budget`, they count as trials of this run (a resumed log); without,
+        they count for each task's share (the scheduler spends less where the store already
+        holds many trials) but not against the run's budget. Returns the records used."""
         used = 0
-        for s in self.states:
+        for i, s in enumerate(self.states):
+            if only is not None and i not in only:
+                continue
             by_index: dict[int, MeasureResult] = {}
             for index, result in history_for(s.tuner.task, records, device_key, s.tuner.space):
                 old = by_index.get(index)
@@ -216,16 +229,23 @@ class TaskScheduler:
             fresh = [(i, r) for i, r in by_index.items() if i not in s.tuner.visited]
             s.tuner.load_history(fresh)
             s.trials += len(fresh)
-            self.trials += len(fresh)
+            self.trials += len(fresh) if budget else 0
             used += len(fresh)
             if fresh and math.isfinite(s.best):
                 s.curve.append((s.trials, s.best))
         return used
 
+    def retire(self, i: int, reason: str) -> None:
+        """Take task i out of the running (e.g. its best comes from the record store)."""
+        self.states[i].stop_reason = reason
+
     def transfer_from(self, path: str, errors: list[str] | None = None) -> int:
         """Train the tuners' cost models on earlier records (other tasks, other jobs and
         networks) as well; tuners without a model ignore them. Returns the records used."""
-        records = load_records(path, errors)
+        return self.transfer_records(load_records(path, errors))
+
+    def transfer_records(self, records: Sequence[Any]) -> int:
+        """`transfer_from` for records already read (the record store's fleet set)."""
         used = 0
         seen: set[int] = set()
         for s in self.states:
@@ -336,6 +356,8 @@ class TaskScheduler:
             callbacks.insert(0, log_to_file(log_file, device_key))  # first: nothing is lost
         current = self._choose(trials_per_round) if self.trials < total_trials else None
         self.reporter.start(self, total_trials)
+        if current is None and on_round is not None:  # nothing to tune (a spent log, every
+            on_round(self.summary(0.0))  # task from the record store): still publish the table
         try:
             while current is not None:
                 n = self._round_size(current, trials_per_round, total_trials)

@@ -61,6 +61,9 @@ class MeasureOption:
         pipelined = getattr(self.runner, "measure_batch", None)
         if pipelined is not None:
             return pipelined(inputs, self.builder)
+        if getattr(self.runner, "overlaps_builds", False) and len(inputs) > 1:
+            chunk = max(1, int(getattr(self.builder, "n_parallel", 4)))
+            return build_while_measuring(self.builder, self.runner, inputs, chunk)
         return self.runner.run(inputs, self.builder.build(inputs))
 
     def close(self) -> None:
@@ -68,6 +71,28 @@ class MeasureOption:
             close = getattr(part, "close", None)
             if close is not None:
                 close()
+
+
+def build_while_measuring(
+    builder: Builder, runner: Runner, inputs: Sequence[MeasureInput], chunk: int
+) -> list[MeasureResult]:
+    """Measure the batch in chunks of `chunk` candidates while the next chunk builds.
+
+    For a device runner (a GPU's kernels are timed on the device, not on the cores the
+    builds use): measurement of chunk i overlaps the builds of chunk i+1, so the device does
+    not wait for a whole batch's builds. Results come back in input order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    parts = [list(inputs[i : i + chunk]) for i in range(0, len(inputs), chunk)]
+    results: list[MeasureResult] = []
+    with ThreadPoolExecutor(1, thread_name_prefix="tunefarm-build") as pool:
+        pending = pool.submit(builder.build, parts[0])
+        for i, part in enumerate(parts):
+            builds = pending.result()
+            if i + 1 < len(parts):
+                pending = pool.submit(builder.build, parts[i + 1])
+            results += runner.run(part, builds)
+    return results
 
 
 @dataclass
@@ -117,6 +142,7 @@ class Tuner:
         self.best_cost = math.inf
         self.best_trial = 0
         self.history: list[tuple[int, float]] = []  # (config index, cost or inf)
+        self.seeds: list[int] = []  # configs to measure first (a warm start's population)
         self.default_index = self._default_index(space is None)
 
     def _default_index(self, registry_space: bool) -> int | None:
@@ -165,15 +191,29 @@ class Tuner:
         if pairs:
             self.update([i for i, _ in pairs], [r for _, r in pairs])
 
+    def seed(self, configs: Iterable[Config]) -> int:
+        """Measure these configs (e.g. the best of similar workloads) before the tuner's own
+        proposals; configs outside this task's space are skipped. Returns how many fit."""
+        added = 0
+        for config in configs:
+            try:
+                index = self.space.index_of(config.as_dict())
+            except ValueError:
+                continue
+            if index not in self.visited and index not in self.seeds:
+                self.seeds.append(index)
+                added += 1
+        return added
+
     def _propose(self, want: int) -> list[int]:
-        """The next batch: the default config first while it is unmeasured, then the
-        subclass's proposals; never a visited config."""
-        if self.default_index is not None and self.default_index not in self.visited:
-            rest = self.next_batch(want - 1) if want > 1 else []
-            indices = [self.default_index, *rest]
-        else:
-            indices = self.next_batch(want)
-        return [i for i in dict.fromkeys(indices) if i not in self.visited]
+        """The next batch: the default config first while it is unmeasured, then seeded
+        configs, then the subclass's proposals; never a visited config."""
+        first = [self.default_index] if self.default_index is not None else []
+        while self.seeds and len(first) < want:
+            first.append(self.seeds.pop(0))
+        first = [i for i in dict.fromkeys(first) if i not in self.visited]
+        rest = self.next_batch(want - len(first)) if want > len(first) else []
+        return [i for i in dict.fromkeys([*first, *rest]) if i not in self.visited]
 
     def inputs_for(self, indices: Sequence[int]) -> list[MeasureInput]:
         return [MeasureInput(self.task, Config.make(self.space.get(i), index=i)) for i in indices]

@@ -63,7 +63,9 @@ const latencyChart = new LineChart($("latency-chart"), {
 function mergeTask(incoming) {
   const row = view.tasks.get(incoming.id) || { ...incoming };
   row.trials = Math.max(row.trials || 0, incoming.trials || 0);
-  for (const key of ["workload_key", "task", "weight", "mflops"]) row[key] = incoming[key] ?? row[key];
+  for (const key of ["workload_key", "task", "weight", "mflops", "store", "reused", "trials_saved"]) {
+    row[key] = incoming[key] ?? row[key];
+  }
   if (incoming.gflops && !(row.gflops >= incoming.gflops)) {
     row.gflops = incoming.gflops;
     row.latency_ms = incoming.latency_ms ?? (row.mflops ? row.mflops / incoming.gflops : null);
@@ -340,6 +342,17 @@ function speedup(ratio, what) {
   );
 }
 
+/** What the record store gave a task: a badge when it was reused (with the trials it saved),
+ * else its "N trials in store, best X GFLOP/s" as a note under the workload. */
+function storeBadge(t) {
+  if (!t.store) return null;
+  if (t.reused) {
+    return h("span", { class: "tag tag--store", title: t.store, "data-reused": "true" },
+      `from store: ${fmtInt(t.trials_saved || 0)} trials saved`);
+  }
+  return h("span", { class: "cell-sub store-note" }, t.store);
+}
+
 function drawTasks(doc) {
   const rows = [...view.tasks.values()].sort((a, b) => a.id - b.id);
   const running = !TERMINAL.has(doc.state);
@@ -354,7 +367,12 @@ function drawTasks(doc) {
           "aria-current": running && t.id === view.activeTask ? "true" : null,
         },
         h("td", { class: "num" }, t.id),
-        h("td", { class: "workload", title: t.workload_key || "" }, h("span", { class: "mono" }, t.task || t.workload_key)),
+        h(
+          "td",
+          { class: "workload", title: t.workload_key || "" },
+          h("span", { class: "mono" }, t.task || t.workload_key),
+          storeBadge(t),
+        ),
         h("td", { class: "num" }, fmtInt(t.weight)),
         h("td", { class: "num" }, t.latency_ms ? fmt(t.latency_ms, 3) : DASH),
         h("td", { class: "num" }, t.gflops ? fmt(t.gflops) : DASH),

@@ -3,8 +3,9 @@
 What it owns (see `tunefarm.backends.base.Backend`):
 - target options `-isa` and `-cores` (`target.py`);
 - templates: conv2d in NCHW[x]c (`conv2d.py`), Winograd (`winograd.py`), depthwise
-  (`depthwise.py`), packed dense (`dense.py`), pooling (`pool.py`), and a generic template
-  for every other op (`generic.py`);
+  (`depthwise.py`), grouped conv2d in NCHW[x]c (`group_conv2d.py`), packed dense
+  (`dense.py`), batch matmul (`batch_matmul.py`), pooling (`pool.py`), and a generic
+  template for every other op (`generic.py`);
 - the layout policy for network tasks (`layout.py`: channel blocks, Winograd alternatives);
 - sketch rules for template-free schedules (`sketch_rules.py`);
 - the C emitter (`c_emitter.py`) and gcc's command line (`target.toolchain`);
@@ -18,10 +19,12 @@ import functools
 from collections.abc import Mapping
 
 from tunefarm.backends.cpu import (
+    batch_matmul,
     conv2d,
     dense,
     depthwise,
     generic,
+    group_conv2d,
     layout,
     pool,
     qconv2d,
@@ -57,10 +60,12 @@ class CpuBackend:
             conv2d.Conv2dNCHWc(),
             winograd.Conv2dWinograd(),
             depthwise.DepthwiseNCHWc(),
+            group_conv2d.GroupConvNCHWc(),
             dense.DensePack(),
             pool.Pool2dNCHWc(),
             pool.GlobalPool2dNCHWc(),
             *generic.TEMPLATES,
+            batch_matmul.BatchMatmul(),  # replaces the generic one
             *quant.TEMPLATES,
             qconv2d.Conv2dInt8(),
             qdense.DenseInt8(),
@@ -72,18 +77,38 @@ class CpuBackend:
         return sorted(self._templates)
 
     def template(self, task: Task) -> Template:
-        """conv2d with groups goes to the matching specialised template."""
+        """conv2d with groups goes to the matching specialised template: depthwise, grouped
+        in the blocked layout where its blocks keep the groups packed, else the generic
+        NCHW one."""
         table = self._templates
         if task.op == "conv2d":
             p = conv2d.conv_params(task)
             if p["groups"] == p["c"] == p["o"] and p["groups"] > 1:
                 return table["depthwise_conv2d"]
             if p["groups"] > 1:
-                return table["group_conv2d"]
+                lanes = cpu_target.vector_lanes(cpu_target.parse(task.target))
+                blocks = p["blocks"] or group_conv2d.group_blocks(
+                    p["c"], p["o"], p["groups"], lanes
+                )
+                fits = blocks and not group_conv2d.blocks_fit(p["c"], p["o"], p["groups"], *blocks)
+                return table["group_conv2d_nchwc" if fits else "group_conv2d"]
         found = table.get(task.op)
         if found is None:
             raise TaskError(f"unknown op {task.op!r}; cpu ops: {', '.join(self.ops())}")
         return found
+
+    def generic_reason(self, task: Task) -> str | None:
+        """Why a grouped conv runs the generic NCHW template (None for other ops)."""
+        if task.op != "conv2d":
+            return None
+        p = conv2d.conv_params(task)
+        if not group_conv2d.is_grouped(p):
+            return None
+        lanes = cpu_target.vector_lanes(cpu_target.parse(task.target))
+        ib, ob = p["blocks"] or (conv2d.best_block(p["c"], lanes), conv2d.best_block(p["o"], lanes))
+        why = group_conv2d.blocks_fit(p["c"], p["o"], p["groups"], ib, ob)
+        g = p["groups"]
+        return f"grouped conv ({p['c'] // g} in / {p['o'] // g} out per group) in NCHW: {why}"
 
     def anchor_variants(self, task: Task) -> list[Task]:
         return layout.anchor_variants(task)

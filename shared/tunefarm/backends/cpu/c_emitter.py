@@ -51,6 +51,7 @@ from tunefarm.ir.expr import (
     Select,
     Var,
     is_float,
+    logical_and,
 )
 from tunefarm.ir.tensor import walk
 from tunefarm.ir.transform import free_vars
@@ -347,9 +348,14 @@ class CEmitter(IntLanes):
         width = s.extent
         if width not in VECTOR_WIDTHS:
             return False
-        body, conds = s.body, []
-        while len(body) == 1 and isinstance(body[0], If) and s.var not in free_vars(body[0].cond):
-            conds.append(body[0].cond)
+        body, conds, tail = s.body, [], []
+        while len(body) == 1 and isinstance(body[0], If):
+            parts = _conjuncts(body[0].cond)
+            lane = [c for c in parts if s.var in free_vars(c)]
+            if lane and not all(_rising_bound(c, s.var) for c in lane):
+                return False
+            conds += [c for c in parts if s.var not in free_vars(c)]
+            tail += lane
             body = body[0].body
         if not all(isinstance(b, Store) for b in body):
             return False
@@ -361,8 +367,19 @@ class CEmitter(IntLanes):
         for c in conds:
             self.emit(f"if ({self.expr(c)}) {{", depth)
             depth += 1
+        if tail:  # the last lane in bounds: all are (a rising index under a bound)
+            last = [self.simplifier(c, s.var, Const(width - 1)) for c in tail]
+            self.emit(f"if ({self.expr(logical_and(*last))}) {{", depth)
         for line in lines:
-            self.emit(line, depth)
+            self.emit(line, depth + bool(tail))
+        if tail:  # the partial vector at the end: lane by lane, each tested
+            self.emit("} else {", depth)
+            self.emit(f"for (int32_t {s.var} = 0; {s.var} < {width}; ++{s.var}) {{", depth + 1)
+            self.emit(f"if ({self.expr(logical_and(*tail))}) {{", depth + 2)
+            self.stmts(body, depth + 3)
+            self.emit("}", depth + 2)
+            self.emit("}", depth + 1)
+            self.emit("}", depth)
         for _ in conds:
             depth -= 1
             self.emit("}", depth)
@@ -470,6 +487,25 @@ NATIVE_MINMAX = {
     8: ("__AVX__", "__builtin_ia32_{op}ps256", ""),
     4: ("__SSE__", "__builtin_ia32_{op}ps", ""),
 }
+
+
+def _conjuncts(cond: Expr) -> list[Expr]:
+    """The terms of a chain of `and`s."""
+    if isinstance(cond, Logical) and cond.op == "and" and cond.b is not None:
+        return _conjuncts(cond.a) + _conjuncts(cond.b)
+    return [cond]
+
+
+def _rising_bound(cond: Expr, var: str) -> bool:
+    """Whether `cond` is `index < bound` with the index rising in `var` and the bound not
+    depending on it: true at the last lane means true at every lane (a vector that does not
+    stick out of its tensor), so the guard splits into a whole-vector and a tail branch."""
+    return (
+        isinstance(cond, Compare)
+        and cond.op in ("<", "<=")
+        and var not in free_vars(cond.b)
+        and (coefficient(cond.a, var) or 0) > 0
+    )
 
 
 def vector_helpers(w: int) -> str:

@@ -8,6 +8,9 @@ With more than one row (a transformer's [batch * seq, hidden] activations) that 
 stream the whole weight once per row, so `tile_n` rows share each weight vector: the
 accumulator tile is tile_n x o_inner vectors, the rows loop inside K, and the tiles are
 ordered weight block outer, rows inner, so a weight block stays in cache across the rows.
+The row tile need not divide N (ViT's 197 tokens are prime): the product is computed on N
+rounded up to whole tiles (the extra rows repeat the last data row) and the output stage
+crops, so the reduction has no bounds test; only the store of the last tile has one.
 
 Knobs: tile_o (blocks, o_inner, ob), tile_k, and tile_n when N > 1.
 """
@@ -79,7 +82,7 @@ class DensePack(Template):
         sp.define_split("tile_o", p["o"], 3, max_factor=64, filter=lambda f: f[1] <= 8)
         sp.define_knob("tile_k", [k for k in (1, 2, 4, 8, 16) if p["k"] % k == 0])
         if p["n"] > 1:  # only then: batch-1 spaces (and their records) stay as they were
-            sp.define_knob("tile_n", [t for t in (1, 2, 3, 4, 6, 8) if p["n"] % t == 0])
+            sp.define_knob("tile_n", [t for t in ROW_TILES if t <= p["n"]])
         return sp
 
     def preferred(self, task, space, target):
@@ -87,9 +90,7 @@ class DensePack(Template):
         lanes = vector_lanes(target)
         ob = next((b for b in (lanes, lanes // 2, 8, 4, 2) if p["o"] % b == 0), 1)
         blocks = p["o"] // ob
-        rows = next(t for t in (4, 2, 1) if p["n"] % t == 0)
-        registers = 16 if lanes >= 16 else 8  # accumulator vectors that stay in registers
-        inner = next(i for i in (4, 2, 1) if blocks % i == 0 and i * rows <= registers)
+        rows, inner = _register_tile(p["n"], blocks, lanes)
         cfg = {"tile_o": (blocks // inner, inner, ob), "tile_k": 4 if p["k"] % 4 == 0 else 1}
         return cfg if p["n"] == 1 else {**cfg, "tile_n": rows}
 
@@ -97,13 +98,16 @@ class DensePack(Template):
         p = self.validate(task)
         cfg = check_config(self.space(task, target), config, "dense")
         inner, ob, ku = cfg["tile_o"][1], cfg["tile_o"][2], cfg["tile_k"]
+        rows = cfg.get("tile_n", 1)
+        padded = -(-p["n"] // rows) * rows
         data = te.placeholder((p["n"], p["k"]), name="data")
         weight = te.placeholder((p["o"] // ob, p["k"], ob), name="weight")
-        acc_t = dense_pack(data, weight, name="dense")
-        out, extra = build_epilogue(acc_t, p["epilogue"], lambda i: (i[1],), (p["o"],), "out")
+        acc_t = dense_pack(data, weight, name="dense", rows=padded)
+        out, extra = build_epilogue(
+            acc_t, p["epilogue"], lambda i: (i[1],), (p["o"],), "out", shape=(p["n"], p["o"])
+        )
         steps, acc = accumulator(acc_t, out)
         o = out.name
-        rows = cfg.get("tile_n", 1)
         if rows > 1:
             steps += _row_tiled(o, acc, rows, inner, ob, ku)
         else:
@@ -135,6 +139,27 @@ class DensePack(Template):
             io_key=io_key(task, ob=ob),
             notes={"weight_layout": f"OI{ob}o"},
         )
+
+
+ROW_TILES = (1, 2, 3, 4, 5, 6, 8)
+
+
+def _register_tile(n: int, blocks: int, lanes: int) -> tuple[int, int]:
+    """(rows, vectors) of the default accumulator tile: as many FMAs per loaded value as
+    the registers allow (24 accumulators of 32 registers with 16 lanes, 12 of 16 below),
+    discounted by the rows a tile that does not divide N computes for nothing."""
+    if n == 1:
+        registers = 16 if lanes >= 16 else 8
+        return 1, next(i for i in (4, 2, 1) if blocks % i == 0 and i <= registers)
+    registers = 24 if lanes >= 16 else 12
+    best, best_score = (1, 1), 0.0
+    for rows in (t for t in ROW_TILES if t <= n):
+        for inner in (i for i in (4, 3, 2, 1) if blocks % i == 0 and i * rows <= registers):
+            useful = n / (-(-n // rows) * rows)
+            score = useful * rows * inner / (rows + inner)  # FMAs per load, wasted rows off
+            if score > best_score + 1e-9:
+                best, best_score = (rows, inner), score
+    return best
 
 
 def _row_tiled(o: str, acc: str, rows: int, inner: int, ob: int, ku: int) -> list[S.Step]:

@@ -10,6 +10,7 @@ alternative for the same nodes (as AutoTVM extracts one task per implementation)
 from __future__ import annotations
 
 from tunefarm.backends.cpu.conv2d import conv_params, network_blocks
+from tunefarm.backends.cpu.group_conv2d import group_blocks
 from tunefarm.backends.cpu.target import parse, vector_lanes
 from tunefarm.backends.cpu.winograd import winograd_eligible
 from tunefarm.task import Task
@@ -35,9 +36,13 @@ def anchor_variants(task: Task) -> list[Task]:
         return [task]
     args = task.args
     c, o, groups = args["data"][1], args["weight"][0], int(args.get("groups", 1))
+    lanes = vector_lanes(parse(task.target))
     if groups != 1 and not groups == c == o:
-        return [task]  # grouped convs run the generic template in NCHW
-    blocks = network_blocks(c, o, vector_lanes(parse(task.target)), groups)
+        blocks = group_blocks(c, o, groups, lanes)
+        if blocks is None:  # a block would split a group: the generic template, in NCHW
+            return [task]
+        return [Task.make("conv2d", target=task.target, **args, blocks=list(blocks))]
+    blocks = network_blocks(c, o, lanes, groups)
     pinned = Task.make("conv2d", target=task.target, **args, blocks=list(blocks))
     if winograd_eligible(conv_params(pinned)):
         return [pinned, Task.make("conv2d_winograd", target=task.target, **pinned.args)]

@@ -26,6 +26,8 @@ __all__ = [
     "conv_output_size",
     "depthwise_conv2d_nchw",
     "depthwise_conv2d_nchwc",
+    "group_conv2d_nchwc",
+    "group_span",
     "pad",
 ]
 
@@ -290,6 +292,70 @@ def conv2d_nchwc(
     attrs = {"strides": s, "padding": p, "dilation": d, "groups": 1, "layout": f"NCHW{ib}c"}
     shape = (n, occ_n, oh, ow, ob)
     return te.compute(shape, body, name=name, tag="conv2d_nchwc", attrs=attrs)
+
+
+def group_span(c: int, o: int, groups: int, ob: int) -> tuple[int, int]:
+    """(input channels one output block of `ob` channels reads, the period of its start).
+
+    Groups stay packed in the blocked layout: an output block holding whole groups (Og
+    divides ob) reads the `ob // Og` groups' inputs, consecutive blocks consecutive spans;
+    a block inside one group (ob divides Og) reads that group's Cg inputs, the span moving
+    on every `Og // ob` blocks. Any other block size mixes part-groups: ValueError."""
+    cg, og = c // groups, o // groups
+    if ob % og == 0:
+        return cg * (ob // og), 1
+    if og % ob == 0:
+        return cg, og // ob
+    raise ValueError(
+        f"output block {ob} must hold whole groups or divide one ({og} outputs per group)"
+    )
+
+
+def group_conv2d_nchwc(
+    data: Tensor,
+    kernel: Tensor,
+    groups: int,
+    strides: Sequence[int] = (1, 1),
+    padding: Sequence[int] = (0, 0, 0, 0),
+    dilation: Sequence[int] = (1, 1),
+    name: str = "conv",
+) -> Tensor:
+    """Grouped convolution in the blocked layout, groups kept packed: data [N, C//ib, H, W,
+    ib], kernel [O//ob, span//ib, KH, KW, ib, ob] where `span` input channels feed one output
+    block (`group_span`); the kernel holds zeros where an input channel is outside an output
+    channel's group. Output [N, O//ob, OH, OW, ob].
+
+    It is conv2d_nchwc with each output block reading its own span of input blocks, so the
+    dense conv's register-tiled schedule applies; when several groups share a block the
+    zeros cost FMAs (ob // Og times the useful ones) but no layout change or gather.
+    Spatial axes n, occ, oh, ow, ocb; reduce axes icc, kh, kw, icb.
+    """
+    data, kernel = _check_tensor(data, "data", 5), _check_tensor(kernel, "kernel", 6)
+    _check_name(name)
+    s, p, d = _conv_attrs(strides, padding, dilation)
+    n, icc_n, h, w, ib = data.shape
+    occ_n, k_icc, kh, kw, k_ib, ob = kernel.shape
+    c, o = icc_n * ib, occ_n * ob
+    g = _groups(groups, c, o)
+    span, period = group_span(c, o, g, ob)
+    if k_ib != ib or span % ib or span != k_icc * ib:
+        raise ValueError(
+            f"kernel shape {kernel.shape}: dim 1 x dim 4 must be the {span} input channels "
+            f"an output block reads, in blocks of the data's {ib} (data {data.shape})"
+        )
+    oh, ow = _out_hw(h, w, kh, kw, s, p, d)
+    padded = _pad_hw(data, 2, p, name, ("n", "icc", "h", "w", "icb"))
+    icc, rkh = te.reduce_axis(k_icc, "icc"), te.reduce_axis(kh, "kh")
+    rkw, icb = te.reduce_axis(kw, "kw"), te.reduce_axis(ib, "icb")
+
+    def body(n: Expr, occ: Expr, oh: Expr, ow: Expr, ocb: Expr) -> Expr:
+        base = (occ if period == 1 else occ // period) * k_icc
+        src = padded[n, base + icc, _window(oh, s[0], rkh, d[0]), _window(ow, s[1], rkw, d[1]), icb]
+        return te.sum(src * kernel[occ, icc, rkh, rkw, icb, ocb], axis=[icc, rkh, rkw, icb])
+
+    attrs = {"strides": s, "padding": p, "dilation": d, "groups": g, "layout": f"NCHW{ib}c"}
+    shape = (n, occ_n, oh, ow, ob)
+    return te.compute(shape, body, name=name, tag="group_conv2d_nchwc", attrs=attrs)
 
 
 def depthwise_conv2d_nchw(

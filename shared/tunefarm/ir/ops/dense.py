@@ -8,7 +8,7 @@ must be a stage's whole body; schedules inline it or compute it at the product's
 from __future__ import annotations
 
 from tunefarm.ir import tensor as te
-from tunefarm.ir.expr import Expr
+from tunefarm.ir.expr import Expr, min_
 from tunefarm.ir.ops.conv import _check_name, _check_tensor
 from tunefarm.ir.ops.elementwise import bias_add
 from tunefarm.ir.tensor import Tensor
@@ -41,13 +41,21 @@ def dense(data: Tensor, weight: Tensor, bias: Tensor | None = None, name: str = 
 
 
 def dense_pack(
-    data: Tensor, weight: Tensor, bias: Tensor | None = None, name: str = "dense_pack"
+    data: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    name: str = "dense_pack",
+    rows: int | None = None,
 ) -> Tensor:
     """Dense with a pre-packed weight [O//ob, K, ob]: out[i, j] = sum_k data[i, k] *
     weight[j // ob, k, j % ob], output [N, O].
 
     Packing keeps a block of ob output channels contiguous, so the innermost loop over them
     vectorises without gathering.
+
+    `rows` (>= N) pads the output to that many rows, the extra rows repeating the last one
+    (the data row index is clamped): a row tile that does not divide N then computes whole
+    tiles with no bounds test in its reduction, and a consumer of N rows crops them.
     """
     data, weight = _check_tensor(data, "data", 2), _check_tensor(weight, "weight", 3)
     _check_name(name)
@@ -57,13 +65,17 @@ def dense_pack(
         raise ValueError(
             f"weight shape {weight.shape}: dim 1 must equal K = {kk} of data {data.shape}"
         )
+    rows = n if rows is None else rows
+    if rows < n:
+        raise ValueError(f"rows = {rows} must be at least the data's {n} rows")
     k = te.reduce_axis(kk, "k")
 
     def body(i: Expr, j: Expr) -> Expr:
-        return te.sum(data[i, k] * weight[j // ob, k, j % ob], axis=k)
+        row = i if rows == n else min_(i, n - 1)
+        return te.sum(data[row, k] * weight[j // ob, k, j % ob], axis=k)
 
     attrs = {"block": ob}
-    out = te.compute((n, ob_n * ob), body, name=name, tag="dense_pack", attrs=attrs)
+    out = te.compute((rows, ob_n * ob), body, name=name, tag="dense_pack", attrs=attrs)
     return _add_bias(out, bias, name)
 
 

@@ -82,17 +82,20 @@ def build_epilogue(
     channel_index: Callable[[tuple[Expr, ...]], tuple[Expr, ...]],
     bias_shape: tuple[int, ...],
     name: str,
+    shape: tuple[int, ...] | None = None,
 ) -> tuple[Tensor, list[tuple[str, Tensor]]]:
     """One elementwise stage `name` computing the whole epilogue on `acc` (so it fuses into
     the producer's store). Returns the output and the extra inputs it reads
-    (("bias"|"residual", placeholder))."""
+    (("bias"|"residual", placeholder)). A `shape` smaller than `acc`'s crops it (a padded
+    anchor's output), with a stage even when the epilogue is empty."""
     kinds = {k for k, _ in parse_epilogue(spec)}
     extra: list[tuple[str, Tensor]] = []
+    out_shape = tuple(acc.shape if shape is None else shape)
     if "bias" in kinds:
         extra.append(("bias", te.placeholder(bias_shape, acc.dtype, "bias")))
     if "residual" in kinds:
-        extra.append(("residual", te.placeholder(acc.shape, acc.dtype, "residual")))
-    out = apply_epilogue(acc, spec, channel_index, dict(extra), name)
+        extra.append(("residual", te.placeholder(out_shape, acc.dtype, "residual")))
+    out = apply_epilogue(acc, spec, channel_index, dict(extra), name, out_shape)
     return out, extra
 
 
@@ -102,10 +105,13 @@ def apply_epilogue(
     channel_index: Callable[[tuple[Expr, ...]], tuple[Expr, ...]],
     extra: dict[str, Tensor],
     name: str,
+    shape: tuple[int, ...] | None = None,
 ) -> Tensor:
-    """The epilogue stage on `acc` reading the given "bias"/"residual" tensors."""
+    """The epilogue stage on `acc` reading the given "bias"/"residual" tensors, over `shape`
+    (default: acc's; a smaller one crops)."""
     steps = parse_epilogue(spec)
-    if not steps:
+    shape = tuple(acc.shape if shape is None else shape)
+    if not steps and shape == tuple(acc.shape):
         return acc
     bias, residual = extra.get("bias"), extra.get("residual")
     names = [ax.name for ax in acc.op.axes]
@@ -123,7 +129,7 @@ def apply_epilogue(
                 x = _activation(kind, args, x)
         return x
 
-    return te.compute(acc.shape, body, name=name, tag="epilogue", axis_names=names)
+    return te.compute(shape, body, name=name, tag="epilogue", axis_names=names)
 
 
 def reference_epilogue(
