@@ -1,5 +1,5 @@
-"""Job counts and listings at scale on a real Redis: counts come from per-state sets kept in
-step with every write (a metrics scrape reads no documents), listings read pages."""
+"""Job counts and listings at scale on a real Redis: counts come from the per-state indexes
+kept in step with every write (a metrics scrape reads no documents), listings read pages."""
 
 from __future__ import annotations
 
@@ -36,12 +36,12 @@ def test_counts_follow_every_state_change(jobs):
     assert (counts["queued"], counts["tuning"], counts["done"]) == (209, 30, 10)
 
 
-def test_a_redis_from_before_the_sets_is_counted_from_the_documents(jobs):
+def test_a_redis_from_before_the_indexes_is_counted_from_the_documents(jobs):
     for i in range(5):
         jobs.create({"name": f"j{i}"})
-    jobs.r.delete(jobs.config.key("jobs", "state-sets"), jobs._state_key("queued"))
+    jobs.r.delete(jobs.config.key("jobs", "indexed"), jobs._index_key(state="queued"))
     assert jobs.count_by_state()["queued"] == 5  # filled once from the documents
-    assert jobs.r.exists(jobs.config.key("jobs", "state-sets"))
+    assert jobs.r.exists(jobs.config.key("jobs", "indexed"))
 
 
 def test_listing_reads_pages_newest_first(jobs):

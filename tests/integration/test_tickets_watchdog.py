@@ -176,3 +176,39 @@ def test_a_result_wakes_the_sender_through_its_inbox(config):
     assert waiter.wait([item], 30)[item.ticket] == "ok"
     assert time.monotonic() - start < 0.9  # woken, not the next once-a-second check
     assert not tickets.r.exists(inbox)  # cleaned up
+
+
+def test_deliveries_interleaved_with_a_store_measure_once(config):
+    """A duplicate delivery landing while the work runs, one landing just after the result
+    was stored and the claim released, and one after the sender read and forgot the result:
+    none runs the work again (issue 25: the check and the claim were two round trips)."""
+    tickets, runs = Tickets(config), []
+    ticket = uuid.uuid4().hex
+    outcomes = []
+
+    def work():
+        runs.append("a")
+        # a second delivery of the same ticket while the first runs
+        outcomes.append(tickets.run(ticket, "b", lambda: runs.append("b")))
+        return {"x": 1}
+
+    assert tickets.run(ticket, "a", work) == "done"
+    outcomes.append(tickets.run(ticket, "c", lambda: runs.append("c")))  # after the store
+    assert tickets.read([ticket])[0][0] == '{"ok": {"x": 1}}'
+    tickets.forget([ticket])  # the sender took the result
+    outcomes.append(tickets.run(ticket, "d", lambda: runs.append("d")))
+    assert runs == ["a"], runs
+    assert outcomes[0] == "duplicate: another worker has it"
+    assert outcomes[1:] == ["duplicate: already done"] * 2
+
+
+def test_the_claim_is_one_atomic_script(config):
+    """The claim is decided inside Redis: a stored result's marker refuses it even when the
+    claim key is free, and a live claim refuses it even without a result."""
+    tickets = Tickets(config)
+    ticket = uuid.uuid4().hex
+    assert tickets.claim(ticket, "a") == "claimed"
+    assert tickets.claim(ticket, "b") == "busy"
+    tickets.r.set(tickets.done_key(ticket), "1")
+    tickets.r.delete(tickets.claim_key(ticket))
+    assert tickets.claim(ticket, "b") == "done"
