@@ -16,7 +16,7 @@ venv-tools:
 $(VENV_STAMP): shared/pyproject.toml services/pyproject.toml
 	python3 -m venv .venv
 	.venv/bin/python -m pip install -q --upgrade pip
-	.venv/bin/python -m pip install -q -e './shared[dev,services]' -e ./services
+	.venv/bin/python -m pip install -q -e './shared[dev,services,cuda]' -e ./services
 	touch $(VENV_STAMP)
 
 # The system tools of every test tier (tools/deps.sh, as .ci/run): `make test` installs what

@@ -28,6 +28,7 @@ class StackSpec:
     build_workers: int = 1
     build_concurrency: int = 1
     search_workers: int = 1
+    search_concurrency: int = 1  # search slots per search worker
     metrics_base_port: int = 0  # workers get the first free ports from base on (0: off)
     log_json: bool = False  # every process logs JSON lines (`--log-json`)
 
@@ -61,7 +62,10 @@ class LocalStack:
         for name in ("converter", "extractor"):
             plan[name] = ["worker", name, "--metrics-port", self._metrics_port()]
         for i in range(s.search_workers):
-            plan[f"search-{i}"] = ["worker", "search", "--metrics-port", self._metrics_port()]
+            plan[f"search-{i}"] = [
+                *("worker", "search", "--concurrency", str(s.search_concurrency)),
+                *("--metrics-port", self._metrics_port()),
+            ]
         for i in range(s.build_workers):
             plan[f"buildfarm-{i}"] = [
                 *("worker", "buildfarm", "--concurrency", str(s.build_concurrency)),

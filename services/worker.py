@@ -18,7 +18,9 @@ WORKERS = {
 }
 
 
-def run_worker(service: str, concurrency: int | None = None, loglevel: str = "INFO") -> None:
+def run_worker(
+    service: str, concurrency: int | None = None, loglevel: str = "INFO", pool: str = "prefork"
+) -> None:
     import os
 
     module, queue, default = WORKERS[service]
@@ -26,7 +28,7 @@ def run_worker(service: str, concurrency: int | None = None, loglevel: str = "IN
     from tunefarm_services.app import app, config
 
     n = concurrency or default or os.cpu_count() or 1
-    argv = ["worker", "-Q", config.queue(queue), "-c", str(n), "-P", "prefork", "-l", loglevel]
+    argv = ["worker", "-Q", config.queue(queue), "-c", str(n), "-P", pool, "-l", loglevel]
     name = f"{service}-{os.getpid()}@%h"
     start_watchdog()
     app.worker_main([*argv, "-n", name, "--without-gossip", "--without-mingle"])

@@ -8,7 +8,8 @@
 #   tools/deps.sh ensure gcc python3-venv    only these (what `make run` needs)
 #
 # Tiers: Redis (integration, browser, fuzz), Chromium (browser), pocl + clinfo (OpenCL),
-# kubectl (deploy), nvcc (the cuda backend's builds; no GPU needed), gcc and python3-venv,
+# kubectl (deploy), promtool + prometheus (alert rules and dashboards: deploy, integration),
+# nvcc (the cuda backend's builds; no GPU needed), gcc and python3-venv,
 # PostgreSQL (the record store's tests; they create and drop their own databases as the
 # `postgres` role over 127.0.0.1, $TUNEFARM_TEST_POSTGRES to point elsewhere).
 set -uo pipefail
@@ -24,6 +25,7 @@ DEPS=(
     "chromium@command -v chromium@chromium@"
     "opencl@command -v clinfo && clinfo -l 2>/dev/null | grep -q Device@pocl-opencl-icd ocl-icd-opencl-dev clinfo@"
     "kubectl@command -v kubectl@kubectl@install kubectl >= 1.27: https://kubernetes.io/docs/tasks/tools/install-kubectl-linux/"
+    "prometheus@command -v promtool && command -v prometheus@prometheus@"
     "postgres@command -v pg_isready@postgresql@"
     "nvcc@command -v nvcc@nvidia-cuda-toolkit@install the CUDA toolkit >= 12 (NVIDIA's apt repository or installer; Debian: nvidia-cuda-toolkit from non-free)"
 )

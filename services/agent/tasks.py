@@ -8,20 +8,35 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 
 from tunefarm_services.app import app, config
 
 from tunefarm import metrics
 from tunefarm.backends import get_backend, parse_target
-from tunefarm.distributed import pipeline
+from tunefarm.distributed import pipeline, simulate
 from tunefarm.distributed.candidates import AgentRunner
 from tunefarm.distributed.celery_app import EVALUATE, MEASURE
+from tunefarm.distributed.fairshare import DispatchQueue, take
 from tunefarm.distributed.tickets import Tickets
 from tunefarm.distributed.tracker import Heartbeat, Tracker, measure_queue
 
 log = logging.getLogger("tunefarm.agent")
-_state: dict = {}  # set by run_agent: "key", "heartbeat", "runner"
+_state: dict = {}  # set by run_agent: "key", "heartbeats", "runner", "tickets", "dispatch"
+_local = threading.local()  # the agent (heartbeat) a pool thread measures as
+
+
+def _heartbeat():
+    """This thread's agent: one per pool thread (a simulated fleet runs many agents in one
+    process; a real device has one agent and one thread)."""
+    hb = getattr(_local, "heartbeat", None)
+    if hb is None:
+        with _state["lock"]:
+            free = _state["free"]
+            hb = free.pop() if free else _state["heartbeats"][0]
+        _local.heartbeat = hb
+    return hb
 
 
 class _Busy:
@@ -36,7 +51,7 @@ class _Busy:
 
     @staticmethod
     def _set(state: str) -> None:
-        hb = _state.get("heartbeat")
+        hb = _heartbeat() if _state.get("heartbeats") else None
         if hb is not None:
             try:
                 hb.set_state(state)
@@ -49,18 +64,30 @@ def _owner(request) -> str:
 
 
 @app.task(name=MEASURE, bind=True)
-def measure(self, ticket: str, build_json: dict, inp_json: dict, settings_json: dict) -> str:
+def measure(self, *message_args) -> str:
     """One candidate, once per ticket (a re-sent or redelivered message measures nothing
-    twice); the result goes to the ticket."""
+    twice); the result goes to the ticket. The message is a wake-up: the candidate is the
+    fair pick of the key's queue (round robin between jobs)."""
+    item = take(_state["dispatch"], message_args)
+    if item is None:
+        return "nothing waiting"
+    build_json, inp_json, settings_json = item.args
+    metrics.DISPATCH_SECONDS.labels(_state["key"]).observe(item.waited_s)
 
     def work() -> dict:
         start = time.perf_counter()
-        with _Busy():
-            result = _state["runner"].measure(build_json, inp_json, settings_json)
+        if _state["runner"].simulation is not None:  # the scale harness's dispatch clock
+            idle = time.time() - getattr(_local, "last_end", 0.0)
+            simulate.record_dispatch(_state["tickets"].r, config, "measure", item.waited_s, idle)
+        try:
+            with _Busy():
+                result = _state["runner"].measure(build_json, inp_json, settings_json)
+        finally:
+            _local.last_end = time.time()
         metrics.MEASURE_SECONDS.labels(_state["key"]).observe(time.perf_counter() - start)
         return result
 
-    return _state["tickets"].run(ticket, _owner(self.request), work)
+    return _state["tickets"].run(item.ticket, _owner(self.request), work, item.inbox)
 
 
 @app.task(name=EVALUATE, bind=True)
@@ -84,26 +111,34 @@ def describe_device(target: str) -> dict:
         return {"error": f"{type(exc).__name__}: {exc}"}
 
 
-def run_agent(key: str, target: str, loglevel: str = "INFO") -> None:
+def run_agent(key: str, target: str, loglevel: str = "INFO", slots: int = 1) -> None:
     """Register, start heartbeats, and consume `measure.<key>` until stopped. `target` is
-    checked (the CLI refuses a target with no backend before calling this)."""
+    checked (the CLI refuses a target with no backend before calling this). `slots` > 1
+    (simulated devices only, `TUNEFARM_SIMULATE`) runs that many agents as threads."""
     tracker = Tracker(config)
-    info = tracker.register(key, target, device=describe_device(target))
-    heartbeat = Heartbeat(tracker, info).start()
+    device = describe_device(target)
+    heartbeats = [
+        Heartbeat(tracker, tracker.register(key, target, device=device)).start()
+        for _ in range(slots)
+    ]
+    info = heartbeats[0].info
     _state.update(
         key=key,
-        heartbeat=heartbeat,
+        heartbeats=heartbeats,
+        free=list(reversed(heartbeats)),
+        lock=threading.Lock(),
         runner=AgentRunner(config, parse_target(target).kind),
         tickets=Tickets(config),
+        dispatch=DispatchQueue(config, measure_queue(key, config.prefix)),
     )
     argv = [
         "worker",
         "-Q",
         measure_queue(key, config.prefix),
         "-c",
-        "1",
+        str(slots),
         "-P",
-        "solo",
+        "solo" if slots == 1 else "threads",
         "-n",
         f"agent-{key}-{info.agent_id}@%h",
         "-l",
@@ -118,4 +153,5 @@ def run_agent(key: str, target: str, loglevel: str = "INFO") -> None:
         app.worker_main(argv)
     finally:
         watchdog.stop()
-        heartbeat.stop()
+        for heartbeat in heartbeats:
+            heartbeat.stop()

@@ -9,20 +9,32 @@ GET endpoints need the `read` scope, POST endpoints `submit` (see `auth.py`).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
 from flask import Blueprint, Response, g, jsonify, request, send_file
 from tunefarm_services.gateway import auth
 from tunefarm_services.gateway.app import API_PREFIX, gateway, json_error
+from tunefarm_services.gateway.streams import RETRY_AFTER_S, TooManyStreams
 from tunefarm_services.gateway.validation import unknown_fields, validate_submission
 
+from tunefarm.distributed import slots
 from tunefarm.distributed.artifacts import MODEL_FILE
 from tunefarm.distributed.celery_app import CONVERT
-from tunefarm.distributed.jobs import STATES, TERMINAL, JobNotFound, JobStore, new_job_id
+from tunefarm.distributed.jobs import (
+    STATES,
+    TERMINAL,
+    JobNotFound,
+    JobStore,
+    new_job_id,
+    parse_cursor,
+)
+from tunefarm.distributed.quotas import QuotaExceeded, admit
 
 api = Blueprint("api", __name__)
 log = logging.getLogger("tunefarm.gateway")
@@ -34,6 +46,7 @@ SSE_RETRY_MS = 3000  # how long a browser waits before reconnecting a dropped st
 SSE_GRACE_MS = 250  # a terminal job's last event may land just after its state: wait this long
 READ_CHUNK = 1 << 16
 MAX_JSON_BYTES = 1 << 20  # a JSON submission carries fields only; uploads come as a form
+ADMIN_ONLY_AGENT_FIELDS = ("host", "pid")
 STREAM_ID_MAX = (1 << 64) - 1  # each part of a Redis stream id is an unsigned 64-bit number
 
 
@@ -71,6 +84,11 @@ def submit_job():
     if errors:
         raise Rejected(dict(errors), errors.status)
     spec["tenant"], spec["submitted_by"] = g.token.tenant, g.token.name
+    try:
+        admit(state.config, state.redis, g.token.tenant, spec["trials"], g.token.quotas)
+    except QuotaExceeded as exc:
+        auth.refused(g.token, str(exc))
+        return json_error(429, str(exc)), {"Retry-After": str(exc.retry_after_s)}
     spec["records_fleet"] = g.token.records_fleet
     job_id = new_job_id()
     if upload is not None:
@@ -95,10 +113,11 @@ def submit_job():
 def _read_submission() -> tuple[dict[str, Any], bytes | None, str | None]:
     """(fields, upload bytes or None, upload file name) from a JSON or form body."""
     if request.is_json:
-        if (request.content_length or 0) > MAX_JSON_BYTES:
+        raw = read_capped(request.stream, MAX_JSON_BYTES)
+        if raw is None:
             raise Rejected({"body": f"a JSON submission is at most {MAX_JSON_BYTES} bytes"}, 413)
         try:
-            body = json.loads(request.get_data(cache=False) or b"null")
+            body = json.loads(raw or b"null")
         except RecursionError:
             raise Rejected({"body": "JSON nested too deeply"}) from None
         except ValueError as exc:
@@ -123,6 +142,21 @@ def _read_submission() -> tuple[dict[str, Any], bytes | None, str | None]:
     )
 
 
+def read_capped(stream, limit: int) -> bytes | None:
+    """The body, or None when it is over `limit` bytes. Counts what is read, whatever the
+    framing: a chunked body has no Content-Length to check up front."""
+    if (request.content_length or 0) > limit:
+        return None
+    parts, size = [], 0
+    while size <= limit:
+        chunk = stream.read(min(READ_CHUNK, limit + 1 - size))
+        if not chunk:
+            return b"".join(parts)
+        parts.append(chunk)
+        size += len(chunk)
+    return None
+
+
 def links(job_id: str) -> dict[str, str]:
     base = f"{API_PREFIX}/jobs/{job_id}"
     return {
@@ -142,18 +176,29 @@ def _client() -> str:
 @api.get("/jobs")
 @auth.require(auth.READ)
 def list_jobs():
-    """Newest first; ?state= filters, ?limit= caps. Task tables are left out (see detail)."""
+    """Newest first; ?state= filters, ?limit= caps, ?cursor= (the `next` of the page before)
+    pages on. Reads only the page's documents. `counts` gives the jobs per state the token
+    sees. Task tables are left out (see detail)."""
     state = request.args.get("state") or None
     errors = {}
     if state is not None and state not in STATES:
-        errors["state"] = f"unknown state {state!r}; one of {', '.join(STATES)}"
+        errors["state"] = f"unknown state {state[:48]!r}; one of {', '.join(STATES)}"
     limit = _int_arg("limit", LIST_LIMIT, 1, LIST_LIMIT_MAX, errors)
+    cursor = request.args.get("cursor") or None
+    if cursor is not None:
+        try:
+            parse_cursor(cursor)
+        except ValueError as exc:
+            errors["cursor"] = f"{exc}; give the `next` of the page before"
     if errors:
         raise Rejected(errors)
     token = g.token
     tenant = None if token.admin else token.tenant
-    docs = gateway().jobs().list(state=state, limit=limit, tenant=tenant)
-    return jsonify({"jobs": [summary(doc) for doc in docs]})
+    jobs = gateway().jobs()
+    docs, after = jobs.page(state=state, limit=limit, tenant=tenant, cursor=cursor)
+    body = {"jobs": [summary(doc) for doc in docs], "next": after}
+    body["counts"] = jobs.count_by_state(tenant)
+    return jsonify(body)
 
 
 def summary(doc: dict[str, Any]) -> dict[str, Any]:
@@ -167,8 +212,13 @@ def summary(doc: dict[str, Any]) -> dict[str, Any]:
 @api.get("/jobs/<job_id>")
 @auth.require(auth.READ)
 def job_detail(job_id: str):
-    """The whole job document: state, task table, estimated latency, results."""
-    return jsonify({**find_job(job_id), "links": links(job_id)})
+    """The whole job document: state, task table, estimated latency, results, and while it
+    waits for a search slot its place in the queue (`queue`)."""
+    doc = find_job(job_id)
+    queue = None
+    if doc["state"] not in TERMINAL:
+        queue = slots.queue_info(gateway().config, doc, gateway().redis)
+    return jsonify({**doc, "queue": queue, "links": links(job_id)})
 
 
 def find_job(job_id: str, token: auth.Token | None = None) -> dict[str, Any]:
@@ -250,17 +300,50 @@ def job_events(job_id: str):
     """The job's events as text/event-stream, from after Last-Event-ID (or ?after=, or the
     start). Ends after the job's terminal state with an `end` event; 204 (which tells a
     browser's EventSource to stop reconnecting) when a finished job has nothing newer."""
-    find_job(job_id)
+    doc = find_job(job_id)
     after = request.headers.get("Last-Event-ID") or request.args.get("after") or "0-0"
     if not valid_event_id(after):
         raise Rejected({"after": f"{after[:48]!r} is not an event id (like 1763700000000-0)"})
-    jobs = gateway().stream_jobs()
-    keepalive_ms = max(1, int(gateway().sse_keepalive_s * 1000))
+    state = gateway()
+    jobs = state.stream_jobs()
+    # the keep-alive wait is also how often the token is checked again
+    wait_s = min(state.sse_keepalive_s, state.stream_recheck_s)
     if _finished(jobs, job_id) and not jobs.events(job_id, after, count=1):
         return Response(status=204)
-    stream = _sse(jobs, job_id, after, keepalive_ms)
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(stream, mimetype="text/event-stream", headers=headers)
+    try:
+        state.stream_slots.take(g.token.name)
+    except TooManyStreams as exc:
+        auth.refused(g.token, str(exc))
+        return json_error(429, str(exc)), {"Retry-After": str(RETRY_AFTER_S)}
+    still_allowed = _authorisation_check(auth.token_from_request()[0], doc.get("tenant"))
+    stream = _sse(jobs, job_id, after, max(1, int(wait_s * 1000)), still_allowed)
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    response = Response(stream, mimetype="text/event-stream", headers=headers)
+    response.call_on_close(functools.partial(state.stream_slots.give, g.token.name))
+    return response
+
+
+def _authorisation_check(secret: str | None, tenant: str | None):
+    """A function saying whether the stream's token still authorises it (None) or why not:
+    the token may have been revoked, have expired or lost its scope since the stream
+    opened. Checked at most every `stream_recheck_s`."""
+    state = gateway()
+    last = [time.monotonic()]
+
+    def check() -> str | None:
+        if time.monotonic() - last[0] < state.stream_recheck_s:
+            return None
+        last[0] = time.monotonic()
+        token = state.tokens.find(secret)
+        if token is None:
+            return "the token was revoked"
+        if token.expired():
+            return f"token {token.name!r} has expired"
+        if not token.allows(auth.READ) or not token.sees(tenant):
+            return f"token {token.name!r} no longer reads this job"
+        return None
+
+    return check
 
 
 def valid_event_id(text: str) -> bool:
@@ -270,14 +353,22 @@ def valid_event_id(text: str) -> bool:
     return all(int(part) <= STREAM_ID_MAX for part in text.split("-"))
 
 
-def _sse(jobs: JobStore, job_id: str, after: str, keepalive_ms: int) -> Iterator[str]:
+def _sse(
+    jobs: JobStore, job_id: str, after: str, keepalive_ms: int, still_allowed=lambda: None
+) -> Iterator[str]:
     """Send events as they arrive, a keep-alive comment when none came for `keepalive_ms`,
-    and stop once the job is terminal and its events are all sent."""
+    and stop once the job is terminal and its events are all sent, or once `still_allowed`
+    names why the token no longer authorises the stream."""
     import redis
 
     yield f"retry: {SSE_RETRY_MS}\n\n"
     try:
         while True:
+            denied = still_allowed()
+            if denied:
+                log.warning("job %s: event stream closed: %s", job_id, denied)
+                yield sse_message("end", {"state": None, "error": denied})
+                return
             try:
                 finished = _finished(jobs, job_id)
             except JobNotFound:  # deleted while we streamed
@@ -320,9 +411,12 @@ def sse_message(kind: str, data: dict[str, Any], event_id: str | None = None) ->
 @api.get("/devices")
 @auth.require(auth.READ)
 def devices():
-    """The tracker's table (key, total, free, busy, pending) and every live agent."""
+    """The tracker's table (key, total, free, busy, pending) and every live agent; where an
+    agent runs (host, pid) only for admin tokens: it maps the farm for other tenants."""
     tracker = gateway().tracker()
     agents = [a.to_json() for a in tracker.agents()]
+    if not g.token.admin:
+        agents = [{k: v for k, v in a.items() if k not in ADMIN_ONLY_AGENT_FIELDS} for a in agents]
     return jsonify({"devices": tracker.summary(), "agents": agents})
 
 

@@ -19,6 +19,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from tunefarm_services.gateway import auth
+from tunefarm_services.gateway.logtext import escape
+from tunefarm_services.gateway.streams import StreamSlots
 from werkzeug.exceptions import HTTPException
 
 from tunefarm.distributed.artifacts import ArtifactStore
@@ -30,6 +32,9 @@ API_PREFIX = "/api/v1"
 UI_MODULE = "tunefarm_services.gateway.ui"
 SSE_KEEPALIVE_S = 15.0  # a comment line this often keeps proxies from closing an idle stream
 UPLOAD_SLACK_BYTES = 1 << 20  # room for form fields and multipart framing next to the upload
+STATIC_PREFIX = "/ui/static/"  # the UI's scripts and styles: the same for everyone
+STREAM_RECHECK_S = 10.0  # an open event stream checks its token again this often
+STATE_CONNECTIONS = 128  # Redis connections of short commands; more wait for a free one
 
 log = logging.getLogger("tunefarm.gateway")
 
@@ -47,7 +52,9 @@ class Gateway:
     broker: Any
     celery: Any
     store: ArtifactStore
+    stream_slots: StreamSlots = field(default_factory=lambda: StreamSlots(800, 100))
     sse_keepalive_s: float = SSE_KEEPALIVE_S
+    stream_recheck_s: float = STREAM_RECHECK_S
     metrics_registry: Any = field(default=None, repr=False)
     record_stores: dict[tuple[str, bool], Any] = field(default_factory=dict, repr=False)
 
@@ -60,8 +67,11 @@ class Gateway:
         return cls(
             config=config,
             token_source=auth.TokenSource(config.tokens_file),
-            redis=config.redis(),
-            streams=config.redis(socket_timeout=SSE_KEEPALIVE_S + 10),
+            redis=config.redis(max_connections=STATE_CONNECTIONS),
+            streams=config.redis(
+                socket_timeout=SSE_KEEPALIVE_S + 10, max_connections=config.max_streams + 16
+            ),
+            stream_slots=StreamSlots(config.max_streams, config.max_streams_per_token),
             broker=redis.Redis.from_url(config.broker_url, decode_responses=True),
             celery=make_app(config),
             store=ArtifactStore(config.artifacts),
@@ -182,12 +192,13 @@ def _unexpected_error(exc: Exception):
     import redis
 
     if isinstance(exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
-        log.warning("%s %s: Redis unavailable: %s", request.method, request.path, exc)
+        where = f"{escape(request.method)} {escape(request.path)}"
+        log.warning("%s: Redis unavailable: %s", where, exc)
         message = f"job state store unavailable: {exc}"
         if is_api_request():
             return json_error(503, message)
         return Response(message + "\n", 503, mimetype="text/plain", headers={"Retry-After": "5"})
-    log.exception("unhandled error on %s %s", request.method, request.path)
+    log.exception("unhandled error on %s %s", escape(request.method), escape(request.path))
     if is_api_request():
         return json_error(500, "internal error (logged by the gateway)")
     return Response("internal error (logged by the gateway)\n", 500, mimetype="text/plain")
@@ -198,6 +209,8 @@ def _security_headers(response: Response) -> Response:
     records file rendered as HTML) nor frame any page (clickjacking)."""
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("X-Frame-Options", "DENY")
+    if not request.path.startswith(STATIC_PREFIX):  # answers are per token: never cache them
+        response.headers["Cache-Control"] = "no-store"
     return response
 
 
@@ -216,23 +229,26 @@ def readyz():
     """Readiness: 200 when Redis (state and broker) answers PING, else 503 naming the
     problem, so Kubernetes routes no traffic to a gateway that cannot do its job. No token."""
     state = gateway()
-    problems = {}
+    problems = []
     for name, client in (("redis", state.redis), ("broker", state.broker)):
         try:
             client.ping()
-        except Exception as exc:
-            problems[name] = f"{_redact(client)} did not answer PING: {exc}"
+        except Exception as exc:  # the details (address, error) go to the log only
+            log.warning("not ready: %s: %s did not answer PING: %s", name, _redact(client), exc)
+            problems.append(name)
     if problems:
-        message = "; ".join(problems.values())
+        message = f"{' and '.join(problems)} unavailable (the gateway's log says why)"
         return json_error(503, message, status="unavailable", problems=problems)
     return jsonify({"status": "ready"})
 
 
 @ops.get("/metrics")
+@auth.require(auth.METRICS)
 def metrics():
     """Prometheus metrics, including jobs by state, devices and queue depths read from Redis
-    at scrape time. Deliberately needs no token: Prometheus scrapes it without credentials,
-    and it carries counts, not job contents. Restrict it at the network if that matters."""
+    at scrape time. Needs a token with the `metrics` scope (or `admin`): device keys and
+    queue names map the farm. Job counts come from index sizes, so a scrape costs the same
+    whatever the number of jobs."""
     from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
     # imported on first scrape, after the server prepared the multiprocess directory:

@@ -2,25 +2,31 @@
 
 Tokens live in the file named by `TUNEFARM_TOKENS_FILE`, one per line:
 
-    # TOKEN            SCOPES             [tenant=T] [expires=WHEN] [records=fleet] [NAME]
-    s3cr3t-reader      read               tenant=vision  grafana
-    s3cr3t-ci          read,submit        tenant=vision  expires=2027-01-31  ci pipeline
-    s3cr3t-ops         read,submit,admin  operations
+    # TOKEN (>= 16 chars)     SCOPES             [OPTION=VALUE ...]      [NAME]
+    Zr8u2kQ0vX4mT1pL9aB3     read               tenant=vision           grafana
+    q7N2cV5xW8yE1rT4uI6o     read,submit        tenant=vision expires=2027-01-31 ci
+    K3jH6gF9dS2aP5oI8uY1     read,submit,admin  operations
 
 Scopes: `read` (GET endpoints), `submit` (POST endpoints: submit, cancel) and `admin` (see
-and cancel every tenant's jobs; it implies `read`). A job belongs to the tenant of the token
-that submitted it; any other tenant's token gets 404 for it, as if it did not exist, and
-does not see it in lists. A token without `tenant=` belongs to the tenant `default`.
-`records=fleet` lets the token read the fleet's shared tuning records as well as its
-tenant's, and makes the records of the jobs it submits fleet records too (see docs/records.md).
-`expires=` takes an ISO date or date and time (UTC unless it says otherwise); an expired
-token is refused. `#` starts a comment; blank lines are ignored.
+and cancel every tenant's jobs, see device hosts; it implies `read`), and `metrics` (only
+/metrics, for Prometheus). A job belongs to the tenant of the token that submitted it; any
+other tenant's token gets 404 for it, as if it did not exist, and does not see it in lists.
 
-The file is read again when it changes (checked at most once a second), so adding or
-revoking a token needs no restart. A malformed file stops the gateway at startup with its
-line number; one that becomes malformed later refuses every token (and says why in the
-log) until it is fixed, because a half-read file would lock out, or let in, the wrong
-clients. Without a tokens file there are no tokens: every API call is refused.
+Options, each at most once: `tenant=` (default `default`); `records=fleet` lets the token
+read the fleet's shared tuning records as well as its tenant's, and makes the records of
+the jobs it submits fleet records too (see docs/records.md); `expires=` an ISO date (00:00
+UTC of that day) or date and time (UTC unless it names a zone), after which the token is
+refused; the tenant's quotas `max_running=`, `trials_per_day=`, `submits_per_minute=`
+(see `tunefarm.distributed.quotas`; defaults 100, 200,000 and 60). A secret shorter than 16
+characters, or an example one (containing `change-me`), is refused, as is an unknown
+option. `#` starts a comment; blank lines and a UTF-8 byte-order mark are ignored.
+
+The file is read again when its content changes (its SHA-256, looked at at most once a
+second), so adding or revoking a token needs no restart. A malformed file stops the
+gateway at startup with its line number; one that becomes malformed later refuses every
+token (and says why in the log) until it is fixed, because a half-read file would lock
+out, or let in, the wrong clients. Without a tokens file there are no tokens: every API
+call is refused.
 
 Every refusal is logged with the token's name (never the token) or, for an unknown token,
 with the client's address.
@@ -37,7 +43,6 @@ import functools
 import hashlib
 import hmac
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -47,12 +52,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from flask import current_app, request
+from tunefarm_services.gateway.logtext import escape
 from werkzeug.exceptions import HTTPException
 
-SCOPES = ("read", "submit", "admin")
-READ, SUBMIT, ADMIN = SCOPES
+from tunefarm.distributed.quotas import Quotas
+
+SCOPES = ("read", "submit", "admin", "metrics")
+READ, SUBMIT, ADMIN, METRICS = SCOPES
 DEFAULT_TENANT = "default"
-RELOAD_CHECK_S = 1.0  # how often the tokens file's modification is looked at
+RELOAD_CHECK_S = 1.0  # how often the tokens file's content is looked at
 COOKIE_NAME = "tunefarm_token"
 REALM = "tunefarm"
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -73,10 +81,11 @@ class Token:
     name: str
     tenant: str = DEFAULT_TENANT
     expires: float | None = None
+    quotas: Quotas = Quotas()
     records_fleet: bool = False  # `records=fleet`: reads and writes the fleet's records too
 
     def allows(self, scope: str) -> bool:
-        return scope in self.scopes or (scope == READ and ADMIN in self.scopes)
+        return scope in self.scopes or (scope in (READ, METRICS) and ADMIN in self.scopes)
 
     @property
     def admin(self) -> bool:
@@ -141,9 +150,16 @@ def _digest(secret: str) -> bytes:
 
 
 # -- the tokens file ----------------------------------------------------------------------------
+MIN_SECRET = 16  # characters: shorter secrets can be guessed
+EXAMPLE_SECRET = "change-me"  # the examples' secrets contain this: never accept one
+QUOTA_OPTIONS = ("max_running", "trials_per_day", "submits_per_minute")
+
+
 def parse_tokens(text: str, source: str = "<tokens>") -> TokenRing:
-    """Parse the tokens file format; raises TokensFileError naming the bad line."""
+    """Parse the tokens file format; raises TokensFileError naming the bad line (and never
+    quoting a secret)."""
     tokens, seen = [], {}
+    text = text.removeprefix("\ufeff")  # a byte-order mark would stick to the first token
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -161,44 +177,85 @@ def parse_tokens(text: str, source: str = "<tokens>") -> TokenRing:
 def _parse_line(line: str, where: str, default_name: str) -> Token:
     parts = line.split()
     if len(parts) < 2:
-        raise TokensFileError(
-            f"{where}: expected 'TOKEN SCOPES [tenant=T] [expires=WHEN] [NAME]' with SCOPES "
-            f"from {','.join(SCOPES)}"
-        )
+        raise TokensFileError(f"{where}: expected {LINE_FORMAT}")
     secret, scopes_text, rest = parts[0], parts[1], parts[2:]
+    _check_secret(secret, where)
     scopes = frozenset(s.strip() for s in scopes_text.split(",") if s.strip())
     unknown = sorted(scopes - set(SCOPES))
     if unknown or not scopes:
+        # the column may hold a secret (columns out of order): name only short words
+        shown = ", ".join(u for u in unknown if len(u) <= 10) or "the second column"
         raise TokensFileError(
-            f"{where}: unknown scope(s) {', '.join(unknown) or repr(scopes_text)}; "
-            f"scopes are {', '.join(SCOPES)}, comma-separated"
+            f"{where}: unknown scope(s) {shown}; expected {LINE_FORMAT}, scopes from "
+            f"{', '.join(SCOPES)}, comma-separated"
         )
-    options, name = {}, []
-    for word in rest:
-        key, eq, value = word.partition("=")
-        if eq and key in ("tenant", "expires", "records"):
-            options[key] = value
-        else:
-            name.append(word)
+    options, name = _options(rest, where)
     tenant = options.get("tenant", DEFAULT_TENANT)
     if not tenant or not all(c.isalnum() or c in "-_." for c in tenant) or len(tenant) > 64:
-        raise TokensFileError(f"{where}: tenant {tenant!r}: use 1-64 letters, digits, '-_.'")
+        raise TokensFileError(f"{where}: tenant {tenant[:64]!r}: use 1-64 letters, digits, '-_.'")
     expires = _expiry(options["expires"], where) if "expires" in options else None
+    quotas = Quotas(**{k: _count(options[k], k, where) for k in QUOTA_OPTIONS if k in options})
     records = options.get("records", "tenant")
     if records not in ("tenant", "fleet"):
-        raise TokensFileError(f"{where}: records={records!r}: use records=fleet or leave it out")
+        raise TokensFileError(
+            f"{where}: records={records[:20]!r}: use records=fleet or leave it out"
+        )
     name_text = " ".join(name) or default_name
-    return Token(secret, scopes, name_text, tenant, expires, records == "fleet")
+    return Token(secret, scopes, name_text, tenant, expires, quotas, records == "fleet")
+
+
+LINE_FORMAT = "'TOKEN SCOPES [OPTION=VALUE ...] [NAME]'"
+OPTIONS = ("tenant", "expires", "records", *QUOTA_OPTIONS)
+
+
+def _check_secret(secret: str, where: str) -> None:
+    if EXAMPLE_SECRET in secret.lower():
+        raise TokensFileError(
+            f"{where}: an example token ({EXAMPLE_SECRET}...): generate your own, e.g. "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(24))'"
+        )
+    if all(part in SCOPES for part in secret.split(",")):
+        raise TokensFileError(f"{where}: the first column is the token, then its scopes")
+    if len(secret) < MIN_SECRET:
+        raise TokensFileError(
+            f"{where}: the token has {len(secret)} characters; use at least {MIN_SECRET}"
+        )
+
+
+def _options(words: list[str], where: str) -> tuple[dict[str, str], list[str]]:
+    """OPTION=VALUE words (each at most once), then the name's words."""
+    options: dict[str, str] = {}
+    name: list[str] = []
+    for word in words:
+        key, eq, value = word.partition("=")
+        if eq and key in OPTIONS:
+            if key in options:
+                raise TokensFileError(f"{where}: option {key}= is given twice")
+            options[key] = value
+        elif eq and not name:  # a typo such as tennant=x must not become the name
+            raise TokensFileError(
+                f"{where}: unknown option {key[:32]!r}; options are {', '.join(OPTIONS)}"
+            )
+        else:
+            name.append(word)
+    return options, name
+
+
+def _count(text: str, key: str, where: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 12:
+        raise TokensFileError(f"{where}: {key}={text[:20]!r}: expected a whole number >= 0")
+    return int(text)
 
 
 def _expiry(text: str, where: str) -> float:
-    """An ISO date or date-time (UTC unless it names a zone) as epoch seconds."""
+    """An ISO date or date-time (UTC unless it names a zone) as epoch seconds; a date alone
+    is 00:00 UTC of that day (the token stops working as that day begins)."""
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
         raise TokensFileError(
-            f"{where}: expires={text!r}: expected an ISO date such as 2027-01-31 or "
-            "2027-01-31T18:00Z"
+            f"{where}: expires={text[:40]!r}: expected an ISO date such as 2027-01-31 "
+            "(00:00 UTC that day) or a time such as 2027-01-31T18:00Z"
         ) from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
@@ -210,15 +267,15 @@ def load_tokens(path: str | None) -> TokenRing:
     if path is None:
         return TokenRing()
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise TokensFileError(f"tokens file {path}: {exc}") from None
     return parse_tokens(text, source=f"tokens file {path}")
 
 
 class TokenSource:
-    """The tokens file, read again when it changes (its size, time or inode), at most once
-    per `RELOAD_CHECK_S`. Thread- and greenlet-safe: a reload swaps the ring whole."""
+    """The tokens file, read again when its content changes (its SHA-256), looked at most
+    once per `RELOAD_CHECK_S`. Thread- and greenlet-safe: a reload swaps the ring whole."""
 
     def __init__(self, path: str | None) -> None:
         self.path = path
@@ -227,14 +284,15 @@ class TokenSource:
         self._checked = time.monotonic()
         self._lock = threading.Lock()
 
-    def _stat(self) -> tuple | None:
+    def _stat(self) -> str | None:
+        """The file's SHA-256 ("missing" when it cannot be read): a rewrite of the same
+        size within one mtime tick still changes it."""
         if self.path is None:
             return None
         try:
-            st = os.stat(self.path)
+            return hashlib.sha256(Path(self.path).read_bytes()).hexdigest()
         except OSError:
-            return ("missing",)
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
+            return "missing"
 
     def ring(self) -> TokenRing:
         now = time.monotonic()
@@ -277,6 +335,7 @@ def check_token(secret: str | None, scope: str, ring: TokenRing | None = None) -
         raise ValueError(f"unknown scope {scope!r}; scopes are {', '.join(SCOPES)}")
     ring = ring if ring is not None else tokens()
     if not secret:
+        refused(None, "no token")
         raise AuthError(401, "missing token: send 'Authorization: Bearer <token>'")
     token = ring.find(secret)
     if token is None:
@@ -299,8 +358,11 @@ def refused(token: Token | None, reason: str) -> None:
     who = f"token {token.name!r} (tenant {token.tenant})" if token else "a request"
     where = ""
     if has_request_context():
-        where = f" on {request.method} {request.path} from {request.remote_addr}"
-    log.warning("refused %s%s: %s", who, where, reason)
+        method, path, addr = (
+            escape(v) for v in (request.method, request.path, request.remote_addr)
+        )
+        where = f" on {method} {path} from {addr}"
+    log.warning("refused %s%s: %s", who, where, escape(reason, 500))
 
 
 def authenticate(scope: str) -> Token:

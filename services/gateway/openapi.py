@@ -18,6 +18,7 @@ from tunefarm_services.gateway.validation import (
     TUNERS,
 )
 
+from tunefarm.distributed.fairshare import PRIORITY_DEFAULT, PRIORITY_MAX, PRIORITY_MIN
 from tunefarm.distributed.jobs import STATES
 
 VERSION = "1.0.0"
@@ -40,7 +41,10 @@ def document() -> dict[str, Any]:
                 "endpoints `submit`; send it as `Authorization: Bearer <token>` (or the "
                 "`tunefarm_token` cookie). A job belongs to the tenant of the token that "
                 "submitted it: other tenants' tokens get 404 for it and do not list it, "
-                "unless they have the `admin` scope. /healthz, /readyz and /metrics need none."
+                "unless they have the `admin` scope. /healthz and /readyz need no token, "
+                "/metrics one with the `metrics` scope. Past a bound (event streams, a "
+                "tenant's quotas) the answer is 429 with Retry-After. Answers carry "
+                "`Cache-Control: no-store`."
             ),
         },
         "servers": [{"url": "/"}],
@@ -147,6 +151,7 @@ def _submit() -> dict[str, Any]:
         "408": _error("The request body did not arrive in time."),
         "413": _error("The upload (or the whole request) is over the limit.", "Invalid"),
         "415": _error("Neither JSON nor a form.", "Invalid"),
+        "429": _error("Past a quota of the tenant (Retry-After says when to try again)."),
         "503": _error("The broker is down; the job was created and marked failed."),
     }
     return _op(
@@ -171,14 +176,25 @@ def _list_jobs() -> dict[str, Any]:
             "in": "query",
             "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 200},
         },
+        {
+            "name": "cursor",
+            "in": "query",
+            "schema": {"type": "string"},
+            "description": "The `next` of the page before: the page after it.",
+        },
     ]
+    counts = {"type": "object", "additionalProperties": {"type": "integer"}}
     schema = {
         "type": "object",
-        "properties": {"jobs": {"type": "array", "items": _ref("JobSummary")}},
+        "properties": {
+            "jobs": {"type": "array", "items": _ref("JobSummary")},
+            "next": {"type": "string", "nullable": True, "description": "The next page's cursor."},
+            "counts": {**counts, "description": "Jobs per state that the token sees."},
+        },
     }
     responses = {
         "200": _ok("Jobs, newest first.", schema),
-        "400": _error("Unknown state or bad limit.", "Invalid"),
+        "400": _error("Unknown state, bad limit or cursor.", "Invalid"),
     }
     return _op("List jobs", "listJobs", responses, parameters=params)
 
@@ -212,6 +228,7 @@ def _events() -> dict[str, Any]:
         ),
         "204": {"description": "The job has finished and there is nothing newer."},
         "400": _error("`after` is not an event id.", "Invalid"),
+        "429": _error("Too many open streams (Retry-After says when to try again)."),
     }
     return _op("Follow a job's progress", "jobEvents", responses, job=True, parameters=params)
 
@@ -355,11 +372,14 @@ def _ops_paths() -> dict[str, Any]:
             "readyz",
             {"200": _ok("Ready.", status), "503": _error("Redis is unreachable.")},
         ),
-        "/metrics": public(
-            "Prometheus metrics (no token: scraped)",
-            "metrics",
-            {"200": _ok("Prometheus text format.", {"type": "string"}, "text/plain")},
-        ),
+        "/metrics": {
+            "get": _op(
+                "Prometheus metrics",
+                "metrics",
+                {"200": _ok("Prometheus text format.", {"type": "string"}, "text/plain")},
+                scope="metrics",
+            )
+        },
     }
 
 
@@ -425,6 +445,14 @@ def _submission_fields() -> dict[str, Any]:
             "network on the device and the fastest there is shipped (0: off).",
         },
         "batch": {"type": "integer", "minimum": 1, "maximum": MAX_BATCH, "default": 1},
+        "priority": {
+            "type": "integer",
+            "minimum": PRIORITY_MIN,
+            "maximum": PRIORITY_MAX,
+            "default": PRIORITY_DEFAULT,
+            "description": "Higher runs sooner among its tenant's jobs waiting for a search "
+            "slot; tenants share the slots fairly whatever their jobs' priorities.",
+        },
         "name": {"type": "string", "maxLength": MAX_NAME},
         "input_shapes": {
             "type": "object",
@@ -527,6 +555,21 @@ def _job_common() -> dict[str, Any]:
         "policy": {"type": "string"},
         "early_stopping": {"type": "integer", "nullable": True},
         "select_top": {"type": "integer"},
+        "priority": {"type": "integer"},
+        "queue": {
+            "type": "object",
+            "nullable": True,
+            "description": "While the job waits for a search slot: its position, the jobs "
+            "ahead of it, the slots busy, and the estimated seconds until it starts (null "
+            "before any job finished).",
+            "properties": {
+                "position": {"type": "integer"},
+                "ahead": {"type": "integer"},
+                "tenant_ahead": {"type": "integer"},
+                "running": {"type": "integer"},
+                "estimated_start_s": {"type": "number", "nullable": True},
+            },
+        },
         "selection": _selection(),
         "delivered": {"type": "string", "enum": ["tuned", "untuned"]},
         "state": {"type": "string", "enum": list(STATES)},
@@ -625,8 +668,8 @@ def _devices() -> dict[str, Any]:
         "agent_id": "string",
         "key": "string",
         "target": "string",
-        "host": "string",
-        "pid": "integer",
+        "host": "string",  # admin tokens only
+        "pid": "integer",  # admin tokens only
         "started": "number",
         "last_heartbeat": "number",
         "state": "string",

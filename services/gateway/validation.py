@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tunefarm.compiler.select import DEFAULT_TOP_K
+from tunefarm.distributed.fairshare import PRIORITY_DEFAULT, PRIORITY_MAX, PRIORITY_MIN
 from tunefarm.frontend.models import ZOO_PREFIX
 from tunefarm.recipe.reuse import DEFAULT_MIN_TRIALS, REUSE_MODES
 from tunefarm.tune.factory import TUNER_NAMES as TUNERS
@@ -46,6 +47,7 @@ FIELDS = (
     "quantize",
     "reuse",
     "reuse_min_trials",
+    "priority",
 )
 QUANTIZE = ("int8",)  # the only scheme a job can ask for: the packed (vta) flow's
 PACKED_TARGETS = ("vta", "vta -config=1x32x32")  # offered by the submit form (the presets)
@@ -105,6 +107,7 @@ def validate_submission(
             "reuse_min_trials",
             lambda: _int(fields.get("reuse_min_trials"), 1, None, default=DEFAULT_MIN_TRIALS),
         ),
+        ("priority", lambda: _priority(fields.get("priority"))),
     )
     for field, check in checks:
         try:
@@ -141,6 +144,10 @@ def unknown_fields(fields: Mapping[str, Any]) -> FieldErrors:
     return errors
 
 
+def _priority(value: Any) -> int:
+    return _int(value, PRIORITY_MIN, PRIORITY_MAX, default=PRIORITY_DEFAULT)
+
+
 # -- the model ----------------------------------------------------------------------------------
 def _model(value: Any, upload: bytes | None, max_upload_bytes: int) -> str:
     if upload is not None:
@@ -167,7 +174,8 @@ def _zoo_model(text: str) -> str:
 
 
 def _check_onnx(data: bytes, max_upload_bytes: int) -> None:
-    """Refuse uploads over the limit and bytes that are not an ONNX model with a graph."""
+    """Refuse uploads over the limit and bytes that are not an ONNX model with a graph,
+    without external data and within the tensor budget (see `upload_check`)."""
     if len(data) > max_upload_bytes:
         raise _TooLarge(
             f"the upload is {len(data)} bytes, over the limit of {max_upload_bytes} bytes "
@@ -175,70 +183,12 @@ def _check_onnx(data: bytes, max_upload_bytes: int) -> None:
         )
     if not data:
         raise _Invalid("the uploaded file is empty")
-    import onnx
+    from tunefarm.distributed.upload_check import UploadProblem, check_upload
 
-    model = onnx.ModelProto()
     try:
-        model.ParseFromString(data)
-    except Exception as exc:  # protobuf's DecodeError and friends
-        raise _Invalid(f"not an ONNX model: {exc or type(exc).__name__}") from None
-    if not model.HasField("graph") or not model.graph.node:
-        raise _Invalid("not an ONNX model: it has no graph with at least one node")
-    problem = _external_data(model) or _declared_sizes(model)
-    if problem:
-        raise _Invalid(problem)
-
-
-def _external_data(model: Any) -> str | None:
-    """An upload is one file: a tensor whose data lives in another file would be read from
-    the job's directory in the artifact store (another job's files, or its own records)."""
-    import onnx
-
-    from tunefarm.frontend.validate import iter_tensors
-
-    for where, tensor in iter_tensors(model.graph):
-        if tensor.data_location == onnx.TensorProto.EXTERNAL:
-            return (
-                f"{where[:MAX_NAME]}: its data is in an external file, which an upload cannot "
-                "carry; save the model with its weights inside (onnx.save with "
-                "save_as_external_data=False)"
-            )
-    return None
-
-
-def _declared_sizes(model: Any) -> str | None:
-    """The first declared input or initializer over the importer's per-tensor budget
-    (TUNEFARM_MAX_TENSOR_BYTES), from shapes alone: nothing is allocated. The converter
-    checks every folded and computed tensor again, in a child with a memory limit."""
-    from onnx import helper
-
-    from tunefarm.frontend.limits import default_max_tensor_bytes, over_budget
-
-    limit = default_max_tensor_bytes()
-    graph = model.graph
-    for value in graph.input:
-        tensor = value.type.tensor_type
-        dims = [d.dim_value for d in tensor.shape.dim if d.HasField("dim_value")]
-        if len(dims) != len(tensor.shape.dim) or not tensor.elem_type:
-            continue  # dynamic or untyped: sized at conversion, from input_shapes
-        problem = _budget(over_budget, f"input {value.name[:MAX_NAME]!r}", dims,
-                          tensor.elem_type, limit, helper)  # fmt: skip
-        if problem:
-            return problem
-    for init in graph.initializer:
-        problem = _budget(over_budget, f"initializer {init.name[:MAX_NAME]!r}",
-                          list(init.dims), init.data_type, limit, helper)  # fmt: skip
-        if problem:
-            return problem
-    return None
-
-
-def _budget(over_budget, what: str, dims: list[int], elem_type: int, limit: int, helper):
-    try:
-        dtype = helper.tensor_dtype_to_np_dtype(elem_type)
-    except Exception:  # an unknown element type: the converter names it
-        return None
-    return over_budget(what, dims, dtype, limit)
+        check_upload(data)  # in a child with a memory limit: never parsed in the gateway
+    except UploadProblem as exc:
+        raise _Invalid(str(exc)) from None
 
 
 def _default_name(model: str, upload_name: str | None) -> str:
@@ -256,6 +206,7 @@ def _target(value: Any) -> str:
 
     text = _string(value, "a target such as 'cpu' or 'cpu -isa=avx2'")
     try:
+        _rest_target(text)
         target = canonical(text)
     except TargetError as exc:
         raise _Invalid(str(exc)) from None
@@ -263,6 +214,37 @@ def _target(value: Any) -> str:
     if problem and not _packs(target):
         raise _Invalid(f"target {target!r}: {problem}")
     return target
+
+
+def _rest_target(text: str) -> None:
+    """What a target given over the network may not do, checked before any backend parses
+    its options: name an unknown kind, or name a file (`vta -config=FILE.json` reads the
+    file: from a request that would be a file-existence oracle, a leak of its first key, or
+    /dev/zero read until the gateway runs out of memory). Files are for the CLI; here only
+    the presets shipped with tunefarm."""
+    from tunefarm.backends import TargetError, kinds, usage
+    from tunefarm.target import split_target
+
+    kind, options = split_target(text)
+    if kind not in kinds():
+        raise TargetError(
+            f"target {text[:80]!r}: no backend for {kind[:40]!r}; targets that exist: {usage()}"
+        )
+    for key, value in options.items():
+        if _names_file(value):
+            raise TargetError(
+                f"option -{key[:40]}: over the API an option takes a name (e.g. a preset such "
+                "as vta -config=1x32x32), not a file path; config files are for the CLI"
+            )
+
+
+def _names_file(value: str) -> bool:
+    """Whether an option value would be read as a file (a path, or a name ending .json)."""
+    return (
+        any(c in value for c in "/\\\0")
+        or value.startswith(("~", "."))
+        or value.lower().endswith(".json")
+    )
 
 
 def _packs(target: str) -> bool:

@@ -67,8 +67,29 @@ SPOOL_DEPTH = Gauge(
     "Records waiting in the spool for the record store to come back.",
     multiprocess_mode="mostrecent",
 )
+
+
+DISPATCH_SECONDS = Histogram(
+    "tunefarm_dispatch_seconds",
+    "Time a candidate waits from being queued to a worker starting it, per queue.",
+    ["queue"],
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30),
+)
+SEARCH_SLOTS = Gauge(
+    "tunefarm_search_slots_busy",
+    "Search slots running a job now, per search worker process.",
+    multiprocess_mode="livesum",
+)
+
+STARTED = Gauge(
+    "tunefarm_process_start_time_seconds",
+    "When this worker, agent or gateway process started (a restart changes it).",
+    multiprocess_mode="max",
+)
+
 _ALL = (TRIALS, BEST_GFLOPS, ESTIMATED_LATENCY, BUILD_SECONDS, MEASURE_SECONDS, STORE_LOOKUPS,
-        STORE_HITS, TRIALS_SAVED, STORE_RECORDS, SPOOL_DEPTH)  # fmt: skip
+        STORE_HITS, TRIALS_SAVED, STORE_RECORDS, SPOOL_DEPTH, DISPATCH_SECONDS, SEARCH_SLOTS,
+        STARTED)  # fmt: skip
 
 
 def registry(collectors: Iterable[Any] = ()) -> CollectorRegistry:

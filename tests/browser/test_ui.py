@@ -69,7 +69,7 @@ def _missing() -> str | None:
 
 # -- the stack ----------------------------------------------------------------------------------
 def _stack_env(tmp: Path) -> dict[str, str]:
-    tokens = {f"{SUBMIT_TOKEN}": "read,submit ui-tester", f"{READ_TOKEN}": "read ui-viewer"}
+    tokens = {f"{SUBMIT_TOKEN}": "read,submit,admin ui-tester", f"{READ_TOKEN}": "read ui-viewer"}
     return stack_env(tmp, DB, tokens, TUNEFARM_VISIBILITY_TIMEOUT="20")
 
 
@@ -191,7 +191,7 @@ def test_pages_need_a_login_and_a_wrong_token_is_refused(page, context):
 def test_devices_page_lists_the_agent(page):
     from playwright.sync_api import expect
 
-    login(page, READ_TOKEN, "/devices")
+    login(page, SUBMIT_TOKEN, "/devices")  # an admin token: agents' hosts are for admins
     row = page.locator(f"#keys-table tbody tr[data-key='{KEY}']")
     expect(row).to_contain_text("1")
     agent = page.locator("#agents-table tbody tr", has_text=KEY).first

@@ -476,9 +476,11 @@ def test_compose_stack():
     services = compose["services"]
     assert services["redis"]["image"] == "redis:7.0.15"
     assert re.fullmatch(r"prom/prometheus:v\d+\.\d+\.\d+", services["prometheus"]["image"])
+    assert re.fullmatch(r"grafana/grafana:\d+\.\d+\.\d+", services["grafana"]["image"])
     assert services["postgres"]["image"] == "postgres:15.8"
     assert "pg_isready" in services["postgres"]["healthcheck"]["test"]
-    tunefarm = {n: s for n, s in services.items() if n not in {"redis", "prometheus", "postgres"}}
+    others = {"redis", "prometheus", "postgres", "grafana"}
+    tunefarm = {n: s for n, s in services.items() if n not in others}
     assert {s["image"] for s in tunefarm.values()} == {"tunefarm:0.1.0"}
     for name, svc in tunefarm.items():
         assert "artifacts:/data/artifacts" in svc["volumes"], name
@@ -496,10 +498,14 @@ def test_compose_stack():
     for agent in agents:
         args = agent["command"]
         assert (option(args, "--key"), option(args, "--target")) == ("local", "cpu")
-    # Tokens: the example file, mounted where the gateway is told to look.
+    # Tokens: the operator's own file (never the example), where the gateway is told to look;
+    # ports on loopback only.
     tokens_file = services["gateway"]["environment"]["TUNEFARM_TOKENS_FILE"]
     (mount,) = [v for v in services["gateway"]["volumes"] if v.split(":")[1] == tokens_file]
-    assert (DOCKER / mount.split(":")[0]).resolve() == DOCKER / "tokens.example"
+    assert (DOCKER / mount.split(":")[0]).resolve() == DOCKER / "tokens"
+    for service in services.values():
+        for port in service.get("ports", []):
+            assert str(port).startswith("127.0.0.1:"), port
     # Prometheus scrapes every tunefarm service by its DNS name.
     prom_mount = services["prometheus"]["volumes"][0].split(":")[0]
     prom = yaml.safe_load((DOCKER / prom_mount).read_text())
@@ -509,12 +515,18 @@ def test_compose_stack():
     assert names == set(tunefarm)
 
 
-def test_example_tokens_are_well_formed():
+def test_example_tokens_are_refused_as_they_are():
+    """The example file shows the format; the gateway refuses its public secrets, so a stack
+    cannot run with them."""
     lines = (DOCKER / "tokens.example").read_text().splitlines()
     entries = [ln.split() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
-    assert [e[0] for e in entries] == ["change-me-admin"]
-    for _token, scopes, *name in entries:
-        assert set(scopes.split(",")) <= {"read", "submit"} and len(name) <= 1
-    # And the gateway's own reader accepts the file.
+    assert entries and all(e[0].startswith("change-me") for e in entries)
     auth = pytest.importorskip("tunefarm_services.gateway.auth")
-    assert len(auth.load_tokens(str(DOCKER / "tokens.example"))) == 1
+    with pytest.raises(auth.TokensFileError, match="example token"):
+        auth.load_tokens(str(DOCKER / "tokens.example"))
+    text = (DOCKER / "tokens.example").read_text()
+    mine = text.replace("change-me-admin-0000000000", "a" * 24).replace(
+        "change-me-metrics", "b" * 17
+    )
+    ring = auth.parse_tokens(mine)
+    assert len(ring) == 2 and ring.find("b" * 17 + "-00000000").allows("metrics")

@@ -5,4 +5,5 @@ import uuid
 
 TOKEN = "fuzz-" + uuid.uuid4().hex
 READ_TOKEN = "fuzz-read-" + uuid.uuid4().hex
+METRICS_TOKEN = "fuzz-metrics-" + uuid.uuid4().hex
 DEVICE_KEY = "fuzz-key"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "integration"))
-from api_tokens import DEVICE_KEY, READ_TOKEN, TOKEN  # noqa: E402
+from api_tokens import DEVICE_KEY, METRICS_TOKEN, READ_TOKEN, TOKEN  # noqa: E402
 
 REDIS_DB = 13
 
@@ -29,7 +29,11 @@ def fuzz_config(tmp_path_factory):
         pytest.skip(f"the API fuzz tests need Redis at 127.0.0.1:{REDIS_PORT}")
     tmp = tmp_path_factory.mktemp("fuzz")
     tokens = tmp / "tokens"
-    tokens.write_text(f"{TOKEN} read,submit fuzzer\n{READ_TOKEN} read reader\n")
+    tokens.write_text(
+        f"{TOKEN} read,submit submits_per_minute=100000 max_running=100000 "
+        "trials_per_day=1000000000 fuzzer\n"
+        f"{READ_TOKEN} read reader\n{METRICS_TOKEN} metrics scraper\n"
+    )
     url = f"redis://127.0.0.1:{REDIS_PORT}/{REDIS_DB}"
     config = ServiceConfig(
         broker_url=url,

@@ -33,7 +33,7 @@ def start_stack(tmp, appendonly: bool):
     if shutil.which("redis-server") is None:
         pytest.skip("the chaos tests start their own redis-server")
     redis = RedisServer(tmp / "redis", free_port(), appendonly=appendonly).start()
-    env = stack_env(tmp, 0, {SUBMIT: "read,submit", READ: "read"})
+    env = stack_env(tmp, 0, {SUBMIT: "read,submit,admin", READ: "read"})
     env.update(TUNEFARM_BROKER_URL=redis.url, TUNEFARM_REDIS_URL=redis.url)
     spec = StackSpec(port=free_port(), agents=[(KEY, "cpu"), (KEY, "cpu")], build_workers=2)
     stack = LocalStack(spec, env, tmp / "logs").start()
@@ -169,7 +169,7 @@ def _kill_busy(stack, name: str) -> None:
     pid = stack.procs[name].pid
 
     def busy():
-        agents = _api(stack, "GET", "/devices", READ).json()["agents"]
+        agents = _api(stack, "GET", "/devices", SUBMIT).json()["agents"]  # pids: admin only
         return any(a["pid"] == pid and a["state"] == "busy" for a in agents)
 
     wait_for(busy, 60, f"{name} to be measuring", every_s=0.02)

@@ -83,3 +83,15 @@ def test_a_gpu_agent_reports_its_device_to_the_tracker(service_config, monkeypat
         assert str(next(iter(device.values()))) in capsys.readouterr().out
     finally:
         tracker.unregister(agent)
+
+
+def test_simulated_agents_and_their_setting_are_checked(service_config, monkeypatch, capsys):
+    """`--slots` runs several agents in one process only for simulated devices, and a
+    malformed TUNEFARM_SIMULATE is named before anything starts."""
+    monkeypatch.setenv("TUNEFARM_BROKER_URL", service_config.broker_url)
+    monkeypatch.delenv("TUNEFARM_SIMULATE", raising=False)
+    assert main(["agent", "--key", "k", "--slots", "4", "--metrics-port", "0"]) == 2
+    assert "only simulated devices (TUNEFARM_SIMULATE) share a process" in capsys.readouterr().err
+    monkeypatch.setenv("TUNEFARM_SIMULATE", "build_s=abc")
+    assert main(["devices"]) == 2
+    assert "TUNEFARM_SIMULATE: build_s='abc' is not a number" in capsys.readouterr().err

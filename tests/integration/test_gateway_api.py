@@ -26,6 +26,7 @@ pytestmark = pytest.mark.integration
 
 READ_TOKEN = "read-" + uuid.uuid4().hex
 SUBMIT_TOKEN = "submit-" + uuid.uuid4().hex
+METRICS_TOKEN = "metrics-" + uuid.uuid4().hex
 DEVICE_KEY = "test-key"
 ZOO_JOB = {"model": "zoo:resnet-18", "target": "cpu", "device_key": DEVICE_KEY, "trials": 10}
 
@@ -38,6 +39,7 @@ def gateway_tokens_file(tmp_path_factory):
         "# tokens for the gateway tests\n\n"
         f"{READ_TOKEN} read  dashboard\n"
         f"{SUBMIT_TOKEN}  read,submit ci pipeline  # a comment\n"
+        f"{METRICS_TOKEN} metrics prometheus\n"
     )
     return path
 
@@ -167,10 +169,12 @@ def test_cookie_token_works_but_not_cross_site(client, jobs):
     assert client.post(f"/api/v1/jobs/{job_id}/cancel", headers=same).status_code == 202
 
 
-def test_health_and_metrics_need_no_token(client):
+def test_health_needs_no_token_and_metrics_a_metrics_one(client):
     assert client.get("/healthz").get_json() == {"status": "ok"}
     assert client.get("/readyz").get_json() == {"status": "ready"}
-    metrics = client.get("/metrics")
+    assert client.get("/metrics").status_code == 401
+    assert client.get("/metrics", headers=auth(READ_TOKEN)).status_code == 403
+    metrics = client.get("/metrics", headers=auth(METRICS_TOKEN))
     assert metrics.status_code == 200
     assert "tunefarm_jobs" in metrics.get_data(as_text=True)
 
@@ -180,7 +184,7 @@ def test_malformed_tokens_file_names_the_line(gateway_config, tmp_path):
     from tunefarm_services.gateway.auth import TokensFileError
 
     path = tmp_path / "tokens"
-    path.write_text("# ok\ngood read\nbad read,delete\n")
+    path.write_text("# ok\ngood-xxxxxxxxxxxxxxxx read\nbad-xxxxxxxxxxxxxxxx read,delete\n")
     with pytest.raises(TokensFileError, match=r"line 3: unknown scope\(s\) delete"):
         create_app(gateway_config.with_(tokens_file=str(path)), blueprints=[])
     path.write_text("lonely-token\n")
@@ -268,6 +272,7 @@ def test_select_top_zero_turns_selection_off(client, jobs):
         ({"early_stopping": 0}, "early_stopping", ">= 1"),
         ({"select_top": 9}, "select_top", "between 0 and 8"),
         ({"select_top": "two"}, "select_top", "integer"),
+        ({"priority": 10}, "priority", "between 0 and 9"),
         ({"input_shapes": {"data": [1, 0]}}, "input_shapes", ">= 1"),
         ({"trial": 5}, "trial", "unknown field"),
     ],
@@ -386,6 +391,20 @@ def test_detail_is_the_job_document(client, jobs):
     assert doc["tasks"] == table
     assert doc["estimated_latency_ms"] == 0.8
     assert doc["links"]["self"] == f"/api/v1/jobs/{job_id}"
+    assert doc["queue"] is None  # running: no place in the search queue
+
+
+def test_a_job_waiting_for_a_search_slot_shows_its_place(client, jobs, gateway_config):
+    from tunefarm.distributed.fairshare import SearchAdmission
+
+    ids = [make_job(jobs) for _ in range(3)]
+    admission = SearchAdmission(gateway_config)
+    for job_id in ids:
+        admission.add(jobs.update(job_id, state="extracting"))
+    doc = client.get(f"/api/v1/jobs/{ids[2]}", headers=auth(READ_TOKEN)).get_json()
+    assert doc["queue"]["position"] >= 3 and doc["queue"]["tenant_ahead"] >= 2
+    for job_id in ids:
+        admission.remove(jobs.get(job_id))
 
 
 @pytest.mark.parametrize("suffix", ["", "/events", "/records", "/artifact"])
@@ -528,14 +547,14 @@ def test_devices_lists_the_registered_agent(client, device_key):
     assert [a["target"] for a in body["agents"] if a["key"] == device_key] == ["cpu"]
 
 
-def test_readyz_names_an_unreachable_redis(gateway_config):
+def test_readyz_names_an_unreachable_redis_without_its_address(gateway_config):
     from tunefarm_services.gateway.app import create_app
 
     down = "redis://127.0.0.1:1/0"
     app = create_app(gateway_config.with_(redis_url=down, broker_url=down), blueprints=[])
     response = app.test_client().get("/readyz")
     assert response.status_code == 503
-    assert "127.0.0.1:1" in response.get_json()["error"]
+    assert response.get_json()["problems"] == ["redis", "broker"]  # the address: in the log
     assert app.test_client().get("/healthz").status_code == 200
 
 

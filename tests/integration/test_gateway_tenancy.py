@@ -148,8 +148,9 @@ def test_the_tokens_file_is_reloaded_on_change(service_config, tmp_path):
 def test_tokens_file_options_are_checked():
     from tunefarm_services.gateway import auth
 
-    ring = auth.parse_tokens("s1 read,admin tenant=x expires=2030-01-01 a name\n")
-    token = ring.find("s1")
+    s1 = "s1-" + "x" * 16
+    ring = auth.parse_tokens(f"{s1} read,admin tenant=x expires=2030-01-01 a name\n")
+    token = ring.find(s1)
     assert (token.tenant, token.name, token.admin, token.allows("read")) == (
         "x",
         "a name",
@@ -158,6 +159,6 @@ def test_tokens_file_options_are_checked():
     )
     assert not token.allows("submit")
     with pytest.raises(auth.TokensFileError, match="line 1.*expires"):
-        auth.parse_tokens("s read expires=soon\n")
+        auth.parse_tokens("s-xxxxxxxxxxxxxxxx read expires=soon\n")
     with pytest.raises(auth.TokensFileError, match="line 2.*tenant"):
-        auth.parse_tokens("a read\ns read tenant=a/b\n")
+        auth.parse_tokens("a-xxxxxxxxxxxxxxxx read\ns-xxxxxxxxxxxxxxxx read tenant=a/b\n")

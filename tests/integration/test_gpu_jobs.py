@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 DB = 14
 KEY = "e2e-opencl"
-SUBMIT, READ = "gpu-submit-token", "gpu-read-token"
+SUBMIT, READ = "gpu-submit-token", "gpu-read-token-0000"
 
 
 def _api(url: str, method: str, path: str, token: str = SUBMIT, **kw) -> requests.Response:

@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 DB = 12
 KEY = "e2e-cpu"
-SUBMIT, READ = "e2e-submit-token", "e2e-read-token"
+SUBMIT, READ = "e2e-submit-token", "e2e-read-token-0000"
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def stack(tmp_path_factory):
     from tunefarm_services.stack import LocalStack, StackSpec
 
     tmp = tmp_path_factory.mktemp("stack")
-    env = stack_env(tmp, DB, {SUBMIT: "read,submit", READ: "read"})
+    env = stack_env(tmp, DB, {SUBMIT: "read,submit,admin", READ: "read"})
     flush_db(DB)
     spec = StackSpec(
         port=free_port(),
@@ -118,7 +118,8 @@ def test_a_network_submitted_over_rest_completes(stack):
     with zipfile.ZipFile(io.BytesIO(artifact.content)) as zf:
         assert {"lib.so", "plan.json", "manifest.json"} <= set(zf.namelist())
 
-    gateway_metrics = requests.get(stack.url + "/metrics", timeout=10).text
+    headers = {"Authorization": f"Bearer {SUBMIT}"}  # read,submit,admin: admin reads metrics
+    gateway_metrics = requests.get(stack.url + "/metrics", headers=headers, timeout=10).text
     assert 'tunefarm_jobs{state="done"}' in gateway_metrics
     search_port = stack.commands["search-0"][-1]
     worker_metrics = requests.get(f"http://127.0.0.1:{search_port}/metrics", timeout=10).text

@@ -13,7 +13,7 @@ import uuid
 import pytest
 
 from tunefarm.distributed.jobs import JobStore
-from tunefarm.distributed.tickets import Pending, Tickets, Waiter
+from tunefarm.distributed.tickets import Pending, Tickets, Waiter, new_ticket
 
 pytestmark = pytest.mark.integration
 
@@ -158,3 +158,57 @@ def test_serve_stack_passes_its_host_and_says_whether_redis_persists(tmp_path):
             server.stop()
         assert (warning is None) == appendonly
         assert appendonly or "will not survive a restart" in warning
+
+
+def test_a_result_wakes_the_sender_through_its_inbox(config):
+    """With an inbox the sender checks once a second, yet sees a result at once."""
+    tickets = Tickets(config)
+    inbox = config.key("inbox", new_ticket())
+    item = Pending(new_ticket(), "tftest.none", lambda: None, "build")
+
+    def worker() -> None:
+        time.sleep(0.3)
+        tickets.run(item.ticket, "w", lambda: "ok", inbox=inbox)
+
+    threading.Thread(target=worker).start()
+    waiter = Waiter(tickets, config.redis(), inboxes=(inbox,))
+    start = time.monotonic()
+    assert waiter.wait([item], 30)[item.ticket] == "ok"
+    assert time.monotonic() - start < 0.9  # woken, not the next once-a-second check
+    assert not tickets.r.exists(inbox)  # cleaned up
+
+
+def test_deliveries_interleaved_with_a_store_measure_once(config):
+    """A duplicate delivery landing while the work runs, one landing just after the result
+    was stored and the claim released, and one after the sender read and forgot the result:
+    none runs the work again (issue 25: the check and the claim were two round trips)."""
+    tickets, runs = Tickets(config), []
+    ticket = uuid.uuid4().hex
+    outcomes = []
+
+    def work():
+        runs.append("a")
+        # a second delivery of the same ticket while the first runs
+        outcomes.append(tickets.run(ticket, "b", lambda: runs.append("b")))
+        return {"x": 1}
+
+    assert tickets.run(ticket, "a", work) == "done"
+    outcomes.append(tickets.run(ticket, "c", lambda: runs.append("c")))  # after the store
+    assert tickets.read([ticket])[0][0] == '{"ok": {"x": 1}}'
+    tickets.forget([ticket])  # the sender took the result
+    outcomes.append(tickets.run(ticket, "d", lambda: runs.append("d")))
+    assert runs == ["a"], runs
+    assert outcomes[0] == "duplicate: another worker has it"
+    assert outcomes[1:] == ["duplicate: already done"] * 2
+
+
+def test_the_claim_is_one_atomic_script(config):
+    """The claim is decided inside Redis: a stored result's marker refuses it even when the
+    claim key is free, and a live claim refuses it even without a result."""
+    tickets = Tickets(config)
+    ticket = uuid.uuid4().hex
+    assert tickets.claim(ticket, "a") == "claimed"
+    assert tickets.claim(ticket, "b") == "busy"
+    tickets.r.set(tickets.done_key(ticket), "1")
+    tickets.r.delete(tickets.claim_key(ticket))
+    assert tickets.claim(ticket, "b") == "done"

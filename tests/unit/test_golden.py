@@ -199,6 +199,13 @@ for _kind, _target in GPU_TARGETS.items():
     for _name, (_params, _knobs) in GPU_CASES.items():
         _args = {k: v for k, v in _params.items() if k != "op" and v is not None}
         CASES[(_kind, _name)] = (Task.make(_params["op"], target=_target, **_args), _knobs)
+# dense on tensor cores (cuda -precision=tf32|fp16): the template writes its own mma.sync code
+for _prec in ("tf32", "fp16"):
+    CASES[("cuda", f"dense_{_prec}_mma")] = (
+        Task.make("dense", target=f"cuda -arch=sm_90 -precision={_prec}", data=(20, 72),
+                  weight=(40, 72)),
+        {},
+    )  # fmt: skip
 SUFFIX = {"cpu": ".c", "cuda": ".cu", "opencl": ".cl", "vta": ".s"}
 
 

@@ -264,8 +264,9 @@ def test_symbols_are_renamed_on_word_boundaries() -> None:
 
 def test_driver_indexes_buffers_by_number(weight: np.ndarray) -> None:
     src = driver_source(chain_plan(weight))
-    assert "void* a[] = {b[2], b[1], b[3]}; rc = tf_conv_entry(a);" in src
-    assert "if (rc != 0) return 2;" in src and "tf_net_num_calls(void) { return 4; }" in src
+    assert "tf_call_args[] = {\n  " in src and "2, 1, 3" in src.split("tf_call_args")[1]
+    assert "if (tf_net_call(b, i) != 0) return i + 1;" in src
+    assert "tf_net_num_calls(void) { return 4; }" in src
 
 
 # ----------------------------------------------------------------------------- end to end

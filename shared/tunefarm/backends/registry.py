@@ -191,5 +191,7 @@ def local_builder(**options: Any) -> LocalBuilder:
 
 def local_runner(settings: MeasureSettings, kind: str = "cpu", seed: int = 0) -> LocalRunner:
     """A LocalRunner for this machine's device of `kind`, checking against this registry's
-    reference data."""
-    return LocalRunner(settings, reference_io, get_backend(kind).kernel_loader, seed)
+    reference data. Device backends (`persistent_measurer`) keep one measurer process."""
+    backend = get_backend(kind)
+    persistent = bool(getattr(backend, "persistent_measurer", False))
+    return LocalRunner(settings, reference_io, backend.kernel_loader, seed, persistent)

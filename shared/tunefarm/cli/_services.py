@@ -51,6 +51,7 @@ def start_metrics(port: int, cfg=None) -> None:
         from tunefarm import metrics
         from tunefarm.distributed.state_metrics import StateCollector
 
+        metrics.STARTED.set_to_current_time()
         try:
             metrics.serve(port, [StateCollector(cfg)] if cfg is not None else [])
         except OSError as exc:

@@ -1,6 +1,6 @@
 """`tunefarm worker SERVICE`: run one of the Celery workers on its queue.
 
-    tunefarm worker converter | extractor | search | buildfarm [--concurrency N]
+    tunefarm worker converter | extractor | search | buildfarm [--concurrency N] [--pool P]
 
 Configuration comes from the environment (TUNEFARM_BROKER_URL, TUNEFARM_ARTIFACTS, ...; see
 docs/services.md). Metrics are served on --metrics-port.
@@ -24,6 +24,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=number(int, 1),
         help="worker processes (default: 1; buildfarm: the number of cores)",
     )
+    p.add_argument(
+        "--pool",
+        choices=("prefork", "threads"),
+        default="prefork",
+        help="prefork (default): one process per slot; threads: slots share a process "
+        "(simulated build workers, or search slots that mostly wait on the farm)",
+    )
     p.add_argument("--loglevel", default="INFO", help="Celery log level (default INFO)")
     p.add_argument(
         "--log-json", action="store_true", help="log one JSON object per line (for collectors)"
@@ -38,5 +45,5 @@ def run(args: argparse.Namespace) -> int:
         from tunefarm.distributed.logs import use_json_logs
 
         use_json_logs(args.loglevel)
-    services("worker").run_worker(args.service, args.concurrency, args.loglevel)
+    services("worker").run_worker(args.service, args.concurrency, args.loglevel, args.pool)
     return 0

@@ -588,7 +588,10 @@ def compile_graph(
     low = _Lowering(graph, target, _history(records, device_key), device_key, overrides or {})
     inputs = low.bind_inputs()
     for node in graph.nodes:
-        low.lower(node)
+        try:
+            low.lower(node)
+        except TaskError as exc:  # e.g. an op the target has no kernel for
+            raise CompileError(f"node {node.name!r} ({node.op}) on {target}: {exc}") from None
     outputs = low.bind_outputs()
     choices = list(low.choices.values())
     plan = ExecPlan(

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from tunefarm.backends import registry
+from tunefarm.distributed import simulate
 from tunefarm.distributed.artifacts import ArtifactStore
 from tunefarm.distributed.config import ServiceConfig
 from tunefarm.distributed.remote import localize
@@ -21,7 +22,11 @@ def build_candidate(
     config: ServiceConfig, inp_json: dict, timeout_s: float, options: list[str]
 ) -> dict[str, Any]:
     """On a build worker: generate and compile one candidate into the store's kernel cache
-    (keyed by source hash, so a repeated build is a cache hit)."""
+    (keyed by source hash, so a repeated build is a cache hit). Under TUNEFARM_SIMULATE,
+    a delay stands in for the compile."""
+    sim = simulate.Simulation.parse(config.simulate)
+    if sim is not None:
+        return simulate.build(sim, inp_json)
     store = ArtifactStore(config.artifacts)
     job = BuildJob(
         MeasureInput.from_json(inp_json),
@@ -46,8 +51,11 @@ class AgentRunner:
         self.store = ArtifactStore(config.artifacts)
         self.kind = kind
         self._runners: dict[str, LocalRunner] = {}
+        self.simulation = simulate.Simulation.parse(config.simulate)
 
     def measure(self, build_json: dict, inp_json: dict, settings_json: dict) -> dict[str, Any]:
+        if self.simulation is not None:  # the scale harness: a delay, a deterministic cost
+            return simulate.measure(self.simulation, inp_json, settings_json)
         key = json.dumps(settings_json, sort_keys=True)
         if key not in self._runners:
             settings = MeasureSettings.from_json(settings_json)

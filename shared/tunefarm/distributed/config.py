@@ -49,6 +49,9 @@ class ServiceConfig:
     heartbeat_ttl_s: float = 15.0
     visibility_timeout_s: float = 300.0
     max_upload_mb: float = 200.0
+    simulate: str = ""  # TUNEFARM_SIMULATE (scale harness): delays instead of compile and run
+    max_streams: int = 800  # event streams one gateway process holds (below its connections)
+    max_streams_per_token: int = 100
     store: str = "none"
 
     @property
@@ -74,6 +77,9 @@ class ServiceConfig:
             heartbeat_ttl_s=_number(env, "TUNEFARM_HEARTBEAT_TTL", 15.0),
             visibility_timeout_s=_number(env, "TUNEFARM_VISIBILITY_TIMEOUT", 300.0),
             max_upload_mb=_number(env, "TUNEFARM_MAX_UPLOAD_MB", 200.0),
+            simulate=_simulate(env.get("TUNEFARM_SIMULATE") or ""),
+            max_streams=int(_number(env, "TUNEFARM_MAX_STREAMS", 800)),
+            max_streams_per_token=int(_number(env, "TUNEFARM_MAX_STREAMS_PER_TOKEN", 100)),
             store=env.get("TUNEFARM_STORE") or "none",
         )
 
@@ -89,19 +95,38 @@ class ServiceConfig:
         on one Redis database never take each other's messages."""
         return f"{self.prefix}.{name}"
 
-    def redis(self, socket_timeout: float = 10.0):
+    def redis(self, socket_timeout: float = 10.0, max_connections: int | None = None):
         """A Redis client for state (decoded strings). `socket_timeout` bounds every reply:
         a hung Redis becomes an error, not a hang; a command that blocks on purpose (XREAD
-        BLOCK) needs a client whose timeout is longer than the block."""
+        BLOCK) needs a client whose timeout is longer than the block. `max_connections`
+        bounds its pool: a command waits (up to `socket_timeout`) for a free connection
+        rather than open one more."""
         import redis
 
-        return redis.Redis.from_url(
-            self.redis_url,
+        options = dict(
             decode_responses=True,
             socket_timeout=socket_timeout,
             socket_connect_timeout=min(5.0, socket_timeout),
             health_check_interval=30,
         )
+        if max_connections is not None:
+            pool = redis.BlockingConnectionPool.from_url(
+                self.redis_url, max_connections=max_connections, timeout=socket_timeout,
+                **options,
+            )  # fmt: skip
+            return redis.Redis(connection_pool=pool)
+        return redis.Redis.from_url(self.redis_url, **options)
+
+
+def _simulate(text: str) -> str:
+    """TUNEFARM_SIMULATE, checked at start-up (a typo must not run real compiles)."""
+    from tunefarm.distributed.simulate import Simulation
+
+    try:
+        Simulation.parse(text)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return text
 
 
 def prepare_metrics_dir() -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import secrets
 import time
 from pathlib import Path
@@ -35,6 +36,8 @@ STATES = (
     "cancelled",
 )
 TERMINAL = frozenset({"done", "failed", "cancelled"})
+DEFAULT_TENANT = "default"
+INDEX_VERSION = "1"  # the tenant and state indexes exist (see `ensure_indexes`)
 log = logging.getLogger("tunefarm.jobs")
 EVENTS_MAX = 20_000  # events kept per job (the stream is trimmed beyond this)
 MIRROR_FILE = "job.json"
@@ -72,8 +75,25 @@ class JobStore:
     def _events_key(self, job_id: str) -> str:
         return self.config.key("job", job_id, "events")
 
-    def _index_key(self) -> str:
-        return self.config.key("jobs")
+    def _index_key(self, tenant: str | None = None, state: str | None = None) -> str:
+        """The index of every job (by creation time), or of one tenant's, one state's, or
+        both: kept as jobs change, so lists and counts never read every document."""
+        parts = ["jobs"]
+        if tenant is not None:
+            parts += ["tenant", tenant]
+        if state is not None:
+            parts += ["state", state]
+        return self.config.key(*parts)
+
+    def _index(self, pipe, doc: dict[str, Any], old_state: str | None = None) -> None:
+        """Queue the index updates for `doc` (moved out of `old_state`'s indexes)."""
+        tenant, score = doc.get("tenant") or DEFAULT_TENANT, {doc["id"]: doc["created"]}
+        if old_state is not None and old_state != doc["state"]:
+            pipe.zrem(self._index_key(state=old_state), doc["id"])
+            pipe.zrem(self._index_key(tenant, old_state), doc["id"])
+        for tenant_, state in ((None, None), (tenant, None), (None, doc["state"]),
+                               (tenant, doc["state"])):  # fmt: skip
+            pipe.zadd(self._index_key(tenant_, state), score)
 
     # -- documents ----------------------------------------------------------------------------
     def create(self, spec: dict[str, Any], job_id: str | None = None) -> dict[str, Any]:
@@ -95,6 +115,7 @@ class JobStore:
             **spec,
         }
         doc.setdefault("waiting_for", {"step": "convert", "since": now})
+        self.ensure_indexes()  # older jobs first, so the marker never hides them
         self._mirror(doc)
         self._put(doc)
         self.add_event(doc["id"], "state", {"state": "queued"})
@@ -103,7 +124,11 @@ class JobStore:
     def _put(self, doc: dict[str, Any]) -> None:
         pipe = self.r.pipeline()
         pipe.hset(self._doc_key(doc["id"]), "doc", json.dumps(doc))
-        pipe.zadd(self._index_key(), {doc["id"]: doc["created"]})
+        for state in STATES:  # a restored document may have moved on since it was indexed
+            if state != doc["state"]:
+                pipe.zrem(self._index_key(state=state), doc["id"])
+                pipe.zrem(self._index_key(doc.get("tenant") or DEFAULT_TENANT, state), doc["id"])
+        self._index(pipe, doc)
         pipe.execute()
 
     def get(self, job_id: str) -> dict[str, Any]:
@@ -175,9 +200,12 @@ class JobStore:
                     if raw is None:  # Redis lost it: restore from the store, then merge
                         self.restore(job_id)
                         continue
-                    doc = {**json.loads(raw), **fields, "updated": time.time()}
+                    old = json.loads(raw)
+                    doc = {**old, **fields, "updated": time.time()}
                     pipe.multi()
                     pipe.hset(key, "doc", json.dumps(doc))
+                    if doc["state"] != old["state"]:
+                        self._index(pipe, doc, old["state"])
                     pipe.execute()
                 except redis.WatchError:
                     continue
@@ -222,33 +250,71 @@ class JobStore:
     def cancel_requested(self, job_id: str) -> bool:
         return bool(self.get(job_id).get("cancel_requested"))
 
+    def page(
+        self,
+        state: str | None = None,
+        limit: int = 200,
+        tenant: str | None = None,
+        cursor: str | None = None,
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """Newest first, optionally only those in `state` and of `tenant` (a job without a
+        tenant, from before tenants, is the default tenant's), after `cursor` (the `next` of
+        the page before). Reads `limit` documents from the matching index, whatever the
+        number of jobs. Returns (documents, the next page's cursor or None)."""
+        self.ensure_indexes()
+        key = self._index_key(tenant, state)
+        high, after_id = "+inf", None
+        if cursor is not None:
+            high, after_id = parse_cursor(cursor)
+        rows = self.r.zrevrangebyscore(key, high, "-inf", start=0, num=limit + 1 + 16,
+                                       withscores=True)  # fmt: skip
+        if after_id is not None:  # skip the cursor's job and any before it at its time
+            rows = [(i, t) for i, t in rows if not (t == float(high) and i >= after_id)]
+        rows = rows[: limit + 1]
+        more = len(rows) > limit
+        rows = rows[:limit]
+        pipe = self.r.pipeline(transaction=False)  # one round trip for the page
+        for job_id, _ in rows:
+            pipe.hget(self._doc_key(job_id), "doc")
+        docs = [json.loads(raw) for raw in pipe.execute() if raw is not None]
+        cursor_out = f"{rows[-1][1]!r}~{rows[-1][0]}" if more and rows else None
+        return docs, cursor_out
+
     def list(
         self, state: str | None = None, limit: int = 200, tenant: str | None = None
     ) -> list[dict[str, Any]]:
-        """Newest first, optionally only those in `state` and of `tenant` (a job without a
-        tenant, from before tenants, is the default tenant's)."""
-        ids = self.r.zrevrange(self._index_key(), 0, -1)
-        pipe = self.r.pipeline(transaction=False)  # one round trip for every document
-        for job_id in ids:
-            pipe.hget(self._doc_key(job_id), "doc")
-        docs = []
-        for raw in pipe.execute():
-            if raw is None:
-                continue
-            doc = json.loads(raw)
-            if tenant is not None and doc.get("tenant", "default") != tenant:
-                continue
-            if state is None or doc["state"] == state:
-                docs.append(doc)
-            if len(docs) >= limit:
-                break
-        return docs
+        """The first page of `page`: the newest `limit` jobs."""
+        return self.page(state, limit, tenant)[0]
 
-    def count_by_state(self) -> dict[str, int]:
-        counts = dict.fromkeys(STATES, 0)
-        for doc in self.list(limit=10**9):
-            counts[doc["state"]] = counts.get(doc["state"], 0) + 1
-        return counts
+    def count_by_state(self, tenant: str | None = None) -> dict[str, int]:
+        """Jobs per state (of `tenant`), from the sizes of the state indexes."""
+        self.ensure_indexes()
+        pipe = self.r.pipeline(transaction=False)
+        for state in STATES:
+            pipe.zcard(self._index_key(tenant, state))
+        return dict(zip(STATES, pipe.execute(), strict=True))
+
+    def active_ids(self) -> list[str]:
+        """Ids of the jobs not in a terminal state (what the watchdog looks at)."""
+        self.ensure_indexes()
+        ids: list[str] = []
+        for state in STATES:
+            if state not in TERMINAL:
+                ids += self.r.zrange(self._index_key(state=state), 0, -1)
+        return ids
+
+    def ensure_indexes(self) -> None:
+        """Build the tenant and state indexes once for jobs stored before they existed."""
+        marker = self.config.key("jobs", "indexed")
+        if self.r.exists(marker):
+            return
+        for job_id in self.r.zrange(self._index_key(), 0, -1):
+            raw = self.r.hget(self._doc_key(job_id), "doc")
+            if raw is not None:
+                pipe = self.r.pipeline()
+                self._index(pipe, json.loads(raw))
+                pipe.execute()
+        self.r.set(marker, INDEX_VERSION)
 
     # -- events -------------------------------------------------------------------------------
     def add_event(self, job_id: str, kind: str, data: dict[str, Any]) -> str:
@@ -270,10 +336,28 @@ class JobStore:
 
     def delete(self, job_id: str) -> None:
         """Forget a job's state and events (its other files stay in the artifact store)."""
+        raw = self.r.hget(self._doc_key(job_id), "doc")
         self.r.delete(self._doc_key(job_id), self._events_key(job_id))
         self.r.zrem(self._index_key(), job_id)
+        if raw is not None:
+            doc = json.loads(raw)
+            tenant = doc.get("tenant") or DEFAULT_TENANT
+            for key in (self._index_key(tenant), self._index_key(state=doc["state"]),
+                        self._index_key(tenant, doc["state"])):  # fmt: skip
+                self.r.zrem(key, job_id)
         if _plain_id(job_id):
             self._mirror_path(job_id).unlink(missing_ok=True)
+
+
+def parse_cursor(cursor: str) -> tuple[str, str]:
+    """(score, job id) of a page cursor; ValueError for text no page gave."""
+    score, sep, job_id = cursor.partition("~")
+    if not sep or not job_id or len(cursor) > 200 or not _SCORE.fullmatch(score):
+        raise ValueError(f"{cursor[:48]!r} is not a page cursor")
+    return score, job_id
+
+
+_SCORE = re.compile(r"\d{1,15}(\.\d{1,20})?")  # a creation time as repr() writes it
 
 
 def _plain_id(job_id: str) -> bool:

@@ -18,6 +18,7 @@ from typing import Any
 
 from tunefarm.distributed.celery_app import CONVERT, EXTRACT, SEARCH
 from tunefarm.distributed.config import ServiceConfig
+from tunefarm.distributed.fairshare import SearchAdmission
 from tunefarm.distributed.jobs import JobStore
 
 # step -> (task, queue before the prefix)
@@ -96,5 +97,11 @@ def expect(config: ServiceConfig, job_id: str, step: str) -> None:
 
 
 def send_step(config: ServiceConfig, app: Any, job_id: str, step: str) -> None:
+    """Send the step's message; a search also puts the job on the list of jobs waiting for
+    a search slot (`fairshare.SearchAdmission`: the slot that takes the message runs the
+    fairest waiting job)."""
     task, queue = STEPS[step]
+    if step == "search":
+        jobs = JobStore(config)
+        SearchAdmission(config, jobs.r).add(jobs.get(job_id))
     app.send_task(task, args=[job_id], queue=config.queue(queue), ignore_result=True)

@@ -412,7 +412,7 @@ def _evaluate(
         app, doc["device_key"], recipe.network_settings(),
         on_wait=progress.on_wait, should_stop=progress.should_stop,
     )  # fmt: skip
-    item = remote.pending(EVALUATE, remote.queue, [job_id], "evaluation")
+    item = remote.pending(EVALUATE, remote.queue, [job_id], "evaluation", fair=False)
     reply = remote.waiter().wait([item], EVALUATE_WAIT_S + config.visibility_timeout_s)
     reply = reply[item.ticket]
     if isinstance(reply, Exception):

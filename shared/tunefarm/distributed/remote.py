@@ -7,6 +7,10 @@ between them. Each message carries a ticket (`tickets.py`): a candidate whose wo
 or whose message Redis lost, is sent again within seconds (the claim TTL), never measured
 twice, and one that gets no answer within the deadline becomes an error result (build or
 run timeout), never a hang.
+
+Jobs share those queues fairly (`fairshare.DispatchQueue`): a candidate waits in its
+sender's list in Redis and the Celery message is a wake-up, so the worker that takes it runs
+the candidate of the job served longest ago, not the oldest message's.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 
 from tunefarm.distributed.artifacts import ArtifactStore
 from tunefarm.distributed.celery_app import BUILD, MEASURE
+from tunefarm.distributed.fairshare import DispatchQueue
 from tunefarm.distributed.tickets import Pending, Tickets, Waiter, new_ticket
 from tunefarm.distributed.tracker import measure_queue
 from tunefarm.measure.builder import Builder
@@ -46,22 +51,51 @@ class _Remote:
         self.app, self.on_wait, self.should_stop = app, on_wait, should_stop
         self.config = app.tunefarm_config
         self._tickets: Tickets | None = None
+        self.sender = new_ticket()  # this job's list in each queue's fair dispatch
+        self.inbox = self.config.key("inbox", self.sender)  # where workers say "done"
+        self._dispatch: dict[str, DispatchQueue] = {}
 
-    def waiter(self, on_result=None) -> Waiter:
+    def waiter(self, on_result=None, inboxes: tuple[str, ...] | None = None) -> Waiter:
+        """A waiter woken by this sender's inbox (or the given ones)."""
         if self._tickets is None:
             import redis
 
             self._tickets = Tickets(self.config)
             self._broker = redis.Redis.from_url(self.config.broker_url, decode_responses=True)
-        return Waiter(self._tickets, self._broker, on_result, self.on_wait, self.should_stop)
+        inboxes = (self.inbox,) if inboxes is None else inboxes
+        return Waiter(self._tickets, self._broker, on_result, self.on_wait, self.should_stop,
+                      inboxes=inboxes)  # fmt: skip
 
-    def pending(self, task: str, queue: str, args: list[Any], what: str) -> Pending:
+    def pending(
+        self, task: str, queue: str, args: list[Any], what: str, fair: bool = True
+    ) -> Pending:
+        """A ticket whose `send` queues the work: in this sender's fair-dispatch list plus a
+        wake-up message (`fair`), or as the message itself (evaluations: one per job)."""
         ticket = new_ticket()
 
         def send() -> None:
-            self.app.send_task(task, args=[ticket, *args], queue=queue, ignore_result=True)
+            if fair:
+                payload = {"ticket": ticket, "args": args, "inbox": self.inbox}
+                self.dispatch(queue).push(self.sender, payload)
+                self.app.send_task(task, args=[], queue=queue, ignore_result=True)
+            else:
+                self.app.send_task(task, args=[ticket, *args], queue=queue, ignore_result=True)
 
         return Pending(ticket, queue, send, what)
+
+    def dispatch(self, queue: str) -> DispatchQueue:
+        if queue not in self._dispatch:
+            self._dispatch[queue] = DispatchQueue(self.config, queue)
+        return self._dispatch[queue]
+
+    def drop_queued(self) -> None:
+        """Forget this sender's candidates still queued: the batch has its answers (or was
+        cancelled), so a worker must not spend time on them."""
+        for dispatch in self._dispatch.values():
+            try:
+                dispatch.drop(self.sender)
+            except Exception:  # Redis away: the lists expire
+                pass
 
 
 class CeleryBuilder(Builder, _Remote):
@@ -79,7 +113,10 @@ class CeleryBuilder(Builder, _Remote):
         if not inputs:
             return []
         items = [self.build_pending(inp) for inp in inputs]
-        replies = self.waiter().wait(items, _deadline(self.app, self.timeout_s * len(inputs)))
+        try:
+            replies = self.waiter().wait(items, _deadline(self.app, self.timeout_s * len(inputs)))
+        finally:
+            self.drop_queued()
         return [self.result(replies[p.ticket]) for p in items]
 
     def build_pending(self, inp: MeasureInput) -> Pending:
@@ -116,7 +153,10 @@ class CeleryRunner(Runner, _Remote):
                 items[i] = self.measure_pending(inputs[i], build)
             else:  # nothing to measure: pass the build error through, as LocalRunner does
                 results[i] = self._failed(build.error_no, build.error_msg)
-        replies = self.waiter().wait(list(items.values()), self._wait(len(items)))
+        try:
+            replies = self.waiter().wait(list(items.values()), self._wait(len(items)))
+        finally:
+            self.drop_queued()
         for i, p in items.items():
             results[i] = self._result(replies[p.ticket])
         return [r for r in results if r is not None]
@@ -146,7 +186,12 @@ class CeleryRunner(Runner, _Remote):
             return [measures[i]]
 
         wait = self._wait(len(inputs)) + builder.timeout_s * len(inputs)
-        replies = self.waiter(on_result).wait(builds, wait)
+        try:
+            waiter = self.waiter(on_result, inboxes=(builder.inbox, self.inbox))
+            replies = waiter.wait(builds, wait)
+        finally:
+            builder.drop_queued()
+            self.drop_queued()
         out = []
         for i, p in enumerate(builds):
             if i in final:

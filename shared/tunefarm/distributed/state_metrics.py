@@ -28,6 +28,16 @@ class StateCollector:
         depth = GaugeMetricFamily(
             "tunefarm_queue_depth", "Messages waiting per queue.", labels=["queue"]
         )
+        agents = GaugeMetricFamily(
+            "tunefarm_device_agents",
+            "Live agents per device key, 0 for a key whose agents are all gone.",
+            labels=["key"],
+        )
+        memory = GaugeMetricFamily(
+            "tunefarm_redis_memory_bytes",
+            "Redis memory: used, and the maxmemory limit (0: none).",
+            labels=["kind"],
+        )
         try:
             for state, n in self.jobs.count_by_state().items():
                 jobs.add_metric([state], n)
@@ -37,8 +47,15 @@ class StateCollector:
                 devices.add_metric([row["key"], "busy"], row["busy"])
             prefix = self.tracker.config.prefix
             names = [self.tracker.config.queue(q) for q in QUEUES]
-            for q in [*names, *(measure_queue(r["key"], prefix) for r in rows)]:
+            keys = sorted({*self.tracker.known_keys(), *(r["key"] for r in rows)})
+            totals = {r["key"]: r["total"] for r in rows}
+            for key in keys:
+                agents.add_metric([key], totals.get(key, 0))
+            for q in [*names, *(measure_queue(k, prefix) for k in keys)]:
                 depth.add_metric([q], queue_depth(self.tracker.broker, q))
+            info = self.tracker.r.info("memory")
+            memory.add_metric(["used"], info.get("used_memory", 0))
+            memory.add_metric(["max"], info.get("maxmemory", 0))
         except Exception:  # Redis down: report what we have; /readyz says why
             pass
-        yield from (jobs, devices, depth)
+        yield from (jobs, devices, depth, agents, memory)

@@ -2,6 +2,12 @@
 host under a key with a TTL and refresh it with heartbeats; an agent that stops
 heartbeating vanishes within the TTL. `summary()` gives `query_rpc_tracker`'s table:
 key / total / free / pending, where pending is the length of the key's measure queue.
+
+Readers find agents through an index, not a scan of the keyspace: `agents:<key>` is a sorted
+set of agent ids scored by when their registration expires, written with every heartbeat,
+and `device-keys` the set of keys ever used. A listing is one ZRANGEBYSCORE and one MGET per
+key (at 1,000 agents, a SCAN of every key and a GET per agent took 0.7 s, and every job
+submission lists agents to check its target).
 """
 
 from __future__ import annotations
@@ -90,25 +96,48 @@ class Tracker:
         self._write(info)
         return info
 
+    def known_keys(self) -> list[str]:
+        """Every device key an agent ever registered under (those with none now included)."""
+        return sorted(self.r.smembers(self.config.key("device-keys")))
+
     def heartbeat(self, info: AgentInfo) -> None:
         info.last_heartbeat = time.time()
         self._write(info)
 
+    def _index(self, key: str) -> str:
+        return self.config.key("agents", key)
+
     def _write(self, info: AgentInfo) -> None:
         ttl_ms = int(self.config.heartbeat_ttl_s * 1000)
-        self.r.set(self._agent_key(info.key, info.agent_id), json.dumps(info.to_json()), px=ttl_ms)
+        pipe = self.r.pipeline(transaction=False)
+        pipe.set(self._agent_key(info.key, info.agent_id), json.dumps(info.to_json()), px=ttl_ms)
+        pipe.zadd(self._index(info.key), {info.agent_id: time.time() + ttl_ms / 1000})
+        # every beat, not only at registration: a Redis that lost its data learns the key
+        # again from the next heartbeat (listings, and the alert on keys that lost all agents)
+        pipe.sadd(self.config.key("device-keys"), info.key)
+        pipe.execute()
 
     def unregister(self, info: AgentInfo) -> None:
-        self.r.delete(self._agent_key(info.key, info.agent_id))
+        pipe = self.r.pipeline(transaction=False)
+        pipe.delete(self._agent_key(info.key, info.agent_id))
+        pipe.zrem(self._index(info.key), info.agent_id)
+        pipe.execute()
 
     # -- the reader's side --------------------------------------------------------------------
     def agents(self, key: str | None = None) -> list[AgentInfo]:
-        pattern = self.config.key("agent", key or "*", "*")
-        out = []
-        for name in self.r.scan_iter(match=pattern, count=500):
-            raw = self.r.get(name)
-            if raw is not None:
-                out.append(AgentInfo(**json.loads(raw)))
+        """Live agents, of one key or of all, from the index (expired entries are dropped
+        from it as they are met)."""
+        now, out = time.time(), []
+        for k in [key] if key is not None else self.known_keys():
+            pipe = self.r.pipeline(transaction=False)
+            pipe.zremrangebyscore(self._index(k), "-inf", now)
+            pipe.zrange(self._index(k), 0, -1)
+            ids = pipe.execute()[1]
+            if not ids:
+                continue
+            for raw in self.r.mget([self._agent_key(k, i) for i in ids]):
+                if raw is not None:  # gone between the index and its key: unregistered
+                    out.append(AgentInfo(**json.loads(raw)))
         return sorted(out, key=lambda a: (a.key, a.host, a.agent_id))
 
     def keys(self) -> list[str]:

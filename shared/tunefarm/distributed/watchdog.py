@@ -68,7 +68,7 @@ class Watchdog:
     def sweep(self) -> list[tuple[str, str]]:
         """One pass; returns (job id, what was done) for each job acted on."""
         acted = self._recover() if not self.r.exists(self._marker()) else []
-        for job_id in self.r.zrange(self.config.key("jobs"), 0, -1):
+        for job_id in self.jobs.active_ids():  # terminal jobs need nothing: skip them
             try:
                 doc = self.jobs.get(job_id)
             except JobNotFound:

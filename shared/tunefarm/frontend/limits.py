@@ -24,7 +24,11 @@ import onnx
 from onnx import helper, numpy_helper
 
 __all__ = [
+    "DEFAULT_MAX_NODES",
     "DEFAULT_MAX_TENSOR_BYTES",
+    "count_nodes",
+    "default_max_nodes",
+    "nodes_problem",
     "ENV_MAX_TENSOR_BYTES",
     "default_max_tensor_bytes",
     "fmt_bytes",
@@ -35,6 +39,10 @@ __all__ = [
 
 DEFAULT_MAX_TENSOR_BYTES = 1 << 30
 ENV_MAX_TENSOR_BYTES = "TUNEFARM_MAX_TENSOR_BYTES"
+# Nodes of one model (graph, subgraphs, functions). Import and compile are linear in them
+# (100,000 chained nodes: ~20 s of CPU); past this a model is refused before any work.
+DEFAULT_MAX_NODES = 50_000
+ENV_MAX_NODES = "TUNEFARM_MAX_NODES"
 # Ops whose output size is set by the values of small inputs rather than by input sizes: their
 # folded size must be known before they are evaluated, or they are not folded at all.
 GENERATORS = frozenset({"ConstantOfShape", "Expand", "Range", "Tile"})
@@ -54,6 +62,48 @@ def max_tensor_bytes_from(environ: Mapping[str, str]) -> int:
     if value < 1:
         raise ValueError(f"{ENV_MAX_TENSOR_BYTES}={text!r} must be a positive number of bytes")
     return value
+
+
+def max_nodes_from(environ: Mapping[str, str]) -> int:
+    """The node limit an environment gives (TUNEFARM_MAX_NODES, else 50,000)."""
+    text = environ.get(ENV_MAX_NODES, "").strip()
+    if not text:
+        return DEFAULT_MAX_NODES
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{ENV_MAX_NODES}={text[:20]!r} must be a positive number of nodes")
+    return int(text)
+
+
+@functools.cache
+def default_max_nodes() -> int:
+    """The process-wide node limit: TUNEFARM_MAX_NODES, read once, or 50,000."""
+    return max_nodes_from(os.environ)
+
+
+def count_nodes(model: onnx.ModelProto) -> int:
+    """Nodes of the graph, its subgraphs (iteratively: they can nest deeply) and functions."""
+    total, stack = 0, [model.graph, *(onnx.GraphProto(node=f.node) for f in model.functions)]
+    while stack:
+        graph = stack.pop()
+        total += len(graph.node)
+        for node in graph.node:
+            for attr in node.attribute:
+                if attr.HasField("g"):
+                    stack.append(attr.g)
+                stack.extend(attr.graphs)
+    return total
+
+
+def nodes_problem(model: onnx.ModelProto, limit: int | None = None) -> str | None:
+    """Why the model has too many nodes to import, or None."""
+    limit = default_max_nodes() if limit is None else limit
+    count = count_nodes(model)
+    if count <= limit:
+        return None
+    return (
+        f"the model has {count:,} nodes, over the limit of {limit:,} ({ENV_MAX_NODES}); "
+        "split it, or raise the limit where import time is no concern"
+    )
 
 
 @functools.cache

@@ -36,7 +36,12 @@ from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 from tunefarm.frontend import onnx_index, onnx_integer, onnx_quant, onnx_resize, validate
-from tunefarm.frontend.limits import default_max_tensor_bytes, over_budget, predict_outputs
+from tunefarm.frontend.limits import (
+    default_max_tensor_bytes,
+    nodes_problem,
+    over_budget,
+    predict_outputs,
+)
 from tunefarm.graph.ir import Graph, GraphError, Node, Value
 from tunefarm.graph.shapes import infer_node, infer_shapes
 
@@ -145,7 +150,11 @@ def _checker_message(err: Exception) -> str:
 
 
 def _check(proto: onnx.ModelProto, label: str) -> int:
-    """Run the ONNX checker; return the default-domain opset."""
+    """Run the ONNX checker; return the default-domain opset. A model over the node limit
+    is refused first: before the checker, the import or any pass spends time on it."""
+    too_many = nodes_problem(proto)
+    if too_many:
+        raise FrontendError(f"{label}: {too_many}")
     try:
         onnx.checker.check_model(validate.checkable(proto))
     except Exception as err:

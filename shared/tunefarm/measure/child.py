@@ -138,11 +138,25 @@ def check_outputs(
     return None
 
 
-def _measure(job: dict[str, Any]) -> dict[str, Any]:
+def measure_job(job: dict[str, Any]) -> dict[str, Any]:
+    """Load, check and time one candidate in this process; its reply dict. The kernel is
+    closed afterwards where its loader gives it a `close` (a persistent measurer unloads
+    every candidate's module and frees its buffers)."""
     settings = MeasureSettings.from_json(job["settings"])
     specs = tuple(ArgSpec.from_json(s) for s in job["arg_specs"])
     io = KernelIO.load(job["io_path"])
     kernel = job["loader"](job["artifact"], io.args)
+    try:
+        return _check_and_time(kernel, io, specs, settings)
+    finally:
+        close = getattr(kernel, "close", None)
+        if close is not None:
+            close()
+
+
+def _check_and_time(
+    kernel: LoadedKernel, io: KernelIO, specs: tuple[ArgSpec, ...], settings: MeasureSettings
+) -> dict[str, Any]:
     rc = kernel.run()  # warm-up run, and the one whose outputs are checked
     if rc != 0:
         return {"error_no": int(MeasureErrorNo.RUNTIME_ERROR), "error_msg": f"kernel returned {rc}"}
@@ -161,7 +175,7 @@ def measure_child(conn: Connection, job: dict[str, Any]) -> None:
     loader (a module-level KernelLoader, pickled by reference).
     """
     try:
-        reply = _measure(job)
+        reply = measure_job(job)
     except Exception as exc:
         tb = traceback.format_exc(limit=3)
         reply = {

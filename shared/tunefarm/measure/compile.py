@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import json
 import os
 import secrets
@@ -67,6 +68,32 @@ def compiler_identity(cc: str) -> str:
     return next((ln for ln in lines if "release" in ln or "version" in ln), lines[0])
 
 
+def toolchain_identity(tc: Toolchain) -> str:
+    """The version of what compiles for `tc`: its in-process compiler's, else its compiler
+    command's (`compiler_identity`), "" for none."""
+    if tc.in_process:
+        try:
+            return str(importlib.import_module(tc.in_process).identity())
+        except Exception:
+            return ""
+    return compiler_identity(tc.compiler) if tc.compiler else ""
+
+
+def run_toolchain(
+    tc: Toolchain, source: str, artifact: str, options: tuple[str, ...], timeout_s: float
+) -> tuple[int | None, str]:
+    """Compile `source` into `artifact` with `tc`: (exit code, messages) as `run_killable`
+    answers. An in-process compiler answers 0 and its log, or 1 and its error (its time is
+    bounded by the worker's own deadline: a build pool replaces a worker that overruns)."""
+    if not tc.in_process:
+        return run_killable(tc.command(source, artifact, options), timeout_s)
+    try:
+        module = importlib.import_module(tc.in_process)
+        return 0, str(module.compile_file(source, artifact, (*tc.flags, *options)))
+    except Exception as exc:
+        return 1, describe(exc)
+
+
 def build_one(job: BuildJob) -> BuildResult:
     """Generate, hash, and compile one candidate unless its artifact is in the cache.
 
@@ -85,9 +112,11 @@ def build_one(job: BuildJob) -> BuildResult:
         return BuildResult.failed(
             MeasureErrorNo.INSTANTIATION_ERROR, describe(exc), time.perf_counter() - start
         )
-    tc = replace(src.toolchain, compiler=job.cc) if job.cc else src.toolchain
+    tc = src.toolchain
+    if job.cc:  # a compiler named by the caller replaces an in-process one too
+        tc = replace(tc, compiler=job.cc, in_process="")
     flags = (*tc.flags, *job.options)
-    identity = compiler_identity(tc.compiler) if tc.compiler else ""
+    identity = toolchain_identity(tc)
     key = json.dumps([tc.compiler, identity, flags, tc.link, tc.libs, src.code])
     digest = hashlib.sha256(key.encode()).hexdigest()
     artifact = Path(job.cache_dir) / f"{digest}{tc.artifact_suffix}"
@@ -130,16 +159,20 @@ def _compile(
             os.replace(src_tmp, artifact)
             return None
         os.replace(src_tmp, source)
-        cmd = tc.command(str(source), str(out_tmp), options)
-        rc, output = run_killable(cmd, timeout_s)
+        rc, output = run_toolchain(tc, str(source), str(out_tmp), options, timeout_s)
         if rc is None:
             return (
                 MeasureErrorNo.BUILD_TIMEOUT,
-                f"{cmd[0]} ran past {timeout_s:.1f} s and was killed",
+                f"{tc.compiler} ran past {timeout_s:.1f} s and was killed",
             )
         if rc != 0:
-            return MeasureErrorNo.BUILD_ERROR, f"{cmd[0]} exited with {rc}:\n{output[:MAX_STDERR]}"
+            return (
+                MeasureErrorNo.BUILD_ERROR,
+                f"{tc.compiler} exited with {rc}:\n{output[:MAX_STDERR]}",
+            )
         os.replace(out_tmp, artifact)
+        if tc.in_process and output.strip():  # registers, shared memory, spills (ptxas -v)
+            artifact.with_name(artifact.name + ".log").write_text(output)
         return None
     except OSError as exc:
         return MeasureErrorNo.BUILD_ERROR, f"cannot compile with {tc.compiler!r}: {describe(exc)}"

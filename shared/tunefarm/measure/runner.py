@@ -26,6 +26,7 @@ from tunefarm.measure.builder import exit_reason
 from tunefarm.measure.child import KernelLoader
 from tunefarm.measure.errors import MeasureErrorNo
 from tunefarm.measure.host import load_host_kernel
+from tunefarm.measure.measurer import Measurer
 from tunefarm.measure.types import (
     NOISY_PREFIX,
     ArgSpec,
@@ -39,6 +40,7 @@ from tunefarm.measure.zygote import REAP_S, Zygote, can_fork
 
 IOFactory = Callable[[MeasureInput, int], KernelIO]  # (input, seed) -> reference data
 ENV_MAX_CV, DEFAULT_MAX_CV = "TUNEFARM_MAX_CV", 0.2
+ENV_PERSISTENT = "TUNEFARM_PERSISTENT_MEASURER"  # "0": a fresh process per device candidate
 
 
 class Runner(ABC):
@@ -70,6 +72,9 @@ class LocalRunner(Runner):
     loader: loads a built artifact on this machine's device, in the child (a module-level
         function, pickled by reference); the host ABI's by default.
     seed: passed to io_factory, so every candidate of a workload sees the same data.
+    persistent: measure in one long-lived process (`measure.measurer`) instead of a fresh
+        one per candidate: for device kernels, which cannot touch the process's memory (the
+        GPU backends ask for it; TUNEFARM_PERSISTENT_MEASURER=0 turns it off).
     """
 
     def __init__(
@@ -78,6 +83,7 @@ class LocalRunner(Runner):
         io_factory: IOFactory,
         loader: KernelLoader = load_host_kernel,
         seed: int = 0,
+        persistent: bool = False,
     ) -> None:
         if not isinstance(settings, MeasureSettings):
             raise ValueError(f"settings must be a MeasureSettings, got {type(settings).__name__}")
@@ -92,8 +98,13 @@ class LocalRunner(Runner):
         self.max_cv = max_cv()
         self._ctx = child.process_context()
         self._zygote = Zygote(self._ctx) if can_fork() else None
+        if os.environ.get(ENV_PERSISTENT, "").strip() == "0":
+            persistent = False
+        self._measurer = Measurer(self._ctx) if persistent else None
         self._tmpdir = tempfile.mkdtemp(prefix="tunefarm-io-")
-        self._finalizer = weakref.finalize(self, _cleanup, self._tmpdir, self._zygote)
+        self._finalizer = weakref.finalize(
+            self, _cleanup, self._tmpdir, self._zygote, self._measurer
+        )
         self._io: dict[str, _IOEntry] = {}
 
     def run(
@@ -114,6 +125,12 @@ class LocalRunner(Runner):
                     f"({type(inp).__name__}, {type(build).__name__})"
                 )
         return [self._run_one(inp, build) for inp, build in zip(inputs, builds, strict=True)]
+
+    @property
+    def overlaps_builds(self) -> bool:
+        """Whether builds may run while this runner measures (a device's persistent measurer:
+        its kernels are timed on the device, not on the cores the builds use)."""
+        return self._measurer is not None
 
     def close(self) -> None:
         """Delete the temporary reference-data files (also done at exit or on collection)."""
@@ -194,7 +211,10 @@ class LocalRunner(Runner):
         return entry
 
     def _measure_in_child(self, job: dict[str, Any]) -> dict[str, Any]:
-        """Run child.measure_child in a fresh process; its death or hang becomes a reply."""
+        """Run child.measure_child in a fresh process (or the persistent measurer); its death
+        or hang becomes a reply."""
+        if self._measurer is not None:
+            return self._measurer.measure(job, self.settings.timeout_s)
         if self._zygote is not None:
             return self._zygote.measure(job, self.settings.timeout_s)
         recv_end, send_end = self._ctx.Pipe(duplex=False)
@@ -227,10 +247,12 @@ class LocalRunner(Runner):
                 proc.join()
 
 
-def _cleanup(tmpdir: str, zygote: Zygote | None) -> None:
-    """Stop the zygote and delete the reference-data files."""
+def _cleanup(tmpdir: str, zygote: Zygote | None, measurer: Measurer | None = None) -> None:
+    """Stop the zygote and the measurer and delete the reference-data files."""
     if zygote is not None:
         zygote.close()
+    if measurer is not None:
+        measurer.close()
     shutil.rmtree(tmpdir, True)
 
 

@@ -157,7 +157,11 @@ def _specs_from_json(objs: list[dict[str, Any]]) -> tuple[ArgSpec, ...]:
 class Toolchain:
     """How a backend's source becomes a loadable artifact: a compiler found on PATH, its flags
     and file suffixes. `compiler` "" means no build step (the device's driver compiles the
-    source when it loads it, as OpenCL does); the artifact is then the source itself."""
+    source when it loads it, as OpenCL does); the artifact is then the source itself.
+
+    in_process: a module that compiles in the build worker's own process instead of running
+    `compiler` (NVRTC: `tunefarm.backends.cuda.nvrtc`); it has `compile_file(source,
+    artifact, options) -> log` and `identity() -> str`. `compiler` then only names it."""
 
     compiler: str
     flags: tuple[str, ...] = ()  # compile flags
@@ -165,6 +169,7 @@ class Toolchain:
     libs: tuple[str, ...] = ()  # after the sources on the command line (the linker wants them)
     source_suffix: str = ".c"
     artifact_suffix: str = ".so"
+    in_process: str = ""
 
     def __post_init__(self) -> None:
         for name in ("flags", "link", "libs"):

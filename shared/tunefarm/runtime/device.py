@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from tunefarm.backends import Backend, Target, get_backend, parse_target
-from tunefarm.measure.compile import compiler_identity, run_killable
+from tunefarm.measure.compile import run_toolchain, toolchain_identity
 from tunefarm.measure.types import Toolchain
 from tunefarm.runtime.artifact import (
     ArtifactError,
@@ -69,7 +69,7 @@ def _image(
     source)."""
     if not tc.compiler:
         return code.encode(), False
-    key = json.dumps([tc.compiler, compiler_identity(tc.compiler), list(tc.flags), code])
+    key = json.dumps([tc.compiler, toolchain_identity(tc), list(tc.flags), code])
     out = cache / f"{hashlib.sha256(key.encode()).hexdigest()}{tc.artifact_suffix}"
     if out.exists():
         return out.read_bytes(), True
@@ -78,7 +78,7 @@ def _image(
     try:
         src.write_text(code)
         try:
-            rc, output = run_killable(tc.command(str(src), str(tmp)), timeout_s)
+            rc, output = run_toolchain(tc, str(src), str(tmp), (), timeout_s)
         except OSError as exc:
             raise ArtifactError(f"cannot run compiler {tc.compiler!r}: {exc}") from None
         if rc != 0:
@@ -122,7 +122,7 @@ def build_device_artifact(
     manifest = {
         **_manifest_base(plan),
         "runtime": RUNTIME,
-        "compiler": compiler_identity(tc.compiler) if tc.compiler else "device driver",
+        "compiler": toolchain_identity(tc) if tc.compiler else "device driver",
         "images_sha256": hashlib.sha256(b"".join(images.values())).hexdigest(),
     }
     members: dict[str, bytes] = {

@@ -61,6 +61,9 @@ class MeasureOption:
         pipelined = getattr(self.runner, "measure_batch", None)
         if pipelined is not None:
             return pipelined(inputs, self.builder)
+        if getattr(self.runner, "overlaps_builds", False) and len(inputs) > 1:
+            chunk = max(1, int(getattr(self.builder, "n_parallel", 4)))
+            return build_while_measuring(self.builder, self.runner, inputs, chunk)
         return self.runner.run(inputs, self.builder.build(inputs))
 
     def close(self) -> None:
@@ -68,6 +71,28 @@ class MeasureOption:
             close = getattr(part, "close", None)
             if close is not None:
                 close()
+
+
+def build_while_measuring(
+    builder: Builder, runner: Runner, inputs: Sequence[MeasureInput], chunk: int
+) -> list[MeasureResult]:
+    """Measure the batch in chunks of `chunk` candidates while the next chunk builds.
+
+    For a device runner (a GPU's kernels are timed on the device, not on the cores the
+    builds use): measurement of chunk i overlaps the builds of chunk i+1, so the device does
+    not wait for a whole batch's builds. Results come back in input order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    parts = [list(inputs[i : i + chunk]) for i in range(0, len(inputs), chunk)]
+    results: list[MeasureResult] = []
+    with ThreadPoolExecutor(1, thread_name_prefix="tunefarm-build") as pool:
+        pending = pool.submit(builder.build, parts[0])
+        for i, part in enumerate(parts):
+            builds = pending.result()
+            if i + 1 < len(parts):
+                pending = pool.submit(builder.build, parts[i + 1])
+            results += runner.run(part, builds)
+    return results
 
 
 @dataclass

@@ -53,13 +53,13 @@ function agentRow(a) {
     "tr",
     { "data-agent-id": a.agent_id },
     h("td", { class: "mono" }, a.key),
-    h("td", {}, a.host),
+    h("td", {}, a.host ?? "—"),
     h("td", { class: "mono" }, a.target),
     h("td", {}, badge(a.state === "busy" ? "busy" : "free")),
     h("td", { class: "num" }, fmtInt(a.measured)),
     h("td", { class: "num" }, timeAgo(a.last_heartbeat)),
     h("td", { class: "num" }, timeAgo(a.started)),
-    h("td", { class: "mono cell-sub" }, `${a.agent_id} · pid ${a.pid}`),
+    h("td", { class: "mono cell-sub" }, a.pid == null ? a.agent_id : `${a.agent_id} · pid ${a.pid}`),
   );
 }
 

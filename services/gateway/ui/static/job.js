@@ -227,6 +227,13 @@ function drawHeader(doc) {
     ? `${doc.waiting.reason} (since ${new Date(doc.waiting.since * 1000).toLocaleTimeString()})`
     : "";
   show($("job-waiting"), Boolean(waiting));
+  // waiting for a search slot: the place in the fair queue and when it should start
+  const queue = doc.queue;
+  const start = queue && queue.estimated_start_s != null ? `, starts in about ${Math.round(queue.estimated_start_s)} s` : "";
+  $("job-queue-text").textContent = queue
+    ? `position ${queue.position} (${queue.ahead} ahead, ${queue.running} running)${start}`
+    : "";
+  show($("job-queue"), Boolean(queue));
 }
 
 function drawStats(doc) {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Mapping
 
 from tunefarm.measure.types import Toolchain
@@ -24,6 +25,7 @@ ISAS = {
     "avx512vnni": (("-march=cascadelake", "-mprefer-vector-width=512"), 16),
 }
 USAGE = f"cpu [-isa={'|'.join(ISAS)}] [-cores=N]"
+MAX_CORES = 4096  # OpenMP threads of one measurement: far beyond any host
 
 
 @functools.cache
@@ -56,8 +58,9 @@ def check_options(options: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
         out.append(("isa", isa))
     cores = options.get("cores")
     if cores is not None:
-        if not cores.isdigit():
-            raise TargetError(f"-cores={cores} is not an integer >= 0")
+        # ASCII digits only: str.isdigit() also takes '²', which int() refuses
+        if not re.fullmatch(r"[0-9]{1,6}", cores) or int(cores) > MAX_CORES:
+            raise TargetError(f"-cores={cores[:20]} is not an integer from 0 to {MAX_CORES}")
         if int(cores):  # -cores=0 is the default: every core
             out.append(("cores", str(int(cores))))
     return tuple(out)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tunefarm.backends.cuda import driver, network
+from tunefarm.backends.base import parse_target
+from tunefarm.backends.cuda import driver, network, tensorcore
 from tunefarm.backends.cuda import target as cuda_target
 from tunefarm.backends.cuda.driver import load_cuda_kernel
 from tunefarm.backends.cuda.resources import resource_usage
@@ -18,7 +19,11 @@ from tunefarm.backends.gpu_common.backend import GpuBackend
 from tunefarm.backends.gpu_common.kernel import DeviceLimits
 from tunefarm.backends.gpu_common.render import CUDA
 from tunefarm.measure.types import Toolchain
+from tunefarm.schedule.template import Template
 from tunefarm.target import Target
+from tunefarm.task import Task
+
+_TENSOR_CORE_DENSE = tensorcore.DenseTensorCore()
 
 
 class CudaBackend(GpuBackend):
@@ -27,6 +32,12 @@ class CudaBackend(GpuBackend):
     dialect = CUDA
     kernel_loader = staticmethod(load_cuda_kernel)
     min_repeat_ms = 300.0  # the tutorial's setting for GPUs
+
+    def template(self, task: Task) -> Template:
+        """Dense at -precision=tf32|fp16 runs on tensor cores (`tensorcore.py`)."""
+        if task.op == "dense" and tensorcore.precision(parse_target(task.target)) != "fp32":
+            return _TENSOR_CORE_DENSE
+        return super().template(task)
 
     def check_options(self, options: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
         return cuda_target.check_options(options)

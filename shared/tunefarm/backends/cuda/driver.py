@@ -1,23 +1,31 @@
 """The CUDA runner: ctypes on libcuda (the driver API), no toolkit needed at run time.
 
 The artifact is a fat binary (SASS for the target architecture plus PTX, which the driver
-JIT-compiles where it is older than nvcc). Inputs are copied to the device once and stay
-there; a run launches the kernel with the shape from its `tunefarm-launch` line; `time`
-flushes the L2 (a memset of a buffer larger than any L2 of the targets, 128 MiB) and then
-times `number` back-to-back launches between two events. Runs in the measurement child, so a
-kernel that faults takes down only that process.
+JIT-compiles where it is older than nvcc), or a cubin from NVRTC. Inputs are copied to the
+device once and stay there; a run launches the kernel with the shape from its
+`tunefarm-launch` line; `time` flushes the L2 before every timed launch (a memset of a
+buffer larger than any L2 of the targets, 128 MiB, outside the events) and sums the launches'
+event times, so no launch finds its inputs in the L2 left by the one before. Runs in the
+measurer process; `close` unloads the module and frees the buffers, and a kernel that faults
+takes down only that process (the runner replaces it).
+
+The context is the device's primary context, retained once per process and made current in
+every thread that calls in (`cuCtxSetCurrent` is per thread).
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
+import threading
 
 import numpy as np
 
 from tunefarm.backends.gpu_common.render import parse_launch
 
 L2_FLUSH_BYTES = 128 << 20
+_FLUSH_SIZE = ctypes.c_size_t(L2_FLUSH_BYTES)
+EVENT_GROUP = 256  # timed launches per event synchronisation
 CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8
 
 
@@ -44,15 +52,27 @@ def call(fn: str, *args) -> None:
 
 
 @functools.cache
-def context() -> int:
-    """The primary context of device 0, made current in this process."""
+def _primary() -> int:
+    """The primary context of device 0, retained once per process."""
     call("cuInit", 0)
     dev = ctypes.c_int()
     call("cuDeviceGet", ctypes.byref(dev), 0)
     ctx = ctypes.c_void_p()
     call("cuDevicePrimaryCtxRetain", ctypes.byref(ctx), dev)
-    call("cuCtxSetCurrent", ctx)
     return ctx.value or 0
+
+
+_current = threading.local()
+
+
+def context() -> int:
+    """The primary context of device 0, made current in the calling thread (a context is
+    current per thread: a second thread that skipped this would fail every call)."""
+    ctx = _primary()
+    if getattr(_current, "ctx", None) != ctx:
+        call("cuCtxSetCurrent", ctypes.c_void_p(ctx))
+        _current.ctx = ctx
+    return ctx
 
 
 def device_info() -> dict[str, str | int]:
@@ -102,11 +122,8 @@ class CudaKernel:
                 ctypes.c_size_t(host.nbytes),
             )
         self.params = (ctypes.c_void_p * len(self.ptrs))(*(ctypes.addressof(p) for p in self.ptrs))
-        self.flush = ctypes.c_uint64()
-        call("cuMemAlloc_v2", ctypes.byref(self.flush), ctypes.c_size_t(L2_FLUSH_BYTES))
-        self.start, self.end = ctypes.c_void_p(), ctypes.c_void_p()
-        call("cuEventCreate", ctypes.byref(self.start), 0)
-        call("cuEventCreate", ctypes.byref(self.end), 0)
+        self.flush = flush_buffer()
+        self.events: list[ctypes.c_void_p] = []
 
     def _launch_line(self) -> str:
         """The launch line, which the renderer stores in the module as `tf_launch`."""
@@ -124,11 +141,13 @@ class CudaKernel:
         call("cuLaunchKernel", self.func, gx, gy, gz, bx, by, bz, 0, None, self.params, None)
 
     def run(self) -> int:
+        context()
         self._launch()
         call("cuCtxSynchronize")
         return 0
 
     def outputs(self) -> list[np.ndarray]:
+        context()
         out = []
         for host, ptr in zip(self.hosts, self.ptrs, strict=True):
             copy = np.empty_like(host)
@@ -141,21 +160,51 @@ class CudaKernel:
             out.append(copy)
         return out
 
+    def _event_pairs(self, number: int) -> list[ctypes.c_void_p]:
+        while len(self.events) < 2 * number:
+            event = ctypes.c_void_p()
+            call("cuEventCreate", ctypes.byref(event), 0)
+            self.events.append(event)
+        return self.events[: 2 * number]
+
     def time(self, number: int) -> float:
-        call(
-            "cuMemsetD8_v2",
-            self.flush,
-            ctypes.c_ubyte(number & 0xFF),
-            ctypes.c_size_t(L2_FLUSH_BYTES),
-        )
-        call("cuEventRecord", self.start, None)
-        for _ in range(number):
-            self._launch()
-        call("cuEventRecord", self.end, None)
-        call("cuEventSynchronize", self.end)
-        ms = ctypes.c_float()
-        call("cuEventElapsedTime", ctypes.byref(ms), self.start, self.end)
-        return ms.value * 1e-3 / max(1, number)
+        """Mean seconds per launch over `number` launches, the L2 flushed before each one
+        (outside its events); launches go in groups of `EVENT_GROUP`, so the events in use
+        stay few however large `number` grows."""
+        context()
+        total, ms = 0.0, ctypes.c_float()
+        for first in range(0, number, EVENT_GROUP):
+            group = min(EVENT_GROUP, number - first)
+            events = self._event_pairs(group)
+            for i in range(group):
+                call("cuMemsetD8_v2", self.flush, ctypes.c_ubyte((first + i) & 0xFF), _FLUSH_SIZE)
+                call("cuEventRecord", events[2 * i], None)
+                self._launch()
+                call("cuEventRecord", events[2 * i + 1], None)
+            call("cuEventSynchronize", events[2 * group - 1])
+            for i in range(group):
+                call("cuEventElapsedTime", ctypes.byref(ms), events[2 * i], events[2 * i + 1])
+                total += ms.value
+        return total * 1e-3 / max(1, number)
+
+    def close(self) -> None:
+        """Unload the module, free the arguments and the events (idempotent)."""
+        for ptr in self.ptrs:
+            call("cuMemFree_v2", ptr)
+        for event in self.events:
+            call("cuEventDestroy_v2", event)
+        if self.module:
+            call("cuModuleUnload", self.module)
+        self.ptrs, self.events, self.module = [], [], ctypes.c_void_p()
+
+
+@functools.cache
+def flush_buffer() -> ctypes.c_uint64:
+    """The 128 MiB the L2 flush writes, allocated once per process."""
+    context()
+    ptr = ctypes.c_uint64()
+    call("cuMemAlloc_v2", ctypes.byref(ptr), ctypes.c_size_t(L2_FLUSH_BYTES))
+    return ptr
 
 
 def load_cuda_kernel(artifact: str, args: list[np.ndarray]) -> CudaKernel:

@@ -1,8 +1,8 @@
 """What ptxas reports for a kernel: registers per thread, shared memory, spills.
 
 `tunefarm op ... --target "cuda -arch=sm_90" --build-only` prints these for each config, on
-a machine with nvcc and no GPU. They come from `nvcc -Xptxas -v` (the cuobjdump of a full
-toolkit is not needed).
+a machine with no GPU. They come from ptxas's report (`-Xptxas -v`) through NVRTC, or nvcc
+where NVRTC is missing (the cuobjdump of a full toolkit is not needed).
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from tunefarm.backends.cuda.target import arch
+from tunefarm.backends.cuda import nvrtc
+from tunefarm.backends.cuda.target import arch, compiler_choice
 from tunefarm.target import Target
 
 _USED = re.compile(r"Used (\d+) registers")
@@ -33,8 +34,20 @@ def nvcc_version(nvcc: str = "nvcc") -> str:
 
 
 def resource_usage(code: str, target: Target, timeout_s: float = 120.0) -> dict[str, object]:
-    """Registers, shared memory (bytes) and spill bytes of the kernel in `code`, and the nvcc
-    version that compiled it; RuntimeError with nvcc's message if it does not compile."""
+    """Registers, shared memory (bytes) and spill bytes of the kernel in `code`, and the
+    compiler that built it ("NVRTC 13.0" or "nvcc release 13.0, V13.0.88"), by the
+    target's compiler choice; RuntimeError with the compiler's message if it does not compile."""
+    if compiler_choice() == "nvrtc":
+        try:
+            _, log = nvrtc.compile_cubin(code, (f"-arch={arch(target)}", "-Xptxas=-v"))
+        except nvrtc.NvrtcError as exc:
+            raise RuntimeError(str(exc)) from None
+        return {**nvrtc.resources(log), "compiler": nvrtc.version()}
+    return nvcc_resource_usage(code, target, timeout_s)
+
+
+def nvcc_resource_usage(code: str, target: Target, timeout_s: float = 120.0) -> dict[str, object]:
+    """`resource_usage` by `nvcc -Xptxas -v` (the fallback, and the check of NVRTC's)."""
     with tempfile.TemporaryDirectory(prefix="tunefarm-ptxas-") as tmp:
         src = Path(tmp) / "kernel.cu"
         src.write_text(code)
@@ -49,5 +62,5 @@ def resource_usage(code: str, target: Target, timeout_s: float = 120.0) -> dict[
         "registers": int(regs.group(1)) if regs else 0,
         "shared_bytes": int(smem.group(1)) if smem else 0,
         "spill_bytes": sum(int(g) for g in spill.groups()) if spill else 0,
-        "nvcc": nvcc_version(),
+        "compiler": f"nvcc {nvcc_version()}",
     }

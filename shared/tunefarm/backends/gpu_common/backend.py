@@ -36,6 +36,10 @@ class GpuBackend:
     kind = ""
     dialect: Dialect
 
+    # a device kernel cannot touch the measuring process's memory: one long-lived measurer
+    # per device keeps its context (measure.measurer) instead of a process per candidate
+    persistent_measurer = True
+
     # whole networks: the runtime plans the arena with this alignment and opens an
     # artifact's kernels with `open_network` (gpu_common/network.py)
     network_align = DEVICE_ALIGN

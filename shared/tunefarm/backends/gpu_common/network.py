@@ -70,6 +70,11 @@ class Device(ABC):
         """Seconds of device time per round of `launches`, over `number` rounds back to
         back (events before the first and after the last)."""
 
+    def capture(self, launches: list[Any]) -> Any | None:
+        """One launchable that replays `launches` in order (a CUDA graph), or None where the
+        device has none or it is turned off: the launches then go one by one."""
+        return None
+
     @abstractmethod
     def release(self) -> None:
         """Free everything this device object allocated or loaded (a long-lived agent opens
@@ -92,6 +97,7 @@ class DeviceNetwork:
     ) -> None:
         self.device = device
         self.launches: list[Any] | None = None
+        self._whole: list[Any] | None = None  # one run's launchables (a graph, or the calls)
         try:
             self._setup(plan, images, params)
         except BaseException:
@@ -103,6 +109,7 @@ class DeviceNetwork:
     ) -> None:
         device = self.device
         specs = {b["name"]: b for b in plan["buffers"]}
+        self.specs = specs
         memory = plan["memory"]
         roots, offsets = memory["roots"], memory["offsets"]
         bad = [n for n, off in offsets.items() if off % DEVICE_ALIGN]
@@ -136,21 +143,50 @@ class DeviceNetwork:
             for c in plan["calls"]
         ]
 
+    def _checked(self, buffer: str, array: np.ndarray, verb: str) -> np.ndarray:
+        """`array` if its dtype and size are the buffer's: a copy of any other size would
+        write past the buffer into its neighbours (CUDA checks nothing), or fall short."""
+        spec = self.specs.get(buffer)
+        if spec is None:
+            raise NetworkError(f"cannot {verb} {buffer!r}: the network has no such buffer")
+        dtype, shape = np.dtype(spec["dtype"]), tuple(spec["shape"])
+        if array.dtype != dtype or array.size != math.prod(shape):
+            raise NetworkError(
+                f"cannot {verb} {buffer!r}: it holds {dtype.name}{list(shape)}, "
+                f"got {array.dtype.name}{list(array.shape)}"
+            )
+        return array
+
     def write(self, buffer: str, array: np.ndarray) -> None:
-        self.device.upload(self.mem[buffer], np.ascontiguousarray(array))
+        array = self._checked(buffer, np.ascontiguousarray(array), "write")
+        self.device.upload(self.mem[buffer], array)
 
     def read(self, buffer: str, out: np.ndarray) -> None:
-        self.device.download(self.mem[buffer], out)
+        if not out.flags.c_contiguous:
+            raise NetworkError(f"cannot read {buffer!r} into a non-contiguous array")
+        self.device.download(self.mem[buffer], self._checked(buffer, out, "read"))
+
+    def whole_run(self) -> list[Any]:
+        """What one whole run launches: the device's capture of all calls (a CUDA graph,
+        made on first use), else the calls one by one."""
+        if self._whole is None:
+            graph = self.device.capture(self.launches)
+            self._whole = [graph] if graph is not None else self.launches
+        return self._whole
 
     def run(self, calls: range | None = None) -> None:
         """Launch the calls (all, or the range given) in order and wait for them."""
-        for i in calls if calls is not None else range(len(self.launches)):
-            self.device.launch(self.launches[i])
+        if calls is None:
+            for launch in self.whole_run():
+                self.device.launch(launch)
+        else:
+            for i in calls:
+                self.device.launch(self.launches[i])
         self.device.synchronize()
 
     def time(self, number: int) -> float:
         """Seconds per whole run, device events around `number` runs."""
-        return self.device.timed(self.launches, number)
+        return self.device.timed(self.whole_run(), number)
 
     def time_call(self, index: int, number: int = 1) -> float:
         """Seconds of one call, device events around `number` launches of it."""
@@ -159,5 +195,5 @@ class DeviceNetwork:
     def close(self) -> None:
         """Give the device memory, kernels and queue back (idempotent)."""
         if self.launches is not None:
-            self.launches = None
+            self.launches = self._whole = None
             self.device.release()

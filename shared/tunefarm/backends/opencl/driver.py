@@ -121,8 +121,23 @@ def build_program(ctx: int, device: int, source: str) -> int:
     return program
 
 
+@functools.cache
+def shared_queue() -> tuple[int, int, int]:
+    """(device, context, profiling queue) of the first device, made once per process: a
+    persistent measurer builds every candidate in one context."""
+    _, device = first_device()
+    dev = (_ptr * 1)(device)
+    ctx = _make("clCreateContext", None, 1, dev, None, None)
+    queue = _make(
+        "clCreateCommandQueue", _ptr(ctx), _ptr(device),
+        ctypes.c_uint64(CL_QUEUE_PROFILING_ENABLE),
+    )  # fmt: skip
+    return device, ctx, queue
+
+
 class OpenCLKernel:
-    """A kernel built from source on the first OpenCL device, with its buffers there."""
+    """A kernel built from source on the first OpenCL device, with its buffers there;
+    `close` gives them back (the context and queue are the process's)."""
 
     def __init__(self, artifact: str, args: list[np.ndarray]) -> None:
         with open(artifact) as f:
@@ -133,14 +148,10 @@ class OpenCLKernel:
         self.global_ = (ctypes.c_size_t * 3)(
             *(g * b for g, b in zip(launch["grid"], block, strict=True))  # type: ignore[arg-type]
         )
-        _, self.device = first_device()
-        dev = (_ptr * 1)(self.device)
-        self.ctx = _make("clCreateContext", None, 1, dev, None, None)
-        self.queue = _make(
-            "clCreateCommandQueue", _ptr(self.ctx), _ptr(self.device),
-            ctypes.c_uint64(CL_QUEUE_PROFILING_ENABLE),
-        )  # fmt: skip
-        self.kernel = self._build(source, str(launch["entry"]))
+        self.device, self.ctx, self.queue = shared_queue()
+        self.program, self.kernel, self.buffers = None, None, []
+        self.program = build_program(self.ctx, self.device, source)
+        self.kernel = _make("clCreateKernel", _ptr(self.program), str(launch["entry"]).encode())
         self.hosts = [np.ascontiguousarray(a) for a in args]
         self.buffers = [
             _make(
@@ -157,9 +168,16 @@ class OpenCLKernel:
             size = ctypes.c_size_t(ctypes.sizeof(handle))
             _call("clSetKernelArg", _ptr(self.kernel), i, size, ctypes.byref(handle))
 
-    def _build(self, source: str, entry: str) -> int:
-        program = build_program(self.ctx, self.device, source)
-        return _make("clCreateKernel", _ptr(program), entry.encode())
+    def close(self) -> None:
+        """Release the buffers, kernel and program (idempotent)."""
+        lib = library()
+        for buf in self.buffers:
+            lib.clReleaseMemObject(_ptr(buf))
+        if self.kernel is not None:
+            lib.clReleaseKernel(_ptr(self.kernel))
+        if self.program is not None:
+            lib.clReleaseProgram(_ptr(self.program))
+        self.buffers, self.kernel, self.program = [], None, None
 
     def _enqueue(self, event: ctypes.c_void_p | None) -> None:
         _call(

@@ -1,0 +1,92 @@
+"""Tensor cores (`cuda -precision=tf32|fp16`): the option, the mma.sync dense template, and
+its builds with NVRTC and nvcc for sm_80 and sm_90 here; correctness against the fp32
+reference (within the precision's tolerance) on a GPU only (`gpu` marker)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from tunefarm.backends import parse_target, registry
+from tunefarm.backends.cuda import nvrtc, tensorcore
+from tunefarm.measure import Config, MeasureErrorNo, MeasureInput, MeasureSettings
+from tunefarm.target import TargetError
+from tunefarm.task import Task, TaskError
+
+
+def dense_task(prec: str, arch: str = "sm_90", n: int = 20, k: int = 72, o: int = 40) -> Task:
+    return Task.make("dense", target=f"cuda -arch={arch} -precision={prec}", data=(n, k),
+                     weight=(o, k))  # fmt: skip
+
+
+def test_the_precision_option():
+    assert str(parse_target("cuda -precision=tf32")) == "cuda -arch=sm_90 -precision=tf32"
+    assert str(parse_target("cuda -precision=fp32")) == "cuda -arch=sm_90"  # the default
+    with pytest.raises(TargetError, match="-precision=bf16 is not one of fp32, tf32, fp16"):
+        parse_target("cuda -precision=bf16")
+    assert isinstance(registry.template(dense_task("fp16")), tensorcore.DenseTensorCore)
+    plain = Task.make("dense", target="cuda", data=(4, 8), weight=(4, 8))
+    assert not isinstance(registry.template(plain), tensorcore.DenseTensorCore)
+    with pytest.raises(TaskError, match="no epilogue yet"):
+        registry.default_config(
+            Task.make("dense", target="cuda -precision=tf32", data=(4, 8), weight=(4, 8),
+                      epilogue=("bias",))
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("prec", ["tf32", "fp16"])
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_every_config_builds_with_nvrtc_and_uses_mma(prec, arch):
+    task = dense_task(prec, arch)
+    space = registry.config_space(task)
+    picks = [0, len(space) // 2, len(space) - 1]
+    for i in picks:
+        code = registry.generate_source(MeasureInput(task, Config.make(dict(space.get(i))))).code
+        step = "m16n8k8" if prec == "tf32" else "m16n8k16"
+        assert f"mma.sync.aligned.{step}.row.col.f32" in code
+        _, log = nvrtc.compile_cubin(code, (f"-arch={arch}", "-Xptxas=-v"))
+        assert nvrtc.resources(log)["spill_bytes"] == 0
+
+
+def test_nvcc_builds_it_too_and_its_ptx_holds_the_mma(tmp_path):
+    assert shutil.which("nvcc"), "nvcc is part of this project's CI"
+    for prec in ("tf32", "fp16"):
+        task = dense_task(prec)
+        src = tmp_path / f"{prec}.cu"
+        src.write_text(
+            registry.generate_source(MeasureInput(task, registry.default_config(task))).code
+        )
+        ptx = tmp_path / f"{prec}.ptx"
+        subprocess.run(["nvcc", "-ptx", "-arch=sm_90", "-o", str(ptx), str(src)], check=True)
+        assert "mma.sync.aligned" in ptx.read_text()
+
+
+def test_tf32_and_fp16_rounding_of_references():
+    x = np.array([1 + 2.0**-12, 1 + 2.0**-9, -3.14159, 1 + 2.0**-11], np.float32)
+    tf = tensorcore.round_to("tf32", x)
+    assert tf[0] == 1.0 and tf[1] == np.float32(1 + 2.0**-9)  # 10 mantissa bits kept
+    assert tf[3] == np.float32(1 + 2.0**-10)  # a tie goes away from zero (cvt.rna)
+    assert abs(tf[2] - x[2]) <= 2.0**-10 * 4
+    assert tensorcore.round_to("fp16", x)[2] == np.float32(np.float16(-3.14159))
+    assert tensorcore.tolerance("tf32") < tensorcore.tolerance("fp16")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("prec", ["tf32", "fp16"])
+def test_tensor_core_dense_matches_fp32_within_the_precision(prec):
+    """On a GPU: random configs at awkward sizes (edges not multiples of the tile)."""
+    task = dense_task(prec, n=33, k=200, o=72)
+    space = registry.config_space(task)
+    inps = [MeasureInput(task, Config.make(dict(space.get(i)))) for i in range(0, len(space), 7)]
+    tol = tensorcore.tolerance(prec)
+    check = MeasureSettings(min_repeat_ms=1, repeat=1, number=1, timeout_s=60.0, rtol=tol,
+                            atol_rel=tol)  # fmt: skip
+    with registry.local_builder(n_parallel=2) as builder:
+        builds = builder.build(inps)
+    with registry.local_runner(check, kind="cuda") as runner:
+        results = runner.run(inps, builds)
+    for inp, r in zip(inps, results, strict=True):
+        assert r.error_no == MeasureErrorNo.NO_ERROR, f"{inp.config.as_dict()}: {r.error_msg}"
