@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
-DB, KEY, TOKEN = 11, "bench-cpu", "bench-token"
+DB, KEY, TOKEN = 11, "bench-cpu", "bench-token-concurrent"
 
 
 def main() -> int:

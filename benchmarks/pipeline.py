@@ -73,7 +73,7 @@ if __name__ == "__main__":  # build worker processes re-import this file
 
         cores = os.cpu_count() or 1
         flush_db(DB)
-        env = stack_env(tmp, DB, {"unused": "read"})
+        env = stack_env(tmp, DB, {"unused-read-token-0000": "read"})
         spec = StackSpec(
             agents=[(KEY, "cpu")],
             build_workers=build_workers,

@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
 DB = 9  # flushed at the start of a run
 KEY = "sim"
+ADMIN_TOKEN = "scale-admin-token-0000"  # the gateway's only token (its /metrics too)
 
 
 @dataclass
@@ -118,7 +119,7 @@ def run(spec: ScaleSpec, tmp: Path, log=print, on_ready=None, before_stop=None) 
     measure_s = 0.0 if spec.builds_only else spec.measure_s
     tmp.mkdir(parents=True, exist_ok=True)
     flush_db(DB)
-    env = stack_env(tmp, DB, {"scale-admin": "admin"},
+    env = stack_env(tmp, DB, {ADMIN_TOKEN: "admin"},
                     TUNEFARM_SIMULATE=f"build_s={spec.build_s},measure_s={measure_s},"
                                       f"fail_every={spec.fail_every}",
                     TUNEFARM_HEARTBEAT_TTL="15")  # fmt: skip

@@ -34,15 +34,19 @@ def panel_queries() -> list[tuple[str, str]]:
 class Prometheus:
     """A Prometheus server scraping `targets` every second, with the farm's alert rules."""
 
-    def __init__(self, tmp: Path) -> None:
-        self.tmp, self.port, self.proc = tmp, free_port(), None
+    def __init__(self, tmp: Path, token: str) -> None:
+        self.tmp, self.port, self.proc, self.token = tmp, free_port(), None, token
 
     def start(self, targets: list[str]) -> None:
+        """`targets[0]` is the gateway, whose /metrics needs a token with the metrics scope."""
         shutil.copy(ROOT / "deploy" / "prometheus" / "alerts.yml", self.tmp / "alerts.yml")
+        gateway = {"job_name": "gateway", "static_configs": [{"targets": targets[:1]}],
+                   "authorization": {"credentials": self.token}}  # fmt: skip
+        workers = {"job_name": "tunefarm", "static_configs": [{"targets": targets[1:]}]}
         config = {
             "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
             "rule_files": ["alerts.yml"],
-            "scrape_configs": [{"job_name": "tunefarm", "static_configs": [{"targets": targets}]}],
+            "scrape_configs": [gateway, workers],
         }
         (self.tmp / "prometheus.yml").write_text(yaml.safe_dump(config))
         log = open(self.tmp / "prometheus.log", "wb")  # noqa: SIM115 (the child owns it)
@@ -80,7 +84,7 @@ def test_every_dashboard_query_returns_series_from_a_live_farm(tmp_path):
                              measure_s=0.2, batch=4, rounds=12, agents_per_process=8,
                              builders_per_process=4, sender_processes=1, fail_every=4,
                              metrics=True)  # fmt: skip
-    prometheus = Prometheus(tmp_path)
+    prometheus = Prometheus(tmp_path, harness.ADMIN_TOKEN)
     missing: dict[str, str] = {}
 
     def check() -> dict:
