@@ -238,16 +238,19 @@ def test_sketch_records_compile_into_a_gpu_network(tmp_path):
 
 @pytest.mark.slow
 def test_the_seed_flow_tunes_resnet18_on_opencl(tmp_path, capsys):
-    """`tunefarm tune zoo:resnet-18 --target opencl --policy sketch --trials 64` on pocl: tuned
+    """`tunefarm tune resnet-18 --target opencl --policy sketch --trials 32` on pocl: tuned
     records, a GPU network compiled with them, its output within the recipe's tolerance of
-    ONNX Runtime. Measurement settings are cut (one repeat, no in-network selection) so that
-    pocl, which runs each conv in 0.1-0.6 s, gets through the 64 trials in minutes."""
+    ONNX Runtime. The images are 64x64 and measurement settings are cut (one repeat, no
+    in-network selection) so that pocl gets through the trials in about a minute (at 224x224
+    and 64 trials the test took six, the longest of the suite)."""
     need_opencl()
     from tunefarm.cli.main import main
+    from tunefarm.frontend import zoo
     from tunefarm.recipe import TOLERANCE
 
-    log = tmp_path / "r18.jsonl"
-    argv = ["tune", "zoo:resnet-18", "--target", "opencl", "--trials", "64", "--log", str(log)]
+    log, model = tmp_path / "r18.jsonl", tmp_path / "r18.onnx"
+    zoo.save("resnet-18", model, image_size=64)
+    argv = ["tune", str(model), "--target", "opencl", "--trials", "32", "--log", str(log)]
     argv += ["--policy", "sketch"]
     argv += ["--repeat", "1", "--min-repeat-ms", "0", "--select-top", "0"]
     argv += ["--bench-repeat", "1", "--json"]
@@ -255,8 +258,8 @@ def test_the_seed_flow_tunes_resnet18_on_opencl(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["relative_error"] <= TOLERANCE
     records = [json.loads(line) for line in log.read_text().splitlines()]
-    assert len(records) == 64 and {r["target"] for r in records} == {"opencl"}
-    assert sum(r["error_no"] == 0 for r in records) >= 16
+    assert len(records) == 32 and {r["target"] for r in records} == {"opencl"}
+    assert sum(r["error_no"] == 0 for r in records) >= 8
     assert any(t["tuned"] for t in doc["tasks"])
     with zipfile.ZipFile(doc["artifact"]["path"]) as zf:
         assert json.loads(zf.read("manifest.json"))["runtime"] == "device"
