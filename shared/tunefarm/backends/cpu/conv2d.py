@@ -245,22 +245,28 @@ class Conv2dNCHWc(ConvTemplate):
             (p["o"] // ob, p["c"] // ib, p["kh"], p["kw"], ib, ob), name="weight"
         )
         conv = conv2d_nchwc(data, weight, p["strides"], p["padding"], p["dilation"], name="conv")
-        out, extra = build_epilogue(
-            conv, p["epilogue"], lambda i: (i[1], i[4]), (p["o"] // ob, ob), "out"
-        )
-        steps, acc = accumulator(conv, out)
-        if any(p["padding"]):
-            steps += pad_steps("conv_pad", ("n", "icc", "h", "w", "icb"), cfg["pad"])
-        order = (
-            ("icc", "kh", "kw", "icb") if cfg["order"] == "kw_outer" else ("icc", "kh", "icb", "kw")
-        )
-        unroll = ("kw",) if cfg["unroll_kw"] else ()
-        steps += register_tile_steps(
-            out.name, acc, ("n", "occ", "oh", "ow", "ocb"), cfg, order, unroll
-        )
+        out, extra, steps = blocked_conv_schedule(conv, p, cfg, ob)
         return blocked_conv_kernel(
             task, [data, weight], extra, out, steps, ib, ob, f"OIHW{ib}i{ob}o"
         )
+
+
+def blocked_conv_schedule(
+    conv: te.Tensor, p: dict[str, Any], cfg: dict[str, Any], ob: int
+) -> tuple[te.Tensor, list, list[S.Step]]:
+    """The epilogue, padding and register-tiled micro-kernel of a blocked conv (dense or
+    grouped: both compute NCHW[x]c from the same axes): (out, the epilogue's extra inputs,
+    steps)."""
+    out, extra = build_epilogue(
+        conv, p["epilogue"], lambda i: (i[1], i[4]), (p["o"] // ob, ob), "out"
+    )
+    steps, acc = accumulator(conv, out)
+    if any(p["padding"]):
+        steps += pad_steps("conv_pad", ("n", "icc", "h", "w", "icb"), cfg["pad"])
+    order = ("icc", "kh", "kw", "icb") if cfg["order"] == "kw_outer" else ("icc", "kh", "icb", "kw")
+    unroll = ("kw",) if cfg["unroll_kw"] else ()
+    steps += register_tile_steps(out.name, acc, ("n", "occ", "oh", "ow", "ocb"), cfg, order, unroll)
+    return out, extra, steps
 
 
 def blocked_conv_kernel(

@@ -26,18 +26,16 @@ from tunefarm.backends.cpu.conv2d import (
     ConvTemplate,
     best_block,
     blocked_conv_kernel,
+    blocked_conv_schedule,
     conv_params,
     define_pad_knob,
-    pad_steps,
-    register_tile_steps,
     with_pad,
 )
 from tunefarm.backends.cpu.target import vector_lanes
 from tunefarm.ir import tensor as te
 from tunefarm.ir.ops.conv import group_conv2d_nchwc, group_span
-from tunefarm.ir.ops.epilogue import build_epilogue
 from tunefarm.schedule.space import ConfigSpace
-from tunefarm.schedule.template import accumulator, check_config, divisors
+from tunefarm.schedule.template import check_config, divisors
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
 
@@ -145,19 +143,7 @@ class GroupConvNCHWc(ConvTemplate):
         conv = group_conv2d_nchwc(
             data, weight, p["groups"], p["strides"], p["padding"], p["dilation"], name="conv"
         )
-        out, extra = build_epilogue(
-            conv, p["epilogue"], lambda i: (i[1], i[4]), (p["o"] // ob, ob), "out"
-        )
-        steps, acc = accumulator(conv, out)
-        if any(p["padding"]):
-            steps += pad_steps("conv_pad", ("n", "icc", "h", "w", "icb"), cfg["pad"])
-        order = (
-            ("icc", "kh", "kw", "icb") if cfg["order"] == "kw_outer" else ("icc", "kh", "icb", "kw")
-        )
-        unroll = ("kw",) if cfg["unroll_kw"] else ()
-        steps += register_tile_steps(
-            out.name, acc, ("n", "occ", "oh", "ow", "ocb"), cfg, order, unroll
-        )
+        out, extra, steps = blocked_conv_schedule(conv, p, cfg, ob)
         layout = f"G{p['groups']}OIHW{ib}i{ob}o"
         kdef = blocked_conv_kernel(task, [data, weight], extra, out, steps, ib, ob, layout)
         c, groups = p["c"], p["groups"]
