@@ -29,6 +29,21 @@ OPS: list[dict] = [
     dict(op="elementwise", fn="leaky_relu", shapes=[(2, 9)], alpha=0.2),
     dict(op="elementwise", fn="hard_sigmoid", shapes=[(2, 9)], alpha=0.3, beta=0.4),
     dict(op="elementwise", fn="divide", shapes=[(2, 3, 4), (1, 3, 1)]),
+    # the transformer ops (bert): int64 ids, masks, layer norm, GELU's pieces
+    dict(op="gather", data=(11, 6), indices=(2, 3), axis=0),
+    dict(op="gather", data=(2, 7, 3), indices=(4,), axis=1, indices_dtype="int32"),
+    dict(op="where", shapes=[(2, 1, 5), (2, 3, 5), (1,)]),
+    dict(op="broadcast_to", shape=(3, 1), out=[2, 3, 4]),
+    dict(op="layer_norm", shape=(2, 3, 10), axis=-1, epsilon=1e-6),
+    dict(op="layer_norm", shape=(2, 3, 4), axis=1),
+    dict(op="elementwise", fn="cast", shapes=[(2, 5)], dtypes=["int64"], dtype="float32"),
+    dict(op="elementwise", fn="cast", shapes=[(2, 5)], dtype="int32"),
+    dict(op="elementwise", fn="equal", shapes=[(2, 5), (1, 5)]),
+    dict(op="elementwise", fn="erf", shapes=[(3, 7)]),
+    dict(op="elementwise", fn="tanh", shapes=[(3, 7)]),
+    dict(op="elementwise", fn="sqrt", shapes=[(3, 7)]),
+    dict(op="elementwise", fn="square", shapes=[(3, 7)]),
+    dict(op="elementwise", fn="gelu", shapes=[(3, 7)]),
 ]
 
 
@@ -68,3 +83,13 @@ def test_bad_params_name_the_op_and_param():
         registry.config_space(
             Task.make("elementwise", target="opencl", fn="clip", shapes=[(2,)], lo="x")
         )
+    with pytest.raises(TaskError, match="gather: param 'axis' 2 is out of range"):
+        registry.config_space(
+            Task.make("gather", target="opencl", data=(4, 3), indices=(2,), axis=2)
+        )
+    with pytest.raises(TaskError, match="elementwise cast: param 'dtype' must be one of"):
+        registry.config_space(
+            Task.make("elementwise", target="opencl", fn="cast", shapes=[(2,)], dtype="float16")
+        )
+    with pytest.raises(TaskError, match="where: param 'shapes' must be the 3 shapes"):
+        registry.config_space(Task.make("where", target="opencl", shapes=[(2,), (2,)]))
