@@ -9,7 +9,7 @@ import pytest
 from test_gpu_kernels import need_nvcc, need_opencl
 
 from tunefarm.backends import registry
-from tunefarm.measure import MeasureErrorNo, MeasureInput, MeasureSettings
+from tunefarm.measure import Config, MeasureErrorNo, MeasureInput, MeasureSettings
 from tunefarm.task import Task, TaskError
 
 CHECK = MeasureSettings(min_repeat_ms=1, repeat=1, number=1, timeout_s=60.0)
@@ -65,6 +65,35 @@ def test_every_graph_op_runs_correctly_on_opencl():
         where = f"{inp.task.op} {dict(inp.task.args)}"
         assert b.ok, f"{where}: {b.error_msg}"
         assert r.ok, f"{where}: {MeasureErrorNo(r.error_no).name} {r.error_msg}"
+
+
+def test_row_ops_run_correctly_one_thread_per_output_and_per_row():
+    """softmax and layer_norm both ways (`rows`): per row, each thread loops over its row
+    with the row's statistics computed once; 7 rows leave most of a 32-thread block idle."""
+    need_opencl()
+    specs = [
+        dict(op="softmax", shape=(7, 37), axis=-1),
+        dict(op="softmax", shape=(2, 5, 4), axis=1),
+        dict(op="layer_norm", shape=(7, 3, 10), axis=1),
+    ]
+    inps = []
+    for params in specs:
+        params = dict(params)
+        task = Task.make(params.pop("op"), target="opencl", **params)
+        space = registry.config_space(task)
+        default = registry.default_config(task).as_dict()
+        assert default["rows"] is True  # pocl's default: a row's statistics once
+        for rows in (False, True):
+            values = space.validate({**default, "threads": 32, "rows": rows})
+            inps.append(MeasureInput(task, Config.make(values, index=space.index_of(values))))
+    builds = registry.local_builder(n_parallel=2).build(inps)
+    with registry.local_runner(CHECK, kind="opencl") as runner:
+        results = runner.run(inps, builds)
+    for inp, r in zip(inps, results, strict=True):
+        where = f"{inp.task.op} {dict(inp.task.args)} {inp.config.as_dict()}"
+        assert r.ok, f"{where}: {MeasureErrorNo(r.error_no).name} {r.error_msg}"
+    task = Task.make("softmax", target="cuda -arch=sm_90", shape=(7, 37))
+    assert registry.default_config(task).as_dict()["rows"] is False
 
 
 @pytest.mark.slow

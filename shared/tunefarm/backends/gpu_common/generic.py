@@ -27,6 +27,7 @@ from tunefarm.ir.ops.dense import batch_matmul, matmul
 from tunefarm.ir.ops.reduction import reduce_mean
 from tunefarm.ir.ops.softmax import softmax
 from tunefarm.ir.tensor import Tensor
+from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace
 from tunefarm.schedule.template import InputSpec, KernelDef, Template, check_config, io_key
 from tunefarm.target import Target
@@ -158,6 +159,9 @@ class Spec:
     flops: Callable[[Task, tuple[int, ...]], float]
     # dtype and value range of inputs that are not float32 in [-1, 1) (int indices, masks)
     specs: Callable[[Task], dict[str, InputSpec]] = lambda t: {}
+    # ops with per-row statistics (softmax, layer_norm): how many leading output axes index
+    # a row; they get a `rows` knob (one thread per row, the row's statistics computed once)
+    rows: Callable[[Task], int] | None = None
 
 
 def _keepdims(task: Task) -> bool:
@@ -200,6 +204,7 @@ SPECS = [
         lambda t, xs: softmax(xs[0], int(t.args.get("axis", -1)), name="out"),
         lambda t, xs: R.softmax(xs[0], int(t.args.get("axis", -1))),
         lambda t, o: 4.0 * math.prod(o),
+        rows=lambda t: int(t.args.get("axis", -1)) % len(_shape(t, "shape")),
     ),
     Spec(
         "reduce_mean",
@@ -210,6 +215,31 @@ SPECS = [
         lambda t, o: float(math.prod(_shape(t, "shape"))),
     ),
 ]
+
+
+def row_steps(dag: te.ComputeDAG, lead: int, threads: int, unroll: int) -> list[S.Step]:
+    """`pool.thread_steps` with only the `lead` row axes fused over threads: each thread
+    loops over its row and computes the row's reductions once, at the thread loop."""
+    out = dag.outputs[0]
+    names = tuple(a.name for a in out.op.axes)[:lead]  # type: ignore[union-attr]
+    fused = "+".join(names)
+    steps: list[S.Step] = [S.Fuse(out.name, names)] if len(names) > 1 else []
+    steps.append(S.Split(out.name, fused, (threads,)))
+    steps += [S.Bind(out.name, f"{fused}.0", "blockIdx.x")]
+    steps += [S.Bind(out.name, f"{fused}.1", "threadIdx.x")]
+    reducer = None
+    for t in dag.compute_stages:
+        if t is out:
+            continue
+        if t.op.reduce_axes:  # type: ignore[union-attr]
+            steps.append(S.ComputeAt(t.name, out.name, f"{fused}.1"))
+            reducer = t.name
+        else:
+            steps.append(S.ComputeInline(t.name))
+    if unroll and reducer is not None:
+        first = dag.by_name[reducer].op.reduce_axes[0].name  # type: ignore[union-attr]
+        steps.append(S.Pragma(reducer, first, "auto_unroll_max_step", unroll))
+    return steps
 
 
 class ThreadPerOutput(Template):
@@ -247,16 +277,36 @@ class ThreadPerOutput(Template):
     def flops(self, task):
         return self.spec.flops(task, self.validate(task)["out"])
 
+    def _lead(self, task: Task) -> int:
+        """Leading output axes that index a row (0: the op has no `rows` knob)."""
+        return self.spec.rows(task) if self.spec.rows is not None else 0
+
     def space(self, task: Task, target: Target) -> ConfigSpace:
-        return _space(math.prod(self.validate(task)["out"]))
+        sp = _space(math.prod(self.validate(task)["out"]))
+        if self._lead(task):
+            sp.define_knob("rows", [False, True])
+        return sp
 
     def preferred(self, task, space, target):
-        return {"threads": max(space.knobs["threads"].entities), "auto_unroll_max_step": 0}
+        threads = space.knobs["threads"].entities
+        cfg = {"threads": max(threads), "auto_unroll_max_step": 0}
+        if "rows" in space.knobs and target.kind == "opencl":
+            # pocl runs work-items as CPU loop iterations: a row's statistics recomputed
+            # per element cost the row's length over again (softmax was 63% of bert-tiny);
+            # >= 4 work-groups keep pocl's cores busy. CUDA keeps one thread per output
+            # until a GPU measures the two.
+            n = math.prod(self.validate(task)["out"][: self._lead(task)])
+            fits = [t for t in threads if n >= 4 * t]
+            cfg.update(rows=True, threads=max(fits) if fits else min(threads))
+        return cfg
 
     def instantiate(self, task: Task, config: dict[str, Any], target: Target) -> KernelDef:
         cfg = check_config(self.space(task, target), config, task.op)
         dag = self._dag(task)
-        steps = thread_steps(dag, cfg["threads"], cfg["auto_unroll_max_step"])
+        if cfg.get("rows"):
+            steps = row_steps(dag, self._lead(task), cfg["threads"], cfg["auto_unroll_max_step"])
+        else:
+            steps = thread_steps(dag, cfg["threads"], cfg["auto_unroll_max_step"])
         n = len(dag.inputs)
         return KernelDef(
             dag.inputs, dag.outputs, steps, [np.ascontiguousarray] * n, np.ascontiguousarray,

@@ -212,6 +212,7 @@ SPECS = [
         lambda t, xs: layer_norm(*xs, *_ln_args(t), name="out"),
         lambda t, xs: R.layer_norm(*xs, *_ln_args(t)),
         lambda t, o: 8.0 * math.prod(o),
+        rows=lambda t: _ln_args(t)[0] % len(_one_input(t)[0][1]),
     ),
 ]  # fmt: skip
 

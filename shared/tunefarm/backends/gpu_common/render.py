@@ -107,7 +107,13 @@ OPENCL = Dialect(
     int64="long",  # OpenCL C's long is 64-bit by definition
 )
 
-TYPES = {"float32": "float", "float64": "double", "int32": "int", "bool": "int", "int64": "long long"}
+TYPES = {
+    "float32": "float",
+    "float64": "double",
+    "int32": "int",
+    "bool": "int",
+    "int64": "long long",
+}
 
 
 class RenderError(ValueError):
