@@ -100,9 +100,14 @@ def test_row_ops_run_correctly_one_thread_per_output_and_per_row():
 def test_every_graph_op_compiles_with_nvcc():
     need_nvcc()
     inps = [MeasureInput(t, registry.default_config(t)) for t in tasks("cuda -arch=sm_90")]
+    for task in tasks("cuda -arch=sm_90"):  # the per-row schedule too (not CUDA's default)
+        space = registry.config_space(task)
+        if "rows" in space.knobs:
+            values = space.validate({**registry.default_config(task).as_dict(), "rows": True})
+            inps.append(MeasureInput(task, Config.make(values, index=space.index_of(values))))
     builds = registry.local_builder(n_parallel=2, timeout_s=300).build(inps)
     for inp, b in zip(inps, builds, strict=True):
-        assert b.ok, f"{inp.task.op}: {b.error_msg}"
+        assert b.ok, f"{inp.task.op} {inp.config.as_dict()}: {b.error_msg}"
 
 
 def test_bad_params_name_the_op_and_param():
