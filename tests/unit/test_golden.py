@@ -193,6 +193,13 @@ GPU_CASES: dict[str, tuple[dict, dict]] = {
     ),
     "global_pool_avg": (dict(op="global_pool2d", data=(1, 512, 7, 7), kind="avg"), {}),
     "batch_matmul": (dict(op="batch_matmul", a=(12, 128, 64), b=(12, 64, 128)), {}),
+    # bert's: int64 indices (long long / long), a row reduction per thread
+    "gather_int64": (dict(op="gather", data=(30522, 128), indices=(1, 16), axis=0), {}),
+    "layer_norm": (
+        dict(op="layer_norm", shape=(1, 16, 128), axis=-1, epsilon=1e-12),
+        {"rows": False, "threads": 512},
+    ),
+    "softmax_rows": (dict(op="softmax", shape=(1, 2, 16, 16), axis=-1), {"rows": True}),
 }  # fmt: skip
 GPU_TARGETS = {"cuda": "cuda -arch=sm_90", "opencl": "opencl"}
 for _kind, _target in GPU_TARGETS.items():

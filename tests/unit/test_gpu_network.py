@@ -359,15 +359,18 @@ def test_a_cuda_network_gives_the_same_answer_with_and_without_the_graph(tmp_pat
 
 
 def test_an_op_without_a_gpu_kernel_is_a_compile_error_naming_the_node():
-    """bert's Gather has no GPU template yet: the compiler says which node, not a traceback."""
-    nodes = [helper.make_node("Gather", ["emb", "ids"], ["y"], name="embed", axis=0)]
+    """A grouped (not depthwise) conv has no GPU template yet: the compiler says which node,
+    not a traceback."""
+    nodes = [helper.make_node("Conv", ["x", "w"], ["y"], name="grouped", group=2)]
     g = helper.make_graph(
         nodes,
-        "gather",
-        [helper.make_tensor_value_info("ids", TensorProto.INT64, [1, 4])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8])],
-        [numpy_helper.from_array(np.ones((10, 8), np.float32), "emb")],
+        "grouped",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 5, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 5, 5])],
+        [numpy_helper.from_array(np.ones((4, 2, 1, 1), np.float32), "w")],
     )
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-    with pytest.raises(CompileError, match=r"node 'embed' \(gather\) on opencl: unknown op"):
+    with pytest.raises(
+        CompileError, match=r"node 'grouped' \(conv2d\) on opencl: .*no GPU template"
+    ):
         compile_graph(load_onnx(model.SerializeToString()), "opencl")

@@ -27,8 +27,9 @@ from tunefarm.ir.ops.dense import batch_matmul, matmul
 from tunefarm.ir.ops.reduction import reduce_mean
 from tunefarm.ir.ops.softmax import softmax
 from tunefarm.ir.tensor import Tensor
+from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace
-from tunefarm.schedule.template import KernelDef, Template, check_config, io_key
+from tunefarm.schedule.template import InputSpec, KernelDef, Template, check_config, io_key
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
 
@@ -39,12 +40,21 @@ UNARY = {
     "hard_sigmoid": R.hard_sigmoid,
     "leaky_relu": R.leaky_relu,
     "clip": R.clip,
+    "cast": R.cast,
+    "erf": R.erf,
+    "tanh": R.tanh,
+    "sqrt": R.sqrt,
+    "square": R.square,
+    "gelu": R.gelu,
 }
 BINARY = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
-          "divide": np.divide, "maximum": np.maximum, "minimum": np.minimum}  # fmt: skip
+          "divide": np.divide, "maximum": np.maximum, "minimum": np.minimum,
+          "equal": R.equal}  # fmt: skip
 # the float attrs of a unary fn and their defaults (the network compiler passes them)
 ATTRS = {"clip": {"lo": 0.0, "hi": 6.0}, "leaky_relu": {"alpha": 0.01},
          "hard_sigmoid": {"alpha": 0.2, "beta": 0.5}}  # fmt: skip
+# dtypes a GPU tensor may hold: int64 are bert's ids and the casts of its masks
+DTYPES = ("float32", "int32", "int64")
 
 
 def _shape(task: Task, key: str) -> tuple[int, ...]:
@@ -75,7 +85,14 @@ def _ew_inputs(task: Task) -> list[tuple[str, tuple[int, ...]]]:
     return [(f"x{i}", tuple(int(v) for v in s)) for i, s in enumerate(task.args["shapes"])]
 
 
-def _ew_attrs(task: Task, fn: str) -> dict[str, float]:
+def _ew_attrs(task: Task, fn: str) -> dict[str, Any]:
+    if fn == "cast":
+        dtype = task.args.get("dtype", "float32")
+        if dtype not in DTYPES:
+            raise TaskError(
+                f"elementwise cast: param 'dtype' must be one of {DTYPES}, got {dtype!r}"
+            )
+        return {"dtype": dtype}
     out = {}
     for key, default in ATTRS.get(fn, {}).items():
         value = task.args.get(key, default)
@@ -85,16 +102,52 @@ def _ew_attrs(task: Task, fn: str) -> dict[str, float]:
     return out
 
 
+def _ew_specs(task: Task) -> dict[str, InputSpec]:
+    """Inputs of `dtypes` (one per input, optional: a cast's int64 source) draw small ints;
+    equal's operands draw {0, 1, 2} so that both outcomes occur; sqrt's are >= 0."""
+    dtypes = task.args.get("dtypes") or []
+    if not isinstance(dtypes, list | tuple):
+        raise TaskError(
+            f"elementwise: param 'dtypes' must be a list of dtype names, got {dtypes!r}"
+        )
+    out: dict[str, InputSpec] = {}
+    for i, d in enumerate(dtypes):
+        if d not in DTYPES:
+            raise TaskError(f"elementwise: dtypes[{i}] must be one of {DTYPES}, got {d!r}")
+        if d != "float32":
+            out[f"x{i}"] = InputSpec(d, -3, 3)
+    fn = task.args.get("fn")
+    if fn == "sqrt":
+        out.setdefault("x0", InputSpec("float32", 0.0, 4.0))
+    if fn == "equal":
+        for i in range(2):
+            out.setdefault(f"x{i}", SmallInts("float32", 0, 2))
+    return out
+
+
 def _ew_build(task: Task, xs: list[Tensor]) -> Tensor:
     fn = _ew_fn(task)
-    return getattr(E, fn)(*xs, **_ew_attrs(task, fn), name="out")
+    try:
+        return getattr(E, fn)(*xs, **_ew_attrs(task, fn), name="out")
+    except ValueError as exc:
+        raise TaskError(f"elementwise {fn}: {exc}") from None
 
 
 def _ew_ref(task: Task, xs: list[np.ndarray]) -> np.ndarray:
     fn = _ew_fn(task)
     attrs = _ew_attrs(task, fn)
     out = UNARY[fn](xs[0], **attrs) if fn in UNARY else BINARY[fn](xs[0], xs[1])
-    return np.asarray(out, dtype=np.float32)
+    return np.asarray(out, dtype=attrs.get("dtype", np.float32))
+
+
+@dataclass(frozen=True)
+class SmallInts(InputSpec):
+    """Float tensors holding small integers (0/1 masks, equal's operands), so that a select
+    takes both branches when checked."""
+
+    def draw(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        ints = rng.integers(int(self.lo), int(self.hi), size=shape, endpoint=True)
+        return ints.astype(self.dtype)
 
 
 @dataclass(frozen=True)
@@ -104,6 +157,11 @@ class Spec:
     build: Callable[[Task, list[Tensor]], Tensor]
     reference: Callable[[Task, list[np.ndarray]], np.ndarray]
     flops: Callable[[Task, tuple[int, ...]], float]
+    # dtype and value range of inputs that are not float32 in [-1, 1) (int indices, masks)
+    specs: Callable[[Task], dict[str, InputSpec]] = lambda t: {}
+    # ops with per-row statistics (softmax, layer_norm): how many leading output axes index
+    # a row; they get a `rows` knob (one thread per row, the row's statistics computed once)
+    rows: Callable[[Task], int] | None = None
 
 
 def _keepdims(task: Task) -> bool:
@@ -138,6 +196,7 @@ SPECS = [
         _ew_build,
         _ew_ref,
         lambda t, o: float(math.prod(o)),
+        _ew_specs,
     ),
     Spec(
         "softmax",
@@ -145,6 +204,7 @@ SPECS = [
         lambda t, xs: softmax(xs[0], int(t.args.get("axis", -1)), name="out"),
         lambda t, xs: R.softmax(xs[0], int(t.args.get("axis", -1))),
         lambda t, o: 4.0 * math.prod(o),
+        rows=lambda t: int(t.args.get("axis", -1)) % len(_shape(t, "shape")),
     ),
     Spec(
         "reduce_mean",
@@ -157,6 +217,31 @@ SPECS = [
 ]
 
 
+def row_steps(dag: te.ComputeDAG, lead: int, threads: int, unroll: int) -> list[S.Step]:
+    """`pool.thread_steps` with only the `lead` row axes fused over threads: each thread
+    loops over its row and computes the row's reductions once, at the thread loop."""
+    out = dag.outputs[0]
+    names = tuple(a.name for a in out.op.axes)[:lead]  # type: ignore[union-attr]
+    fused = "+".join(names)
+    steps: list[S.Step] = [S.Fuse(out.name, names)] if len(names) > 1 else []
+    steps.append(S.Split(out.name, fused, (threads,)))
+    steps += [S.Bind(out.name, f"{fused}.0", "blockIdx.x")]
+    steps += [S.Bind(out.name, f"{fused}.1", "threadIdx.x")]
+    reducer = None
+    for t in dag.compute_stages:
+        if t is out:
+            continue
+        if t.op.reduce_axes:  # type: ignore[union-attr]
+            steps.append(S.ComputeAt(t.name, out.name, f"{fused}.1"))
+            reducer = t.name
+        else:
+            steps.append(S.ComputeInline(t.name))
+    if unroll and reducer is not None:
+        first = dag.by_name[reducer].op.reduce_axes[0].name  # type: ignore[union-attr]
+        steps.append(S.Pragma(reducer, first, "auto_unroll_max_step", unroll))
+    return steps
+
+
 class ThreadPerOutput(Template):
     """One op of `SPECS` with the thread-per-output schedule."""
 
@@ -166,7 +251,11 @@ class ThreadPerOutput(Template):
         self.spec, self.op = spec, spec.op
 
     def _dag(self, task: Task) -> te.ComputeDAG:
-        xs = [te.placeholder(shape, name=name) for name, shape in self.spec.inputs(task)]
+        specs = self.spec.specs(task)
+        xs = [
+            te.placeholder(shape, specs[name].dtype if name in specs else "float32", name=name)
+            for name, shape in self.spec.inputs(task)
+        ]
         try:
             out = self.spec.build(task, xs)
         except ValueError as exc:
@@ -179,22 +268,45 @@ class ThreadPerOutput(Template):
     def logical_inputs(self, task):
         return self.spec.inputs(task)
 
+    def input_specs(self, task):
+        return self.spec.specs(task)
+
     def reference(self, task, inputs):
         return self.spec.reference(task, list(inputs.values()))
 
     def flops(self, task):
         return self.spec.flops(task, self.validate(task)["out"])
 
+    def _lead(self, task: Task) -> int:
+        """Leading output axes that index a row (0: the op has no `rows` knob)."""
+        return self.spec.rows(task) if self.spec.rows is not None else 0
+
     def space(self, task: Task, target: Target) -> ConfigSpace:
-        return _space(math.prod(self.validate(task)["out"]))
+        sp = _space(math.prod(self.validate(task)["out"]))
+        if self._lead(task):
+            sp.define_knob("rows", [False, True])
+        return sp
 
     def preferred(self, task, space, target):
-        return {"threads": max(space.knobs["threads"].entities), "auto_unroll_max_step": 0}
+        threads = space.knobs["threads"].entities
+        cfg = {"threads": max(threads), "auto_unroll_max_step": 0}
+        if "rows" in space.knobs and target.kind == "opencl":
+            # pocl runs work-items as CPU loop iterations: a row's statistics recomputed
+            # per element cost the row's length over again (softmax was 63% of bert-tiny);
+            # >= 4 work-groups keep pocl's cores busy. CUDA keeps one thread per output
+            # until a GPU measures the two.
+            n = math.prod(self.validate(task)["out"][: self._lead(task)])
+            fits = [t for t in threads if n >= 4 * t]
+            cfg.update(rows=True, threads=max(fits) if fits else min(threads))
+        return cfg
 
     def instantiate(self, task: Task, config: dict[str, Any], target: Target) -> KernelDef:
         cfg = check_config(self.space(task, target), config, task.op)
         dag = self._dag(task)
-        steps = thread_steps(dag, cfg["threads"], cfg["auto_unroll_max_step"])
+        if cfg.get("rows"):
+            steps = row_steps(dag, self._lead(task), cfg["threads"], cfg["auto_unroll_max_step"])
+        else:
+            steps = thread_steps(dag, cfg["threads"], cfg["auto_unroll_max_step"])
         n = len(dag.inputs)
         return KernelDef(
             dag.inputs, dag.outputs, steps, [np.ascontiguousarray] * n, np.ascontiguousarray,

@@ -1,5 +1,6 @@
 """GPU templates for the light ops between a network's anchors: data movement (copy, concat,
-slice, pad, transpose) and LRN; softmax and reduce_mean are in `generic.py`.
+slice, pad, transpose, gather, broadcast_to), where, LRN and layer_norm; softmax and
+reduce_mean are in `generic.py`.
 
 They exist so that a whole network compiles for a GPU: each is one output element per
 thread (`generic.ThreadPerOutput`, the schedule of `pool.thread_steps`), correct on any shape
@@ -15,11 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.backends.gpu_common.generic import Spec, ThreadPerOutput
+from tunefarm.backends.gpu_common.generic import SmallInts, Spec, ThreadPerOutput
 from tunefarm.ir import reference as R
 from tunefarm.ir.ops.conv import pad
-from tunefarm.ir.ops.movement import concat, copy, slice_axis, transpose
+from tunefarm.ir.ops.elementwise import where
+from tunefarm.ir.ops.movement import broadcast_to, concat, copy, gather, slice_axis, transpose
+from tunefarm.ir.ops.normalization import layer_norm
 from tunefarm.ir.ops.reduction import lrn
+from tunefarm.schedule.template import InputSpec
 from tunefarm.task import Task, TaskError
 
 Inputs = list[tuple[str, tuple[int, ...]]]
@@ -95,6 +99,50 @@ def _moves(task: Task, out: tuple[int, ...]) -> float:
     return 0.0
 
 
+def _where_inputs(task: Task) -> Inputs:
+    shapes = task.args.get("shapes")
+    if not isinstance(shapes, list | tuple) or len(shapes) != 3:
+        raise TaskError("where: param 'shapes' must be the 3 shapes of cond, a and b")
+    names = zip("cab", shapes, strict=True)
+    return [(n, _as_shape(task, f"shapes[{i}]", s)) for i, (n, s) in enumerate(names)]
+
+
+def _gather_inputs(task: Task) -> Inputs:
+    for key in ("data", "indices"):
+        if key not in task.args:
+            raise TaskError(f"gather: missing param {key!r}")
+    return [
+        ("data", _as_shape(task, "data", task.args["data"])),
+        ("indices", _as_shape(task, "indices", task.args["indices"])),
+    ]
+
+
+def _gather_specs(task: Task) -> dict[str, InputSpec]:
+    """int64 (or `indices_dtype`) indices over the whole axis, negatives (counted from the
+    end) included: the kernel wraps them as ONNX Gather does."""
+    data = _gather_inputs(task)[0][1]
+    dtype = task.args.get("indices_dtype", "int64")
+    if dtype not in ("int64", "int32"):
+        raise TaskError(f"gather: param 'indices_dtype' must be int64 or int32, got {dtype!r}")
+    axis = _int(task, "axis", 0)
+    if not -len(data) <= axis < len(data):
+        raise TaskError(f"gather: param 'axis' {axis} is out of range for data {list(data)}")
+    return {"indices": InputSpec(dtype, -data[axis], data[axis] - 1)}
+
+
+def _ln_inputs(task: Task) -> Inputs:
+    shape = _one_input(task)[0][1]
+    axis = _int(task, "axis", -1)
+    if not -len(shape) <= axis < len(shape):
+        raise TaskError(f"layer_norm: param 'axis' {axis} is out of range for {list(shape)}")
+    tail = shape[axis % len(shape) :]
+    return [("x", shape), ("gamma", tail), ("beta", tail)]
+
+
+def _ln_args(task: Task) -> tuple[int, float]:
+    return _int(task, "axis", -1), _num(task, "epsilon", 1e-5)
+
+
 SPECS = [
     Spec(
         "copy", _one_input, lambda t, xs: copy(xs[0], name="out"), lambda t, xs: R.copy(xs[0]),
@@ -134,6 +182,37 @@ SPECS = [
         lambda t, xs: lrn(xs[0], **_lrn(t), name="out"),
         lambda t, xs: R.lrn(xs[0], **_lrn(t)),
         lambda t, o: (2.0 * _lrn(t)["size"] + 4.0) * math.prod(o),
+    ),
+    Spec(
+        "where",
+        _where_inputs,
+        lambda t, xs: where(*xs, name="out"),
+        lambda t, xs: R.where(*xs),
+        lambda t, o: float(math.prod(o)),
+        lambda t: {"c": SmallInts("float32", 0, 1)},
+    ),
+    Spec(
+        "gather",
+        _gather_inputs,
+        lambda t, xs: gather(xs[0], xs[1], _int(t, "axis", 0), name="out"),
+        lambda t, xs: R.gather(xs[0], xs[1], _int(t, "axis", 0)),
+        _moves,
+        _gather_specs,
+    ),
+    Spec(
+        "broadcast_to",
+        _one_input,
+        lambda t, xs: broadcast_to(xs[0], t.args.get("out"), name="out"),
+        lambda t, xs: R.broadcast_to(xs[0], t.args.get("out")),
+        _moves,
+    ),
+    Spec(
+        "layer_norm",
+        _ln_inputs,
+        lambda t, xs: layer_norm(*xs, *_ln_args(t), name="out"),
+        lambda t, xs: R.layer_norm(*xs, *_ln_args(t)),
+        lambda t, o: 8.0 * math.prod(o),
+        rows=lambda t: _ln_args(t)[0] % len(_one_input(t)[0][1]),
     ),
 ]  # fmt: skip
 

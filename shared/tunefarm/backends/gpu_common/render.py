@@ -66,6 +66,7 @@ class Dialect:
     fmin: str
     fmax: str
     launch_decl: str = ""  # the launch line as data in the binary (nvcc drops comments)
+    int64: str = "long long"  # 64-bit on every CUDA host (long is 32-bit on Windows)
 
 
 CUDA = Dialect(
@@ -103,9 +104,16 @@ OPENCL = Dialect(
     float_suffix="",
     fmin="fmin",
     fmax="fmax",
+    int64="long",  # OpenCL C's long is 64-bit by definition
 )
 
-TYPES = {"float32": "float", "float64": "double", "int32": "int", "bool": "int"}
+TYPES = {
+    "float32": "float",
+    "float64": "double",
+    "int32": "int",
+    "bool": "int",
+    "int64": "long long",
+}
 
 
 class RenderError(ValueError):
@@ -118,10 +126,10 @@ def _float(v: float) -> str:
     return repr(float(v)) + "f"
 
 
-def _ctype(dtype: str) -> str:
+def _ctype(dtype: str, dialect: Dialect) -> str:
     if dtype not in TYPES:
         raise RenderError(f"dtype {dtype} has no GPU type here; GPU kernels use {sorted(TYPES)}")
-    return TYPES[dtype]
+    return dialect.int64 if dtype == "int64" else TYPES[dtype]
 
 
 class Renderer:
@@ -157,7 +165,7 @@ class Renderer:
             t, f = self.expr(e.true_value), self.expr(e.false_value)
             return f"({self.expr(e.cond)} ? {t} : {f})"
         if isinstance(e, Cast):
-            return f"(({_ctype(e.dtype)})({self.expr(e.value)}))"
+            return f"(({_ctype(e.dtype, self.d)})({self.expr(e.value)}))"
         if isinstance(e, Call):
             suffix = self.d.float_suffix if e.dtype == "float32" else ""
             return f"{e.func}{suffix}({', '.join(self.expr(a) for a in e.args)})"
@@ -215,7 +223,9 @@ class Renderer:
             self.emit("}", depth)
         elif isinstance(s, Decl):
             if not any(s.buffer.name in scope for scope in self.scopes):
-                self.emit(f"{_ctype(s.buffer.dtype)} {s.buffer.name}[{s.buffer.size}];", depth)
+                self.emit(
+                    f"{_ctype(s.buffer.dtype, self.d)} {s.buffer.name}[{s.buffer.size}];", depth
+                )
                 self.scopes[-1].add(s.buffer.name)
         elif isinstance(s, Barrier):
             self.emit(self.d.barrier, depth)
@@ -365,7 +375,7 @@ class Renderer:
             self.emit(d.shared_decl.format(name=b.name, size=b.size), 1)
         self.stmts(k.body, 1)
         params = ", ".join(
-            f"{d.pointer['arg']}{_ctype(b.dtype)}* {d.restrict} {b.name}" for b in k.func.args
+            f"{d.pointer['arg']}{_ctype(b.dtype, d)}* {d.restrict} {b.name}" for b in k.func.args
         )
         bx, by, bz = k.block
         bounds = d.launch_bounds.format(threads=k.threads, bx=bx, by=by, bz=bz)

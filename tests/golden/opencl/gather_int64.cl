@@ -1,0 +1,7 @@
+// tunefarm-launch entry=tf_kernel grid=4,1,1 block=512,1,1 shared=0
+#define TF_INF INFINITY
+__kernel void __attribute__((reqd_work_group_size(512, 1, 1))) tf_kernel(__global float* restrict data, __global long* restrict indices, __global float* restrict out) {
+  int out_i0_i1_i2_0 = (int)get_group_id(0);
+  int out_i0_i1_i2_1 = (int)get_local_id(0);
+  out[(((((out_i0_i1_i2_0 * 512) + out_i0_i1_i2_1) / 128) * 128) + (((out_i0_i1_i2_0 * 512) + out_i0_i1_i2_1) % 128))] = data[((((((((((int)(indices[(((out_i0_i1_i2_0 * 512) + out_i0_i1_i2_1) / 128)])) < 0) ? (((int)(indices[(((out_i0_i1_i2_0 * 512) + out_i0_i1_i2_1) / 128)])) + 30522) : ((int)(indices[(((out_i0_i1_i2_0 * 512) + out_i0_i1_i2_1) / 128)])))) < (30521) ? (((((int)(indices[(((out_i0_i1_i2_0 * 512) + out_i0_i1_i2_1) / 128)])) < 0) ? (((int)(indices[(((out_i0_i1_i2_0 * 512) + out_i0_i1_i2_1) / 128)])) + 30522) : ((int)(indices[(((out_i0_i1_i2_0 * 512) + out_i0_i1_i2_1) / 128)])))) : (30521))) > (0) ? (((((((int)(indices[(((out_i0_i1_i2_0 * 512) + out_i0_i1_i2_1) / 128)])) < 0) ? (((int)(indices[(((out_i0_i1_i2_0 * 512) + out_i0_i1_i2_1) / 128)])) + 30522) : ((int)(indices[(((out_i0_i1_i2_0 * 512) + out_i0_i1_i2_1) / 128)])))) < (30521) ? (((((int)(indices[(((out_i0_i1_i2_0 * 512) + out_i0_i1_i2_1) / 128)])) < 0) ? (((int)(indices[(((out_i0_i1_i2_0 * 512) + out_i0_i1_i2_1) / 128)])) + 30522) : ((int)(indices[(((out_i0_i1_i2_0 * 512) + out_i0_i1_i2_1) / 128)])))) : (30521))) : (0)) * 128) + (((out_i0_i1_i2_0 * 512) + out_i0_i1_i2_1) % 128))];
+}
