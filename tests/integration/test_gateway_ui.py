@@ -75,6 +75,7 @@ def test_login_sets_a_secure_httponly_strict_cookie_named_for_the_api(client):
         ("", "enter your API token", 400),
         (SUBMIT_ONLY_TOKEN, "lacks the read scope", 403),
     ],
+    ids=["invalid", "empty", "submit-only"],  # the same on every xdist worker: no random token
 )
 def test_a_refused_login_says_why_and_sets_no_cookie(client, token, message, status):
     reply = client.post("/login", data={"token": token})
