@@ -104,3 +104,21 @@ def test_helpers_only_where_used(func: str, tmp_path: Path) -> None:
     y = elementwise.relu(data)
     code = emit_c(lower(Schedule([y], [data])), TARGET)
     assert f"_{func}(" not in code and "_exp(" not in code
+
+
+def test_scalar_libm_calls_need_no_math_header(tmp_path: Path) -> None:
+    """Scalar (not vectorised) sqrt and a clip to [-inf, 3] compile without <math.h> (gcc's
+    builtins), give numpy's values, and only the scalar helpers they call are emitted."""
+    data = te.placeholder((64,), name="data")
+    y = elementwise.clip(elementwise.sqrt(data), -math.inf, 3.0)
+    code = emit_c(lower(Schedule([y], [data])), TARGET)
+    assert "<math.h>" not in code and "__builtin_sqrtf(" in code and "__builtin_inff()" in code
+    assert "tf_min_double" not in code and "tf_max_double" not in code
+    src, lib = tmp_path / "k.c", tmp_path / "k.so"
+    src.write_text(code)
+    subprocess.run(get_backend("cpu").toolchain(TARGET).command(str(src), str(lib)), check=True)
+    x = aligned(np.linspace(0, 16, 64, dtype=np.float32))
+    out = aligned(np.zeros(64, np.float32))
+    args = (ctypes.c_void_p * 2)(x.ctypes.data, out.ctypes.data)
+    assert ctypes.CDLL(str(lib)).tf_entry(args) == 0
+    np.testing.assert_allclose(out, np.minimum(np.sqrt(x), 3.0), rtol=1e-6)

@@ -1,10 +1,5 @@
 #include <stdint.h>
-#include <math.h>
 #include <time.h>
-static inline float tf_min_float(float a, float b) { return a < b ? a : b; }
-static inline float tf_max_float(float a, float b) { return a > b ? a : b; }
-static inline double tf_min_double(double a, double b) { return a < b ? a : b; }
-static inline double tf_max_double(double a, double b) { return a > b ? a : b; }
 typedef float tf_v16f __attribute__((vector_size(64)));
 typedef float tf_v16fu __attribute__((vector_size(64), aligned(4)));
 typedef int32_t tf_v16i __attribute__((vector_size(64)));

@@ -1,10 +1,5 @@
 #include <stdint.h>
-#include <math.h>
 #include <time.h>
-static inline float tf_min_float(float a, float b) { return a < b ? a : b; }
-static inline float tf_max_float(float a, float b) { return a > b ? a : b; }
-static inline double tf_min_double(double a, double b) { return a < b ? a : b; }
-static inline double tf_max_double(double a, double b) { return a > b ? a : b; }
 __attribute__((noinline)) static int32_t tf_kernel(void* restrict x0_raw, void* restrict x1_raw, void* restrict out_raw) {
   float* restrict x0 = (float*)__builtin_assume_aligned(x0_raw, 64);
   float* restrict x1 = (float*)__builtin_assume_aligned(x1_raw, 64);

@@ -1,10 +1,5 @@
 #include <stdint.h>
-#include <math.h>
 #include <time.h>
-static inline float tf_min_float(float a, float b) { return a < b ? a : b; }
-static inline float tf_max_float(float a, float b) { return a > b ? a : b; }
-static inline double tf_min_double(double a, double b) { return a < b ? a : b; }
-static inline double tf_max_double(double a, double b) { return a > b ? a : b; }
 typedef float tf_v16f __attribute__((vector_size(64)));
 typedef float tf_v16fu __attribute__((vector_size(64), aligned(4)));
 typedef int32_t tf_v16i __attribute__((vector_size(64)));
@@ -25,14 +20,14 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict data_raw, void
   for (int32_t pool_n_cc_0_y = 0; pool_n_cc_0_y < 224; ++pool_n_cc_0_y) {
     for (int32_t pool_x_0 = 0; pool_x_0 < 7; ++pool_x_0) {
       float pool_local[128] __attribute__((aligned(64)));
-      *(tf_v16fu*)(&pool_local[0]) = tf_v16_bc(-INFINITY);
-      *(tf_v16fu*)(&pool_local[16]) = tf_v16_bc(-INFINITY);
-      *(tf_v16fu*)(&pool_local[32]) = tf_v16_bc(-INFINITY);
-      *(tf_v16fu*)(&pool_local[48]) = tf_v16_bc(-INFINITY);
-      *(tf_v16fu*)(&pool_local[64]) = tf_v16_bc(-INFINITY);
-      *(tf_v16fu*)(&pool_local[80]) = tf_v16_bc(-INFINITY);
-      *(tf_v16fu*)(&pool_local[96]) = tf_v16_bc(-INFINITY);
-      *(tf_v16fu*)(&pool_local[112]) = tf_v16_bc(-INFINITY);
+      *(tf_v16fu*)(&pool_local[0]) = tf_v16_bc((-__builtin_inff()));
+      *(tf_v16fu*)(&pool_local[16]) = tf_v16_bc((-__builtin_inff()));
+      *(tf_v16fu*)(&pool_local[32]) = tf_v16_bc((-__builtin_inff()));
+      *(tf_v16fu*)(&pool_local[48]) = tf_v16_bc((-__builtin_inff()));
+      *(tf_v16fu*)(&pool_local[64]) = tf_v16_bc((-__builtin_inff()));
+      *(tf_v16fu*)(&pool_local[80]) = tf_v16_bc((-__builtin_inff()));
+      *(tf_v16fu*)(&pool_local[96]) = tf_v16_bc((-__builtin_inff()));
+      *(tf_v16fu*)(&pool_local[112]) = tf_v16_bc((-__builtin_inff()));
       for (int32_t pool_local_ky = 0; pool_local_ky < 3; ++pool_local_ky) {
         *(tf_v16fu*)(&pool_local[0]) = tf_v16_max((*(const tf_v16fu*)(&pool_local[0])), ((((pool_local_ky + ((pool_n_cc_0_y % 56) * 2)) >= 1) && ((pool_x_0 * 16) >= 1)) ? (*(const tf_v16fu*)(&data[(((((pool_local_ky * 1792) + (pool_x_0 * 256)) + ((pool_n_cc_0_y / 56) * 200704)) + ((pool_n_cc_0_y % 56) * 3584)) - 1808)])) : tf_v16_bc(-3.4028234663852886e+38f)));
         *(tf_v16fu*)(&pool_local[16]) = tf_v16_max((*(const tf_v16fu*)(&pool_local[16])), (((pool_local_ky + ((pool_n_cc_0_y % 56) * 2)) >= 1) ? (*(const tf_v16fu*)(&data[(((((pool_local_ky * 1792) + (pool_x_0 * 256)) + ((pool_n_cc_0_y / 56) * 200704)) + ((pool_n_cc_0_y % 56) * 3584)) - 1776)])) : tf_v16_bc(-3.4028234663852886e+38f)));

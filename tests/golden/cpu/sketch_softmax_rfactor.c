@@ -1,10 +1,6 @@
 #include <stdint.h>
-#include <math.h>
 #include <time.h>
-static inline float tf_min_float(float a, float b) { return a < b ? a : b; }
 static inline float tf_max_float(float a, float b) { return a > b ? a : b; }
-static inline double tf_min_double(double a, double b) { return a < b ? a : b; }
-static inline double tf_max_double(double a, double b) { return a > b ? a : b; }
 typedef float tf_v8f __attribute__((vector_size(32)));
 typedef float tf_v8fu __attribute__((vector_size(32), aligned(4)));
 typedef int32_t tf_v8i __attribute__((vector_size(32)));
@@ -73,14 +69,14 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict x_raw, void* r
   float* restrict out = (float*)__builtin_assume_aligned(out_raw, 64);
   /* serial: work 32064 */
   for (int32_t out_max_rf_i0 = 0; out_max_rf_i0 < 8; ++out_max_rf_i0) {
-    *(tf_v8fu*)(&out_max_rf[(out_max_rf_i0 * 8)]) = tf_v8_bc(-INFINITY);
+    *(tf_v8fu*)(&out_max_rf[(out_max_rf_i0 * 8)]) = tf_v8_bc((-__builtin_inff()));
     for (int32_t out_max_rf_k_o = 0; out_max_rf_k_o < 125; ++out_max_rf_k_o) {
       *(tf_v8fu*)(&out_max_rf[(out_max_rf_i0 * 8)]) = tf_v8_max((*(const tf_v8fu*)(&out_max_rf[(out_max_rf_i0 * 8)])), (*(const tf_v8fu*)(&x[((out_max_rf_i0 * 1000) + (out_max_rf_k_o * 8))])));
     }
   }
   /* serial: work 264 */
   for (int32_t out_max_i0 = 0; out_max_i0 < 8; ++out_max_i0) {
-    out_max[out_max_i0] = -INFINITY;
+    out_max[out_max_i0] = (-__builtin_inff());
     out_max[out_max_i0] = tf_max_float(out_max[out_max_i0], tf_v8_hmax((*(const tf_v8fu*)(&out_max_rf[(out_max_i0 * 8)]))));
   }
   /* serial: work 848064 */

@@ -1,10 +1,6 @@
 #include <stdint.h>
-#include <math.h>
 #include <time.h>
-static inline float tf_min_float(float a, float b) { return a < b ? a : b; }
 static inline float tf_max_float(float a, float b) { return a > b ? a : b; }
-static inline double tf_min_double(double a, double b) { return a < b ? a : b; }
-static inline double tf_max_double(double a, double b) { return a > b ? a : b; }
 static float out_sum[8] __attribute__((aligned(64)));
 static float out_max[8] __attribute__((aligned(64)));
 __attribute__((noinline)) static int32_t tf_kernel(void* restrict x_raw, void* restrict out_raw) {
@@ -12,7 +8,7 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict x_raw, void* r
   float* restrict out = (float*)__builtin_assume_aligned(out_raw, 64);
   /* serial: work 32008 */
   for (int32_t out_max_i0 = 0; out_max_i0 < 8; ++out_max_i0) {
-    out_max[out_max_i0] = -INFINITY;
+    out_max[out_max_i0] = (-__builtin_inff());
     for (int32_t out_max_k = 0; out_max_k < 1000; ++out_max_k) {
       out_max[out_max_i0] = tf_max_float(out_max[out_max_i0], x[((out_max_i0 * 1000) + out_max_k)]);
     }
@@ -21,14 +17,14 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict x_raw, void* r
   for (int32_t out_sum_i0 = 0; out_sum_i0 < 8; ++out_sum_i0) {
     out_sum[out_sum_i0] = 0.0f;
     for (int32_t out_sum_k = 0; out_sum_k < 1000; ++out_sum_k) {
-      out_sum[out_sum_i0] = (out_sum[out_sum_i0] + expf((x[((out_sum_i0 * 1000) + out_sum_k)] - out_max[out_sum_i0])));
+      out_sum[out_sum_i0] = (out_sum[out_sum_i0] + __builtin_expf((x[((out_sum_i0 * 1000) + out_sum_k)] - out_max[out_sum_i0])));
     }
   }
   /* serial: work 848000 */
   for (int32_t out_i0 = 0; out_i0 < 8; ++out_i0) {
     #pragma omp simd
     for (int32_t out_i1 = 0; out_i1 < 1000; ++out_i1) {
-      out[((out_i0 * 1000) + out_i1)] = (expf((x[((out_i0 * 1000) + out_i1)] - out_max[out_i0])) / out_sum[out_i0]);
+      out[((out_i0 * 1000) + out_i1)] = (__builtin_expf((x[((out_i0 * 1000) + out_i1)] - out_max[out_i0])) / out_sum[out_i0]);
     }
   }
   return 0;

@@ -1,10 +1,5 @@
 #include <stdint.h>
-#include <math.h>
 #include <time.h>
-static inline float tf_min_float(float a, float b) { return a < b ? a : b; }
-static inline float tf_max_float(float a, float b) { return a > b ? a : b; }
-static inline double tf_min_double(double a, double b) { return a < b ? a : b; }
-static inline double tf_max_double(double a, double b) { return a > b ? a : b; }
 __attribute__((noinline)) static int32_t tf_kernel(void* restrict x_raw, void* restrict out_raw) {
   float* restrict x = (float*)__builtin_assume_aligned(x_raw, 64);
   float* restrict out = (float*)__builtin_assume_aligned(out_raw, 64);

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
+import re
 
 from tunefarm.backends.cpu import serial
 from tunefarm.backends.cpu.c_int8 import (
@@ -125,8 +126,9 @@ def nest_steps(s: For) -> int:
 
 
 def c_float(v: float, dtype: str = "float32") -> str:
-    if math.isinf(v):
-        return "INFINITY" if v > 0 else "-INFINITY"
+    if math.isinf(v):  # gcc's builtin: INFINITY would need <math.h>
+        inf = "__builtin_inff()" if dtype == "float32" else "__builtin_inf()"
+        return inf if v > 0 else f"(-{inf})"
     text = repr(float(v))
     return text + "f" if dtype == "float32" else text
 
@@ -137,7 +139,7 @@ class CEmitter(IntLanes):
         self.target = target
         self.lines: list[str] = []
         self.widths: set[int] = set()
-        self.helpers: set[str] = set()  # C helpers beyond HEADER, emitted only when used
+        self.helpers: set[str] = set()  # C helpers beyond `header`, emitted only when used
         self.in_parallel = False
         self.max_step = 0  # the auto_unroll_max_step in force (0: none)
         self.simplifier = SubstSimplifier(func.ranges)  # unrolled copies share its memo
@@ -176,9 +178,9 @@ class CEmitter(IntLanes):
         if isinstance(e, Call) and e.func == "dot4":
             self.helpers.add(DOT4_SCALAR)
             return f"tf_dot4({self.expr(e.args[0])}, {self.expr(e.args[1])})"
-        if isinstance(e, Call):
+        if isinstance(e, Call):  # gcc's builtin (the same libm call, or inline): no <math.h>
             suffix = "f" if e.dtype == "float32" else ""
-            return f"{e.func}{suffix}({', '.join(self.expr(a) for a in e.args)})"
+            return f"__builtin_{e.func}{suffix}({', '.join(self.expr(a) for a in e.args)})"
         raise CodegenError(f"cannot emit expression node {type(e).__name__}")
 
     # -- vector expressions ---------------------------------------------------------------
@@ -440,7 +442,10 @@ class CEmitter(IntLanes):
         self.stmts(f.body, 1)
         body = self.lines
         params = ", ".join(f"void* restrict {b.name}_raw" for b in f.args)
-        out = [HEADER, *(vector_helpers(w) for w in sorted(self.widths))]
+        out = [
+            *header("\n".join([*body, *self.helpers])),
+            *map(vector_helpers, sorted(self.widths)),
+        ]
         out += vector_math(self.vector_calls, self.widths)
         out += sorted(self.helpers)
         for b in f.statics:
@@ -460,14 +465,30 @@ class CEmitter(IntLanes):
         return "\n".join(out) + "\n"
 
 
-HEADER = """\
-#include <stdint.h>
-#include <math.h>
-#include <time.h>
-static inline float tf_min_float(float a, float b) { return a < b ? a : b; }
-static inline float tf_max_float(float a, float b) { return a > b ? a : b; }
-static inline double tf_min_double(double a, double b) { return a < b ? a : b; }
-static inline double tf_max_double(double a, double b) { return a > b ? a : b; }"""
+# scalar min/max, each emitted only into modules that call it
+SCALAR_MINMAX = {
+    f"tf_{op}_{t}": f"static inline {t} tf_{op}_{t}({t} a, {t} b) {{ return a {cmp} b ? a : b; }}"
+    for t in ("float", "double")
+    for op, cmp in (("min", "<"), ("max", ">"))
+}
+SCALAR_CALL = re.compile(r"\b(tf_(?:min|max)_(?:float|double))\(")
+LIBM_CONSTANTS = re.compile(r"\b(INFINITY|NAN)\b")
+
+
+def header(code: str) -> list[str]:
+    """The includes and scalar helpers a module needs, and only those: gcc parses every
+    line of every header for every candidate, and <math.h> alone is 49 kB of declarations
+    (5 ms of CPU per build, 6% of a softmax's). Libm calls and infinities are emitted as
+    gcc builtins, so <math.h> is included only if `code` (the body and helpers) names one of
+    its constants."""
+    out = ["#include <stdint.h>"]
+    if LIBM_CONSTANTS.search(code):
+        out.append("#include <math.h>")
+    out.append("#include <time.h>")  # tf_time's clock_gettime
+    used = set(SCALAR_CALL.findall(code))
+    out += [c for name, c in SCALAR_MINMAX.items() if name in used]
+    return out
+
 
 ENTRY = """
 int32_t tf_entry(void** args) {{ return {name}({args}); }}
