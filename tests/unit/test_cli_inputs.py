@@ -139,6 +139,20 @@ def test_doctor_without_gcc_redis_pocl_names_each_with_its_fix(tmp_path) -> None
     assert "redis://127.0.0.1:9/0 does not answer" in checks["Redis"].detail
 
 
+def test_doctor_says_where_the_record_store_is_and_what_it_holds(tmp_path) -> None:
+    absent = by_name({"TUNEFARM_STORE": str(tmp_path / "r.sqlite")})["record store"]
+    assert absent.status == "ok" and "created by the first tune" in absent.detail
+    from tunefarm.store.db import open_store
+
+    open_store(str(tmp_path / "r.sqlite")).close()  # an empty store at the current schema
+    empty = by_name({"TUNEFARM_STORE": str(tmp_path / "r.sqlite")})["record store"]
+    assert empty.status == "ok" and "0 records of 0 workloads" in empty.detail, empty
+    down = by_name({"TUNEFARM_STORE": "postgresql://x@127.0.0.1:9/db"})["record store"]
+    assert down.status == "missing" and "unreachable" in down.detail, down
+    assert "TUNEFARM_STORE=none" in down.fix
+    assert by_name({"TUNEFARM_STORE": "none"})["record store"].detail.startswith("off")
+
+
 def test_quiet_tune_prints_only_the_result(files, tmp_path, capsys) -> None:
     log = tmp_path / "quiet.jsonl"
     argv = ["tune", "relu.onnx", "--trials", "2", "--log", str(log), "--quiet"]

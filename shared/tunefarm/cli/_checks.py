@@ -199,6 +199,37 @@ def check_redis(env: Mapping[str, str]) -> Check:
     return Check("Redis", "ok", f"{url} answers (TUNEFARM_BROKER_URL)")
 
 
+def check_store(env: Mapping[str, str]) -> Check:
+    """The record store a tune would use ($TUNEFARM_STORE, else the cache directory's SQLite
+    file): reachable, at this schema, and how much it remembers."""
+    from tunefarm.store import url as store_url
+    from tunefarm.store.db import open_store
+
+    value = env.get(store_url.ENV) or ""
+    needed = "reuse of earlier tuning (--reuse) and the records commands"
+    if value.strip().lower() == store_url.NONE:
+        return Check("record store", "ok", f"off ({store_url.ENV}=none)")
+    path = None if "://" in value else Path(value or store_url.default_path()).expanduser()
+    if path is not None and not path.exists():
+        return Check("record store", "ok", f"{path} (created by the first tune)")
+    try:
+        store = open_store(value or None, create=False)
+        totals = store.totals()
+        where = store.where
+        store.close()
+    except store_url.StoreUnavailable as exc:
+        fix = f"start the database server, or {store_url.ENV}=none to tune without a store"
+        return Check("record store", "missing", _first_line(str(exc)), fix, needed)
+    except Exception as exc:  # StoreError names the store and the fix; others: what failed
+        fix = "tunefarm records migrate --store " + (value or str(path))
+        return Check("record store", "missing", _first_line(str(exc)), fix, needed)
+    return Check(
+        "record store",
+        "ok",
+        f"{where}: {totals['records']} records of {totals['workloads']} workloads",
+    )
+
+
 def _which_check(name: str, programs: tuple[str, ...], fix: str, needed_by: str) -> Callable:
     def check(env: Mapping[str, str]) -> Check:
         for program in programs:
@@ -260,6 +291,7 @@ CHECKS: tuple[Callable[[Mapping[str, str]], Check], ...] = (
     check_gpu,
     check_opencl,
     check_redis,
+    check_store,
     check_chromium,
     check_kubectl,
     check_disk,
