@@ -66,7 +66,10 @@ def stack_env(tmp: Path, db: int, tokens: dict[str, str], **extra: str) -> dict[
         TUNEFARM_PREFIX=f"tftest-{uuid.uuid4().hex[:8]}",
         TUNEFARM_ARTIFACTS=str(tmp / "artifacts"),
         TUNEFARM_TOKENS_FILE=str(tokens_file),
-        TUNEFARM_HEARTBEAT_TTL="4",
+        # short, so a killed agent leaves the tracker quickly, yet longer than a heartbeat
+        # can lapse while `make test`'s other worker loads both cores (4 s lapsed once: the
+        # gateway refused a job for a key whose agents were alive)
+        TUNEFARM_HEARTBEAT_TTL="8",
         TUNEFARM_VISIBILITY_TIMEOUT="15",
         TUNEFARM_CACHE=str(tmp / "cache"),
         PYTHONUNBUFFERED="1",
