@@ -28,15 +28,23 @@ deps:
 deps-ensure:
 	$(if $(SKIP_DEPS),,tools/deps.sh ensure)
 
-# Two workers (TEST_WORKERS): the tests that share the test Redis run on one of them, in turn
-# (the xdist group "services", tests/conftest.py); everything else spreads over both.
-TEST_WORKERS ?= 2
+# Two pytest processes at once: the tiers that share the test Redis and start the services
+# (SERVICE_TESTS) run one after another in one of them, everything else in the other; the
+# services' output is printed after the rest. Either failing fails the target.
+SERVICE_TESTS := tests/integration tests/browser tests/fuzz/test_api_hardening.py \
+	tests/fuzz/test_api_hostile.py tests/fuzz/test_api_schemathesis.py
 test: deps-ensure venv lint lint-imports
-	$(PY) -m pytest tests -q -rs -m "not gpu" -n $(TEST_WORKERS) --dist loadgroup
+	@mkdir -p build
+	@$(PY) -m pytest $(SERVICE_TESTS) -q -rs -m "not gpu" -p no:cacheprovider \
+		> build/test-services.log 2>&1 & services=$$!; \
+	$(PY) -m pytest tests -q -rs -m "not gpu" $(addprefix --ignore=,$(SERVICE_TESTS)); rest=$$?; \
+	wait $$services; svc=$$?; \
+	echo "== the service tiers (build/test-services.log)"; cat build/test-services.log; \
+	[ $$rest -eq 0 ] && [ $$svc -eq 0 ]
 
 # The unit tier alone: nothing but the venv and gcc (a few minutes).
 test-quick: venv-tools venv
-	$(PY) -m pytest tests/unit -q -m "not gpu" -n $(TEST_WORKERS)
+	$(PY) -m pytest tests/unit -q -m "not gpu"
 
 # The import contracts in pyproject.toml: layers import only downward, and no layer but the
 # backends' own reaches into a backend's modules.

@@ -3,15 +3,14 @@ developer's machine; in CI (`TUNEFARM_REQUIRE_ALL_TIERS=1`, set by .ci/run) a sk
 run, so a tier that silently stopped running cannot pass for green. Tests marked `gpu` are
 deselected by `make test` (`-m "not gpu"`), not skipped: they run only on a GPU machine.
 
-`make test` runs the tests on two pytest-xdist workers. Tests that use the test Redis
-(Celery's queues there carry no key prefix, and the integration fixture flushes the database
-when its session ends) or drive the services all run on one worker, one after another: they
-form the xdist group "services"; the rest spread over both workers."""
+`make test` runs two pytest processes at once (Makefile, SERVICE_TESTS): the tiers that use
+the test Redis (Celery's queues there carry no key prefix, and the integration fixture
+flushes the database when its session ends) and start the services, one after another in
+one process; everything else in the other."""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
@@ -33,19 +32,3 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             red=True,
         )
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-
-SERVICE_TIERS = {"integration", "browser"}
-SERVICE_FIXTURES = {"redis_url", "service_config", "fuzz_config"}
-
-
-def _uses_services(item: pytest.Item) -> bool:
-    tier = Path(str(item.fspath)).relative_to(Path(__file__).parent).parts[0]
-    fixtures = set(getattr(item, "fixturenames", ()))
-    return tier in SERVICE_TIERS or bool(fixtures & SERVICE_FIXTURES)
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if _uses_services(item):
-            item.add_marker(pytest.mark.xdist_group("services"))
