@@ -183,7 +183,7 @@ def list_jobs():
     errors = {}
     if state is not None and state not in STATES:
         errors["state"] = f"unknown state {state[:48]!r}; one of {', '.join(STATES)}"
-    limit = _int_arg("limit", LIST_LIMIT, 1, LIST_LIMIT_MAX, errors)
+    limit = int_arg("limit", LIST_LIMIT, 1, LIST_LIMIT_MAX, errors)
     cursor = request.args.get("cursor") or None
     if cursor is not None:
         try:
@@ -430,7 +430,7 @@ def openapi_document():
 
 
 # -- helpers --------------------------------------------------------------------------------------
-def _int_arg(name: str, default: int, low: int, high: int, errors: dict[str, str]) -> int:
+def int_arg(name: str, default: int, low: int, high: int, errors: dict[str, str]) -> int:
     raw = request.args.get(name)
     if raw in (None, ""):
         return default

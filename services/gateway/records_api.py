@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import g, jsonify, request
 from tunefarm_services.gateway import auth
-from tunefarm_services.gateway.api import Rejected, _int_arg, api
+from tunefarm_services.gateway.api import Rejected, api, int_arg
 from tunefarm_services.gateway.app import gateway, json_error
 
 from tunefarm.store import RecordStore, StoreError
@@ -63,7 +63,7 @@ def _unavailable(exc: StoreError | None = None):
 def list_records():
     """Valid records, best first: ?workload=&target=&device_key=&limit=&cursor=."""
     errors: dict[str, str] = {}
-    limit = _int_arg("limit", PAGE, 1, PAGE_MAX, errors)
+    limit = int_arg("limit", PAGE, 1, PAGE_MAX, errors)
     if errors:
         raise Rejected(errors)
     cursor = _cursor(request.args.get("cursor"))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tunefarm.backends import parse_target, registry
-from tunefarm.backends.cpu.dense import _register_tile
+from tunefarm.backends.cpu.dense import register_tile
 from tunefarm.backends.cpu.target import vector_lanes
 from tunefarm.measure import Config, MeasureErrorNo, MeasureInput, MeasureSettings
 from tunefarm.task import Task, TaskError
@@ -51,11 +51,11 @@ def test_default_dense_tile_fills_the_registers(isa: str) -> None:
     """ViT's 197 x 768 -> 3072: the default tile keeps rows x vectors accumulators within
     the ISA's register file and wastes at most a row of the last tile."""
     lanes = vector_lanes(parse_target(f"cpu -isa={isa}"))
-    rows, inner = _register_tile(197, 3072 // lanes, lanes)
+    rows, inner = register_tile(197, 3072 // lanes, lanes)
     assert rows > 1 and inner > 1
     assert rows * inner <= (24 if lanes >= 16 else 12)
     assert -(-197 // rows) * rows - 197 <= 3
-    assert _register_tile(1, 3072 // lanes, lanes)[0] == 1
+    assert register_tile(1, 3072 // lanes, lanes)[0] == 1
 
 
 @pytest.mark.parametrize(

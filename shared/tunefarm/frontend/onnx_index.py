@@ -230,7 +230,7 @@ def is_inf(cx) -> None:
     cx.emit("add", hits, {}, cx.outputs[0])
 
 
-def _along_last(cx, x: str, shape, axis: int, matrix: np.ndarray, out: str) -> None:
+def along_last(cx, x: str, shape, axis: int, matrix: np.ndarray, out: str) -> None:
     """y = matrix applied along `axis` of x (a dense on rows, transposes around it)."""
     rank = len(shape)
     perm = [d for d in range(rank) if d != axis] + [axis]
@@ -259,7 +259,7 @@ def cumsum(cx) -> None:
         keep = in_i > out_i if cx.attr("exclusive", 0) else in_i >= out_i
     else:
         keep = in_i < out_i if cx.attr("exclusive", 0) else in_i <= out_i
-    _along_last(cx, cx.number(0), shape, axis, keep.astype(np.float32), cx.outputs[0])
+    along_last(cx, cx.number(0), shape, axis, keep.astype(np.float32), cx.outputs[0])
 
 
 def trilu(cx) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
-from tunefarm.frontend.onnx_index import _along_last
+from tunefarm.frontend.onnx_index import along_last
 
 ATTRS = (
     "mode",
@@ -111,7 +111,7 @@ def resize(cx) -> None:
             span = (0.0, 1.0)
         m = _matrix(cx, shape[a], sizes[a], scales[a], span)
         out = cx.outputs[0] if k == len(axes) - 1 else cx.imp.fresh(f"{cx.name}/axis{a}")
-        _along_last(cx, x, tuple(cur), a, m, out)
+        along_last(cx, x, tuple(cur), a, m, out)
         cur[a] = sizes[a]
         x = out
 

@@ -90,7 +90,7 @@ class DensePack(Template):
         lanes = vector_lanes(target)
         ob = next((b for b in (lanes, lanes // 2, 8, 4, 2) if p["o"] % b == 0), 1)
         blocks = p["o"] // ob
-        rows, inner = _register_tile(p["n"], blocks, lanes)
+        rows, inner = register_tile(p["n"], blocks, lanes)
         cfg = {"tile_o": (blocks // inner, inner, ob), "tile_k": 4 if p["k"] % 4 == 0 else 1}
         return cfg if p["n"] == 1 else {**cfg, "tile_n": rows}
 
@@ -144,7 +144,7 @@ class DensePack(Template):
 ROW_TILES = (1, 2, 3, 4, 5, 6, 8)
 
 
-def _register_tile(n: int, blocks: int, lanes: int) -> tuple[int, int]:
+def register_tile(n: int, blocks: int, lanes: int) -> tuple[int, int]:
     """(rows, vectors) of the default accumulator tile: as many FMAs per loaded value as
     the registers allow (24 accumulators of 32 registers with 16 lanes, 12 of 16 below),
     discounted by the rows a tile that does not divide N computes for nothing."""
