@@ -3,6 +3,7 @@ match ONNX Runtime, and how fast is it untuned next to ONNX Runtime?
 
     /work/torchenv/bin/python tools/export_test_models.py --full --out /work/models-full
     python3 benchmarks/models.py --dir /work/models-full [--rounds 2] [--only resnet50,bert]
+        [--cores 1] [--profile 8]
 
 The first command exports the issue's list (torchvision at 224x224, Hugging Face base
 configs at sequence 128, GPT-2 at 64), random-initialised, with both exporters (dynamo,
@@ -11,7 +12,11 @@ file: import (a failure is its one-line message), compile untuned, run on the sa
 input, relative error against ONNX Runtime (max|got - want| / max|want|, match <= 1e-4),
 and the time of both, interleaved over `--rounds` rounds (each round: the median of
 `--repeat` runs of ONNX Runtime, then of tunefarm), reported as the median ratio
-tunefarm / ONNX Runtime (below 1: tunefarm faster).
+tunefarm / ONNX Runtime (below 1: tunefarm faster). `--cores N` compiles for `cpu -cores=N`
+and gives ONNX Runtime N intra-op threads (default: every core for both), so one core against
+one thread compares the kernels, not the threading, on a shared machine. `--profile K` adds
+each network's K slowest calls (the executor's per-call profile) to its row: where the time
+goes when a model is slower than ONNX Runtime.
 """
 
 from __future__ import annotations
@@ -47,7 +52,9 @@ def _median_ms(fn, repeat: int) -> float:
     return statistics.median(times)
 
 
-def one(path: Path, workdir: Path, rounds: int, repeat: int) -> dict:
+def one(
+    path: Path, workdir: Path, rounds: int, repeat: int, cores: int = 0, profile: int = 0
+) -> dict:
     """Import, compile, check and time one export; every failure is a one-line message."""
     row: dict = {"file": path.name}
     feeds = dict(np.load(path.with_name(path.name.replace(".onnx", ".inputs.npz"))))
@@ -62,7 +69,7 @@ def one(path: Path, workdir: Path, rounds: int, repeat: int) -> dict:
     row["import_s"] = round(time.perf_counter() - start, 1)
     start = time.perf_counter()
     try:
-        compile_graph(graph, "cpu").save(workdir / "net.tfa")
+        compile_graph(graph, f"cpu -cores={cores}" if cores else "cpu").save(workdir / "net.tfa")
         net = GraphExecutor.load(workdir / "net.tfa")
         got = net.run(feeds)
     except Exception as err:
@@ -70,7 +77,7 @@ def one(path: Path, workdir: Path, rounds: int, repeat: int) -> dict:
         return row
     row["compile"] = "ok"
     row["compile_s"] = round(time.perf_counter() - start, 1)
-    session = onnxruntime_session(onnx.load(str(path)))
+    session = onnxruntime_session(onnx.load(str(path)), threads=cores or None)
     names = [o.name for o in session.get_outputs()]
     want = dict(zip(names, session.run(None, feeds), strict=True))
     row["rel_err"] = relative_error(got, want)
@@ -88,6 +95,9 @@ def one(path: Path, workdir: Path, rounds: int, repeat: int) -> dict:
         untuned_ms=round(statistics.median(tf_ms), 2),
         untuned_ratio=round(statistics.median(ratios), 3),
     )
+    if profile:
+        calls = sorted(net.profile(repeat=3), key=lambda e: -e.ms)[:profile]
+        row["slowest"] = [[e.node, e.kernel, round(e.ms, 3)] for e in calls]
     return row
 
 
@@ -118,6 +128,8 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated name prefixes")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--cores", type=int, default=0, help="tunefarm cores = ORT threads (0: all)")
+    ap.add_argument("--profile", type=int, default=0, help="record the K slowest calls")
     ap.add_argument("--json", type=Path, default=Path("benchmarks/results-models.json"))
     ap.add_argument(
         "--collect", type=Path, nargs="*", help="only print the table of these results files"
@@ -139,7 +151,7 @@ def main() -> int:
     work = args.dir / "work"
     work.mkdir(exist_ok=True)
     for f in files:
-        rows.append(one(f, work, args.rounds, args.repeat))
+        rows.append(one(f, work, args.rounds, args.repeat, args.cores, args.profile))
         print(json.dumps(rows[-1]), flush=True)
     print(table(rows))
     failed = manifest.get("failed", {})
