@@ -11,20 +11,24 @@ from __future__ import annotations
 from tunefarm.graph.ir import Graph
 from tunefarm.graph.passes.batch_norm import fold_batch_norm
 from tunefarm.graph.passes.constants import fold_constants
+from tunefarm.graph.passes.conv_taps import split_bands, trim_dead_taps
 from tunefarm.graph.passes.dead_code import eliminate_dead_code
 from tunefarm.graph.passes.fuse import fuse_epilogues
 from tunefarm.graph.passes.transformer import fuse_gelu, fuse_layer_norm, hoist_through_reshape
 
 
 def optimize(graph: Graph) -> Graph:
-    """Constant folding, batch-norm folding, layer-norm and GELU recognition, hoisting a
-    dense's tail through reshapes, epilogue fusion, dead-code elimination."""
+    """Constant folding, batch-norm folding, conv taps that read only padding cut away,
+    layer-norm and GELU recognition, hoisting a dense's tail through reshapes, epilogue
+    fusion, convs that mostly read padding split into bands, dead-code elimination."""
     graph = fold_constants(graph)
     graph = fold_batch_norm(graph)
+    graph = trim_dead_taps(graph)
     graph = fuse_layer_norm(graph)
     graph = fuse_gelu(graph)
     graph = hoist_through_reshape(graph)
     graph = fuse_epilogues(graph)
+    graph = split_bands(graph)
     return eliminate_dead_code(graph)
 
 
@@ -37,4 +41,6 @@ __all__ = [
     "fuse_layer_norm",
     "hoist_through_reshape",
     "optimize",
+    "split_bands",
+    "trim_dead_taps",
 ]
