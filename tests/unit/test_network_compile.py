@@ -194,3 +194,38 @@ def test_per_channel_multiply_stays_blocked(tmp_path) -> None:
     inputs = random_inputs(graph, seed=2)
     got = GraphExecutor.load(tmp_path / "se.tfa").run(inputs)
     assert relative_error(got, onnxruntime_outputs(model, inputs)) <= TOLERANCE
+
+
+def test_conv_split_into_bands_stays_blocked_and_matches_onnxruntime(tmp_path) -> None:
+    """DeepLabV3's ASPP at rate 12 on a 14x14 map: split into bands (graph.passes.conv_taps),
+    whose slices along H and W and concats read and write the blocked layout."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(1)
+    w0 = numpy_helper.from_array(rng.standard_normal((32, 3, 3, 3)).astype(np.float32), "w0")
+    w1 = numpy_helper.from_array(rng.standard_normal((16, 32, 3, 3)).astype(np.float32), "w1")
+    b1 = numpy_helper.from_array(rng.standard_normal(16).astype(np.float32), "b1")
+    nodes = [
+        helper.make_node("Conv", ["x", "w0"], ["a"], pads=[1, 1, 1, 1], name="stem"),
+        helper.make_node(
+            "Conv", ["a", "w1", "b1"], ["c"], pads=[12] * 4, dilations=[12, 12], name="aspp"
+        ),  # fmt: skip
+        helper.make_node("Relu", ["c"], ["y"], name="relu"),
+    ]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 14, 14])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 14, 14])
+    model = helper.make_model(
+        helper.make_graph(nodes, "aspp", [x], [y], [w0, w1, b1]),
+        opset_imports=[helper.make_opsetid("", 13)],
+    )
+    model.ir_version = 8
+    _, graph = load_model(model.SerializeToString())
+    compiled = compile_graph(graph, "cpu")
+    kernels = [c.kernel.split("_", 1)[1] for c in compiled.plan.calls]
+    assert kernels.count("conv2d") == 10 and "slice" in kernels and "concat" in kernels
+    transforms = [c.node for c in compiled.plan.calls if "layout_transform" in c.kernel]
+    assert transforms == ["y->NCHW"]
+    compiled.save(tmp_path / "aspp.tfa")
+    inputs = random_inputs(graph, seed=3)
+    got = GraphExecutor.load(tmp_path / "aspp.tfa").run(inputs)
+    assert relative_error(got, onnxruntime_outputs(model.SerializeToString(), inputs)) <= TOLERANCE

@@ -412,14 +412,15 @@ class _Lowering:
         return None
 
     def concat(self, node: Node) -> None:
-        """Channel concat stays blocked when every input is in the same block (inception's
-        and squeezenet's branch outputs), else runs logical."""
+        """Concat along C, H or W stays blocked when every input is in the same block
+        (inception's and squeezenet's branch outputs; the bands of a split conv), else
+        runs logical."""
         ins = node.inputs
         rank = len(self.g.shape(ins[0]))
         axis = int(node.attrs["axis"]) % rank
         layouts = {self.layout.get(v) for v in ins}
         layout = next(iter(layouts)) if len(layouts) == 1 else None
-        if layout is not None and not (axis == 1 and rank == 4):
+        if layout is not None and not (axis in (1, 2, 3) and rank == 4):
             layout = None
         bufs = [self.in_layout(v, layout) for v in ins]
         shapes = [self.buffers[x].shape for x in bufs]
@@ -541,19 +542,25 @@ class _Lowering:
         self.buf_of[node.outputs[0]], self.layout[node.outputs[0]] = out, None
 
     def slice(self, node: Node) -> None:
-        src = self.logical(node.inputs[0])
-        a = node.attrs
+        """A slice along H or W of a blocked activation stays blocked: those axes index the
+        blocked array as they index the logical one (a conv split into bands slices its
+        input so); other slices run logical."""
+        value, a = node.inputs[0], node.attrs
+        rank, layout = len(self.g.shape(value)), self.layout.get(value)
+        axis = int(a["axis"])
+        if not (rank == 4 and axis % rank in (2, 3) and block(layout) > 1):
+            layout = None
+        src = self.in_layout(value, layout)
         task = Task.make(
             "slice",
             target=self.target,
             shape=self.buffers[src].shape,
-            axis=int(a["axis"]),
+            axis=axis % rank if layout else axis,
             begin=int(a["begin"]),
             end=int(a["end"]),
         )
-        self.call_default(
-            task, [src, self.define(node.outputs[0], self.g.shape(node.outputs[0]), None)]
-        )
+        out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
+        self.call_default(task, [src, self.define(node.outputs[0], out_shape, layout)])
 
     # -- the network's edges ---------------------------------------------------------------
     def bind_inputs(self) -> list[tuple[str, str]]:
