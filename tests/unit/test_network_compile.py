@@ -145,7 +145,8 @@ def test_grouped_conv_with_fused_epilogue_matches_onnxruntime(tmp_path) -> None:
 
 def _se_block_model(channels: int) -> bytes:
     """conv -> squeeze-excite (global pool, 1x1 convs, sigmoid) -> x * gate, then x * a
-    per-channel constant [1, C, 1, 1] and a per-channel divisor on the other side."""
+    per-channel constant [1, C, 1, 1], a per-channel divisor on the other side and a
+    [C, 1, 1] shift."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -157,6 +158,7 @@ def _se_block_model(channels: int) -> bytes:
 
     params = [arr("w", c, 3, 3, 3), arr("w1", 4, c, 1, 1), arr("w2", c, 4, 1, 1)]
     params.append(numpy_helper.from_array(rng.uniform(0.5, 2, (1, c, 1, 1)).astype("f4"), "k"))
+    params.append(arr("k3", c, 1, 1))
     nodes = [
         helper.make_node("Conv", ["x", "w"], ["a"], pads=[1, 1, 1, 1], name="conv"),
         helper.make_node("Relu", ["a"], ["r"], name="relu"),
@@ -168,7 +170,8 @@ def _se_block_model(channels: int) -> bytes:
         helper.make_node("Mul", ["gate", "r"], ["s"], name="excite"),  # the gate first
         helper.make_node("Mul", ["s", "k"], ["sk"], name="scale"),
         helper.make_node("Div", ["k", "sk"], ["d"], name="divide"),
-        helper.make_node("Conv", ["d", "w1"], ["y"], name="head"),
+        helper.make_node("Add", ["d", "k3"], ["d3"], name="shift"),  # a [C, 1, 1] constant
+        helper.make_node("Conv", ["d3", "w1"], ["y"], name="head"),
     ]
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 12])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 12, 12])
@@ -187,7 +190,7 @@ def test_per_channel_multiply_stays_blocked(tmp_path) -> None:
     model = _se_block_model(32)
     _, graph = load_model(model)
     compiled = compile_graph(graph, "cpu", optimized=True)
-    assert [n.op for n in graph.nodes].count("mul") == 2
+    assert [n.op for n in graph.nodes].count("mul") == 2 and "add" in [n.op for n in graph.nodes]
     transforms = [c.node for c in compiled.plan.calls if "layout_transform" in c.kernel]
     assert transforms == ["y->NCHW"]  # only the network's output, to the logical layout
     compiled.save(tmp_path / "se.tfa")

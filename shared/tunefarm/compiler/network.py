@@ -383,7 +383,8 @@ class _Lowering:
     def channel_operand(self, a: str, b: str) -> tuple[list[str], Layout] | None:
         """([buffer of a, buffer of b], layout) when one operand is a 4-D activation held in
         a blocked layout and the other is per channel ([1 or N, C, 1, 1]: a squeeze-excite
-        gate, a computed scale) with the result the activation's shape: then both are
+        gate, a computed scale; or a [C, 1, 1] constant: DenseNet's batch norms before
+        its convs) with the result the activation's shape: then both are
         read blocked, the per-channel one as [., C/b, 1, 1, b], which is its own memory
         (`same_memory`), and broadcasting does the rest. Without it the SE block's multiply
         costs a layout transform each way around a logical kernel (regnet_y_400mf's legacy
@@ -392,6 +393,8 @@ class _Lowering:
         for big, small in ((a, b), (b, a)):
             layout = self.layout.get(big)
             s, t = shapes[big], shapes[small]
+            if self.g.is_param(small) and t == (s[1:2] + (1, 1) if len(s) == 4 else None):
+                t = (1, *t)  # a [C, 1, 1] constant (a batch norm not after a conv)
             if (
                 self.g.is_param(big)
                 or block(layout) <= 1
