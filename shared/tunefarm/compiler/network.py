@@ -84,6 +84,7 @@ UNARY_FNS = {
     "relu": "relu",
     "sigmoid": "sigmoid",
     "hard_swish": "hard_swish",
+    "silu": "silu",
     "leaky_relu": "leaky_relu",
     "clip": "clip",
     "hard_sigmoid": "hard_sigmoid",

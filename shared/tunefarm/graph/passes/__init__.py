@@ -14,18 +14,20 @@ from tunefarm.graph.passes.constants import fold_constants
 from tunefarm.graph.passes.conv_taps import split_bands, trim_dead_taps
 from tunefarm.graph.passes.dead_code import eliminate_dead_code
 from tunefarm.graph.passes.fuse import fuse_epilogues
+from tunefarm.graph.passes.silu import fuse_silu
 from tunefarm.graph.passes.transformer import fuse_gelu, fuse_layer_norm, hoist_through_reshape
 
 
 def optimize(graph: Graph) -> Graph:
     """Constant folding, batch-norm folding, conv taps that read only padding cut away,
-    layer-norm and GELU recognition, hoisting a dense's tail through reshapes, epilogue
+    layer-norm, GELU and SiLU recognition, hoisting a dense's tail through reshapes, epilogue
     fusion, convs that mostly read padding split into bands, dead-code elimination."""
     graph = fold_constants(graph)
     graph = fold_batch_norm(graph)
     graph = trim_dead_taps(graph)
     graph = fuse_layer_norm(graph)
     graph = fuse_gelu(graph)
+    graph = fuse_silu(graph)
     graph = hoist_through_reshape(graph)
     graph = fuse_epilogues(graph)
     graph = split_bands(graph)
@@ -39,6 +41,7 @@ __all__ = [
     "fuse_epilogues",
     "fuse_gelu",
     "fuse_layer_norm",
+    "fuse_silu",
     "hoist_through_reshape",
     "optimize",
     "split_bands",
