@@ -443,6 +443,28 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return e / e.sum(axis=ax, keepdims=True)
 
 
+
+def attention(
+    q: np.ndarray,
+    kt: np.ndarray,
+    v: np.ndarray,
+    mask: np.ndarray | None = None,
+    scale: float = 1.0,
+) -> np.ndarray:
+    """softmax(q kt * scale + mask) v in float64, q [B,H,Sq,D], kt [B,H,D,Sk], v [B,H,Sk,D],
+    the mask broadcast; a row whose every key is masked by -inf gives 0 (the exporters'
+    IsNaN/Where guard around softmax)."""
+    q, kt, v = _arr(q, "q", 4), _arr(kt, "kt", 4), _arr(v, "v", 4)
+    s = np.matmul(q.astype(np.float64), kt.astype(np.float64)) * scale
+    if mask is not None:
+        s = s + _arr(mask, "mask", 4).astype(np.float64)
+    mx = s.max(axis=-1, keepdims=True)
+    live = mx > -np.inf
+    with np.errstate(invalid="ignore"):
+        e = np.exp(s - np.where(live, mx, 0.0))
+        p = np.where(live, e / e.sum(axis=-1, keepdims=True), 0.0)
+    return np.matmul(p, v.astype(np.float64)).astype(np.float32)
+
 def log_softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """x - logsumexp(x) along `axis`, computed stably."""
     x = _arr(x, "x")
