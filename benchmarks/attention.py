@@ -54,7 +54,7 @@ def attention_task(name: str, batch: int, target: str) -> Task:
     h, s, d, masked = SHAPES[name]
     mask = (batch, 1, 1, s) if masked else None
     return Task.make(
-        "attention", target=target, q=(batch, h, s, d), kt=(batch, h, d, s),
+        "attention", target=target, q=(batch, h, s, d), k=(batch, h, d, s),
         v=(batch, h, s, d), mask=mask, scale=1.0 / math.sqrt(d),
     )  # fmt: skip
 
@@ -65,7 +65,7 @@ def ort_model(task: Task, inputs: dict[str, np.ndarray]) -> bytes:
 
     scale = numpy_helper.from_array(np.array(task.args["scale"], np.float32), "scale")
     nodes = [
-        helper.make_node("MatMul", ["q", "kt"], ["s"]),
+        helper.make_node("MatMul", ["q", "k"], ["s"]),
         helper.make_node("Mul", ["s", "scale"], ["t"]),
     ]
     logits = "t"

@@ -443,18 +443,19 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return e / e.sum(axis=ax, keepdims=True)
 
 
-
 def attention(
     q: np.ndarray,
-    kt: np.ndarray,
+    k: np.ndarray,
     v: np.ndarray,
     mask: np.ndarray | None = None,
     scale: float = 1.0,
+    k_layout: str = "BHDS",
 ) -> np.ndarray:
-    """softmax(q kt * scale + mask) v in float64, q [B,H,Sq,D], kt [B,H,D,Sk], v [B,H,Sk,D],
-    the mask broadcast; a row whose every key is masked by -inf gives 0 (the exporters'
-    IsNaN/Where guard around softmax)."""
-    q, kt, v = _arr(q, "q", 4), _arr(kt, "kt", 4), _arr(v, "v", 4)
+    """softmax(q K^T * scale + mask) v in float64, q [B,H,Sq,D], k as K^T [B,H,D,Sk]
+    (k_layout "BHDS") or K [B,H,Sk,D] ("BHSD"), v [B,H,Sk,D], the mask broadcast; a row
+    whose every key is masked by -inf gives 0 (the exporters' IsNaN/Where guard)."""
+    q, k, v = _arr(q, "q", 4), _arr(k, "k", 4), _arr(v, "v", 4)
+    kt = k if k_layout == "BHDS" else k.transpose(0, 1, 3, 2)
     s = np.matmul(q.astype(np.float64), kt.astype(np.float64)) * scale
     if mask is not None:
         s = s + _arr(mask, "mask", 4).astype(np.float64)
@@ -464,6 +465,7 @@ def attention(
         e = np.exp(s - np.where(live, mx, 0.0))
         p = np.where(live, e / e.sum(axis=-1, keepdims=True), 0.0)
     return np.matmul(p, v.astype(np.float64)).astype(np.float32)
+
 
 def log_softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """x - logsumexp(x) along `axis`, computed stably."""

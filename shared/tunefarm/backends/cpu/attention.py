@@ -23,7 +23,12 @@ from typing import Any
 from tunefarm.backends.cpu.target import vector_lanes
 from tunefarm.ir import reference as R
 from tunefarm.ir import tensor as te
-from tunefarm.ir.ops.attention import attention, attention_flops, check_attention_shapes
+from tunefarm.ir.ops.attention import (
+    K_LAYOUTS,
+    attention,
+    attention_flops,
+    check_attention_shapes,
+)
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace
 from tunefarm.schedule.template import KernelDef, Template, check_config, identity, io_key
@@ -38,23 +43,29 @@ def _shape4(task: Task, key: str) -> tuple[int, ...]:
     try:
         return tuple(int(v) for v in task.args[key])
     except KeyError:
-        raise TaskError(f"attention: missing param {key!r} (need q, kt, v)") from None
+        raise TaskError(f"attention: missing param {key!r} (need q, k, v)") from None
     except (TypeError, ValueError):
         raise TaskError(f"attention: param {key!r} must be a 4-D shape") from None
 
 
 def attention_params(task: Task) -> dict[str, Any]:
-    """Shapes and scale of an attention task; TaskError naming the bad param."""
-    q, kt, v = (_shape4(task, k) for k in ("q", "kt", "v"))
+    """Shapes and scale of an attention task; TaskError naming the bad param. `k` is K^T
+    [B, H, D, Sk] (k_layout "BHDS", the default) or K [B, H, Sk, D] ("BHSD")."""
+    q, k, v = (_shape4(task, n) for n in ("q", "k", "v"))
+    layout = task.args.get("k_layout", "BHDS")
+    if layout not in K_LAYOUTS:
+        raise TaskError(f"attention: param 'k_layout' must be one of {K_LAYOUTS}, got {layout!r}")
     mask = _shape4(task, "mask") if task.args.get("mask") is not None else None
     scale = task.args.get("scale", 1.0)
     if isinstance(scale, bool) or not isinstance(scale, int | float) or not math.isfinite(scale):
         raise TaskError(f"attention: param 'scale' must be a finite number, got {scale!r}")
     try:
-        check_attention_shapes(q, kt, v, mask)
+        check_attention_shapes(q, k, v, mask, layout)
     except ValueError as exc:
         raise TaskError(f"attention: {exc}") from None
-    return dict(q=q, kt=kt, v=v, mask=mask, scale=float(scale), sq=q[2], sk=kt[3], d=q[3])
+    return dict(
+        q=q, k=k, v=v, mask=mask, scale=float(scale), sq=q[2], sk=v[2], d=q[3], k_layout=layout
+    )
 
 
 def _vectors(n: int, lanes: int) -> int:
@@ -69,16 +80,17 @@ class Attention(Template):
 
     def logical_inputs(self, task):
         p = self.validate(task)
-        names = [("q", p["q"]), ("kt", p["kt"]), ("v", p["v"])]
+        names = [("q", p["q"]), ("k", p["k"]), ("v", p["v"])]
         return names + ([("mask", p["mask"])] if p["mask"] else [])
 
     def reference(self, task, inputs):
         p = self.validate(task)
-        return R.attention(inputs["q"], inputs["kt"], inputs["v"], inputs.get("mask"), p["scale"])
+        xs = (inputs["q"], inputs["k"], inputs["v"], inputs.get("mask"))
+        return R.attention(*xs, p["scale"], p["k_layout"])
 
     def flops(self, task):
         p = self.validate(task)
-        return attention_flops(p["q"], p["kt"])
+        return attention_flops(p["q"], p["v"])
 
     def space(self, task: Task, target: Target) -> ConfigSpace:
         p = self.validate(task)
@@ -106,9 +118,8 @@ class Attention(Template):
         lanes = vector_lanes(target)
         xs = [te.placeholder(s, name=n) for n, s in self.logical_inputs(task)]
         mask = xs[3] if len(xs) == 4 else None
-        out = attention(
-            xs[0], xs[1], xs[2], mask, p["scale"], lanes * cfg["tile_o"], OUT, cfg["tile_n"]
-        )
+        pad, rows = lanes * cfg["tile_o"], cfg["tile_n"]
+        out = attention(*xs[:3], mask, p["scale"], pad, OUT, rows, p["k_layout"])
         steps = _steps(cfg["tile_n"], cfg["tile_o"], cfg["tile_d"], lanes)
         return KernelDef(
             inputs=xs,

@@ -1,13 +1,14 @@
 """Scaled dot-product attention as one compute definition: softmax(Q K^T * scale + mask) V.
 
-Shapes: q [B, H, Sq, D], kt (K transposed, as the graph's matmul reads it) [B, H, D, Sk],
-v [B, H, Sk, D], an optional additive mask broadcastable to [B, H, Sq, Sk] whose last dim is
-Sk (each of its other dims 1 or full). Output [B, H, Sq, D].
+Shapes: q [B, H, Sq, D]; k as K^T [B, H, D, Sk] (layout "BHDS": what the graph's matmul
+reads) or as K [B, H, Sk, D] ("BHSD": where K^T was a transpose of it); v [B, H, Sk, D];
+an optional additive mask broadcastable to [B, H, Sq, Sk] whose last dim is Sk (each of its
+other dims 1 or full). Output [B, H, Sq, D].
 
 Stages (all named after `name`):
-- `{name}_kp` [B, H, D, Skp]: K^T times the scale, its key axis padded with zeros to `pad`
-  (a multiple of the vector width), so the score's inner loop is whole vectors and the scale
-  costs nothing per product;
+- `{name}_kp` [B, H, D, Skp]: K^T times the scale (read from either layout), its key axis
+  padded with zeros to `pad` (a multiple of the vector width), so the score's inner loop
+  is whole vectors and the scale costs nothing per product;
 - `{name}_bias` [mask dims, Skp] (with a mask or padded keys): the mask, -inf on the
   padded keys, so the row loops below add one contiguous vector and test nothing;
 - `{name}_score` [B, H, Sq, Skp]: Q K^T (reduce over d);
@@ -29,24 +30,30 @@ from tunefarm.ir import tensor as te
 from tunefarm.ir.expr import Expr, const, exp, min_, select
 from tunefarm.ir.tensor import Tensor
 
-__all__ = ["attention", "attention_flops", "check_attention_shapes"]
+__all__ = ["K_LAYOUTS", "attention", "attention_flops", "check_attention_shapes"]
 
 AXES4 = ("b", "h", "i", "j")
+K_LAYOUTS = ("BHDS", "BHSD")  # K^T as the score matmul reads it, or K itself
 
 
 def check_attention_shapes(
-    q: tuple[int, ...], kt: tuple[int, ...], v: tuple[int, ...], mask: tuple[int, ...] | None
+    q: tuple[int, ...],
+    k: tuple[int, ...],
+    v: tuple[int, ...],
+    mask: tuple[int, ...] | None,
+    k_layout: str = "BHDS",
 ) -> None:
     """ValueError naming the operand whose shape does not fit the others."""
-    for what, s in (("q", q), ("kt", kt), ("v", v)):
+    if k_layout not in K_LAYOUTS:
+        raise ValueError(f"k_layout must be one of {', '.join(K_LAYOUTS)}, got {k_layout!r}")
+    for what, s in (("q", q), ("k", k), ("v", v)):
         if len(s) != 4 or min(s) < 1:
             raise ValueError(f"{what} must be a 4-D shape of positive ints, got {list(s)}")
     b, h, _, d = q
-    sk = kt[3]
-    if tuple(kt) != (b, h, d, sk):
-        raise ValueError(
-            f"kt {list(kt)} must be [B, H, D, Sk] = [{b}, {h}, {d}, Sk] for q {list(q)}"
-        )
+    sk = k[3] if k_layout == "BHDS" else k[2]
+    want = (b, h, d, sk) if k_layout == "BHDS" else (b, h, sk, d)
+    if tuple(k) != want:
+        raise ValueError(f"k {list(k)} must be {k_layout} = {list(want)} for q {list(q)}")
     if tuple(v) != (b, h, sk, d):
         raise ValueError(f"v {list(v)} must be [B, H, Sk, D] = {[b, h, sk, d]}")
     if mask is None:
@@ -59,35 +66,38 @@ def check_attention_shapes(
         )
 
 
-def attention_flops(q: tuple[int, ...], kt: tuple[int, ...]) -> float:
+def attention_flops(q: tuple[int, ...], v: tuple[int, ...]) -> float:
     """Two products of 2 B H Sq Sk D each, plus ~6 per score for mask, max, exp and sum."""
     b, h, sq, d = q
-    sk = kt[3]
+    sk = v[2]
     return float(b * h * sq * sk * (4 * d + 6))
 
 
 def attention(
     q: Tensor,
-    kt: Tensor,
+    k: Tensor,
     v: Tensor,
     mask: Tensor | None = None,
     scale: float = 1.0,
     pad: int = 1,
     name: str = "attention",
     rows: int = 1,
+    k_layout: str = "BHDS",
 ) -> Tensor:
     """softmax(q kt * scale + mask) v over the last axis, as the stages the module lists.
 
     `rows` pads the query axis of every stage but the output to a multiple of `rows` (the
     padded rows repeat the last one: its q and mask rows are clamped), so a block of `rows`
     query rows computes with no bounds test and the output crops, as dense_pack does."""
-    check_attention_shapes(q.shape, kt.shape, v.shape, None if mask is None else mask.shape)
+    check_attention_shapes(
+        q.shape, k.shape, v.shape, None if mask is None else mask.shape, k_layout
+    )
     if not name.isidentifier():
         raise ValueError(f"name must be an identifier, got {name!r}")
     if not math.isfinite(scale):
         raise ValueError(f"scale must be finite, got {scale!r}")
     b, h, sq, d = q.shape
-    sk = kt.shape[3]
+    sk = v.shape[2]
     skp = -(-sk // pad) * pad
     sqp = -(-sq // rows) * rows
 
@@ -95,7 +105,10 @@ def attention(
         return i if sqp == sq else min_(i, sq - 1)
 
     def kp_body(bi: Expr, hi: Expr, di: Expr, j: Expr) -> Expr:
-        src = kt[bi, hi, di, j if skp == sk else min_(j, sk - 1)] * const(float(scale))
+        key = j if skp == sk else min_(j, sk - 1)
+        src = (k[bi, hi, di, key] if k_layout == "BHDS" else k[bi, hi, key, di]) * const(
+            float(scale)
+        )
         return src if skp == sk else select(j < sk, src, const(0.0))
 
     kp = te.compute((b, h, d, skp), kp_body, name=f"{name}_kp", axis_names=("b", "h", "d", "j"))
