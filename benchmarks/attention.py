@@ -52,10 +52,10 @@ def log(msg: str) -> None:
 
 def attention_task(name: str, batch: int, target: str) -> Task:
     h, s, d, masked = SHAPES[name]
-    mask = (batch, 1, 1, s) if masked else None
+    mask = {"mask": (batch, 1, 1, s)} if masked else {}
     return Task.make(
         "attention", target=target, q=(batch, h, s, d), k=(batch, h, d, s),
-        v=(batch, h, s, d), mask=mask, scale=1.0 / math.sqrt(d),
+        v=(batch, h, s, d), **mask, scale=1.0 / math.sqrt(d), k_layout="BHDS",
     )  # fmt: skip
 
 

@@ -1,5 +1,5 @@
-"""Task extraction: one tuning task per distinct fused anchor (conv2d, dense) of an
-optimised graph, weighted by how often it occurs.
+"""Task extraction: one tuning task per distinct fused anchor (conv2d, dense) and per
+distinct fused attention of an optimised graph, weighted by how often it occurs.
 
 The task carries the anchor's whole fused subgraph (shapes, attributes and epilogue), as in
 the auto-scheduler, so the kernel measured while tuning is exactly the one the network runs.
@@ -51,11 +51,30 @@ def logical_task(graph: Graph, node: Node, target: str) -> Task:
     )
 
 
+def attention_task(graph: Graph, node: Node, target: str) -> Task:
+    """The task of an `attention` node: its operands' shapes, scale and K layout (the same
+    task the network compiler calls, so a record of it is applied)."""
+    shapes = [graph.shape(v) for v in node.inputs]
+    mask = {"mask": shapes[3]} if len(shapes) > 3 else {}
+    return Task.make(
+        "attention",
+        target=target,
+        q=shapes[0],
+        k=shapes[1],
+        v=shapes[2],
+        **mask,
+        scale=float(node.attrs["scale"]),
+        k_layout=str(node.attrs.get("k_layout", "BHDS")),
+    )
+
+
 def anchor_alternatives(graph: Graph, node: Node, target: str) -> list[Task]:
     """The tasks that can compute an anchor node on `target`, the default algorithm first
     (an int8 conv, `qconv2d`, has one: `conv2d_int8`)."""
     if node.op == "qconv2d":
         return registry.anchor_variants(qconv_task(graph.shape, node, target))
+    if node.op == "attention":
+        return [attention_task(graph, node, target)]
     return registry.anchor_variants(logical_task(graph, node, target))
 
 
@@ -146,7 +165,7 @@ def extract_tasks(graph: Graph, target: str) -> list[NetworkTask]:
     found: dict[Task, list[str]] = {}
     first: dict[Task, Task] = {}
     for node in graph.nodes:
-        if node.op in TUNABLE_OPS or node.op == "qconv2d":
+        if node.op in TUNABLE_OPS or node.op in ("qconv2d", "attention"):
             alternatives = anchor_alternatives(graph, node, target)
             for task in alternatives:
                 found.setdefault(task, []).append(node.name)

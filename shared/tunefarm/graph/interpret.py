@@ -170,6 +170,16 @@ KERNELS: dict[str, Kernel] = {
     "layer_norm": lambda node, a: [
         R.layer_norm(a[0], a[1], a[2] if len(a) > 2 else None, **_ln(node))
     ],
+    "attention": lambda node, a: [
+        R.attention(
+            a[0],
+            a[1],
+            a[2],
+            a[3] if len(a) > 3 else None,
+            node.attrs["scale"],
+            node.attrs.get("k_layout", "BHDS"),
+        )
+    ],  # fmt: skip
     **{op: quant_ops.kernel for op in quant_ops.QUANT_OPS},
     **{op: packed_ops.kernel for op in packed_ops.PACKED_OPS},
 }

@@ -21,6 +21,7 @@ from tunefarm.graph import packed_ops, quant_ops
 from tunefarm.graph.ir import OPS, Graph, GraphError, Node, Value
 from tunefarm.ir import layouts
 from tunefarm.ir import reference as R
+from tunefarm.ir.ops.attention import check_attention_shapes
 from tunefarm.ir.ops.epilogue import epilogue_inputs, parse_epilogue
 from tunefarm.task import TaskError
 
@@ -486,6 +487,24 @@ def _layer_norm(node: Node, ins: list[Value]) -> list[Value]:
     return _same(node, ins)
 
 
+def _attention(node: Node, ins: list[Value]) -> list[Value]:
+    """q [B, H, Sq, D], k [B, H, D, Sk] or [B, H, Sk, D] (attr k_layout), v [B, H, Sk, D],
+    an optional mask broadcastable to [B, H, Sq, Sk]: output [B, H, Sq, D]."""
+    _n_inputs(node, ins, (3, 4))
+    _float(node, ins)
+    scale = _attr(node, "scale")
+    if isinstance(scale, bool) or not isinstance(scale, int | float) or not math.isfinite(scale):
+        raise _fail(node, f"attr 'scale' must be a finite number, got {scale!r}")
+    mask = ins[3].shape if len(ins) == 4 else None
+    try:
+        check_attention_shapes(
+            ins[0].shape, ins[1].shape, ins[2].shape, mask, _attr(node, "k_layout", "BHDS")
+        )
+    except ValueError as exc:
+        raise _fail(node, str(exc)) from None
+    return _out(node, [ins[0].shape], ins[0].dtype)
+
+
 RULES: dict[str, Rule] = {
     "conv2d": _conv2d,
     "dense": _dense,
@@ -524,6 +543,7 @@ RULES: dict[str, Rule] = {
     "expand": _expand,
     "slice": _slice,
     "layer_norm": _layer_norm,
+    "attention": _attention,
     **{op: quant_ops.shape_rule for op in quant_ops.QUANT_OPS},
     **{op: packed_ops.shape_rule for op in packed_ops.PACKED_OPS},
 }

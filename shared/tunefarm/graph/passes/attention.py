@@ -1,0 +1,243 @@
+"""Recognise scaled dot-product attention as the PyTorch exporters spell it, and replace it
+with one `attention` node (one fused kernel, one tuning task per shape).
+
+What both exporters (legacy TorchScript, opset 17; dynamo, opset 20) write, after import
+and constant folding:
+
+    scores = matmul(q [* c1], kt [* c2])        kt: K^T, maybe transpose(K, last two swapped)
+    scores = scores [* c | / c]                 a scale on the product instead (optional)
+    logits = scores [+ mask]                    bert's extended mask, GPT-2's causal bias,
+                                                Swin's relative position bias; none in ViT
+    p      = softmax(logits, last axis)
+    p      = where(1 - equal(p, p), 0, p)       dynamo's SDPA guard: NaN rows (all keys
+                                                masked by -inf) become 0 (optional)
+    out    = matmul(p, v)
+
+c1, c2, c are scalar constants (the exporters apply sqrt(scale) to q and to K^T
+separately); the fused scale is c1 * c2 * c (or / c). q, K^T and v must share their batch
+dims (3-D [N, S, D] values are viewed as [1, N, S, D]), v's head dim must equal q's, and
+the mask (rank <= 4, float) must broadcast to [..., Sq, Sk] with last dim Sk. Each
+intermediate value must have no reader outside the pattern and not be a graph output.
+Anything else is left as it is: the pass never changes what the graph computes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tunefarm.graph.ir import Graph, Node
+from tunefarm.graph.passes.dead_code import eliminate_dead_code
+from tunefarm.graph.shapes import infer_shapes
+
+__all__ = ["fuse_attention"]
+
+
+class _Match:
+    """What one attention occurrence binds: its nodes and operands."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+        self.scale = 1.0
+        self.q = self.kt = self.v = ""
+        self.k = ""  # K itself when kt is a transpose of it (swapping the last two axes)
+        self.mask: str | None = None
+
+
+class _Graph:
+    """Producers, readers and scalar constants of the graph being rewritten."""
+
+    def __init__(self, g: Graph) -> None:
+        self.g = g
+        self.prod = g.producers()
+        self.readers = {k: list({id(n): n for n in v}.values()) for k, v in g.consumers().items()}
+
+    def private(self, value: str) -> bool:
+        """Read by one node and not a graph output (so replacing its reader is safe)."""
+        return len(self.readers.get(value, [])) == 1 and value not in self.g.outputs
+
+    def made(self, value: str, *ops: str) -> Node | None:
+        node = self.prod.get(value)
+        return node if node is not None and node.op in ops else None
+
+    def scalar(self, value: str) -> float | None:
+        g = self.g
+        if not g.is_param(value) or g.params[value].size != 1:
+            return None
+        if g.params[value].dtype != np.float32:
+            return None
+        x = float(g.params[value].reshape(-1)[0])
+        return x if np.isfinite(x) else None
+
+
+def _scaled(v: _Graph, value: str, m: _Match) -> str:
+    """`value` without a private multiplication by a scalar constant (folded into m.scale)."""
+    node = v.made(value, "mul")
+    if node is None or not v.private(value):
+        return value
+    for x, c in (node.inputs, node.inputs[::-1]):
+        s = v.scalar(c)
+        if s is not None and x != c:
+            m.scale *= s
+            m.nodes.append(node)
+            return x
+    return value
+
+
+def _logits(v: _Graph, logits: str, m: _Match) -> str | None:
+    """The score matmul's output under the optional mask add and scale, or None."""
+    add = v.made(logits, "add")
+    if add is not None and v.private(logits):
+        for s, mask in (add.inputs, add.inputs[::-1]):
+            if v.made(s, "mul", "div", "matmul") and s != mask:
+                m.mask = mask
+                m.nodes.append(add)
+                logits = s
+                break
+        else:
+            return None
+    scale = v.made(logits, "mul", "div")
+    if scale is not None and v.private(logits):
+        x, c = scale.inputs
+        s = v.scalar(c)
+        if scale.op == "mul" and s is None:
+            x, c = c, x
+            s = v.scalar(c)
+        if s is None or (scale.op == "div" and s == 0.0):
+            return None
+        m.scale *= s if scale.op == "mul" else 1.0 / s
+        m.nodes.append(scale)
+        logits = x
+    return logits if v.made(logits, "matmul") and v.private(logits) else None
+
+
+def _guarded(v: _Graph, p: str, m: _Match) -> str | None:
+    """The value the P V matmul reads: softmax's output, or the NaN guard's where."""
+    users = v.readers.get(p, [])
+    if p in v.g.outputs:
+        return None
+    if len(users) == 1:
+        return p
+    eq = [n for n in users if n.op == "equal" and n.inputs == [p, p]]
+    wh = [n for n in users if n.op == "where" and n.inputs[2] == p]
+    if len(users) != 2 or len(eq) != 1 or len(wh) != 1 or not v.private(eq[0].outputs[0]):
+        return None
+    sub = v.readers[eq[0].outputs[0]][0]
+    if sub.op != "sub" or sub.inputs[1] != eq[0].outputs[0] or v.scalar(sub.inputs[0]) != 1.0:
+        return None
+    where = wh[0]
+    if where.inputs[0] != sub.outputs[0] or not v.private(sub.outputs[0]):
+        return None
+    if v.scalar(where.inputs[1]) != 0.0:
+        return None
+    m.nodes += [eq[0], sub, where]
+    return where.outputs[0]
+
+
+def _match(v: _Graph, softmax: Node) -> tuple[_Match, Node] | None:
+    """The attention around this softmax and its final P V matmul, or None."""
+    g, m = v.g, _Match()
+    x = softmax.inputs[0]
+    rank = len(g.shape(x))
+    if rank not in (3, 4) or int(softmax.attrs.get("axis", -1)) % rank != rank - 1:
+        return None
+    scores = _logits(v, x, m)
+    if scores is None:
+        return None
+    mm = v.prod[scores]
+    m.q, kt = _scaled(v, mm.inputs[0], m), _scaled(v, mm.inputs[1], m)
+    p = _guarded(v, softmax.outputs[0], m)
+    if p is None or not v.private(p):
+        return None
+    pv = v.readers[p][0]
+    if pv.op != "matmul" or pv.inputs[0] != p:
+        return None
+    m.kt, m.v = kt, pv.inputs[1]
+    t = v.made(kt, "transpose")
+    if (
+        t is not None
+        and v.private(kt)
+        and list(t.attrs["perm"]) == [*range(rank - 2), rank - 1, rank - 2]
+    ):
+        m.k = t.inputs[0]
+        m.nodes.append(t)
+    m.nodes += [mm, softmax, pv]
+    return (m, pv) if _shapes_fit(g, m, rank) else None
+
+
+def _shapes_fit(g: Graph, m: _Match, rank: int) -> bool:
+    q, kt, v = g.shape(m.q), g.shape(m.kt), g.shape(m.v)
+    if any(len(s) != rank for s in (q, kt, v)) or not (q[:-2] == kt[:-2] == v[:-2]):
+        return False
+    if kt[-2] != q[-1] or v[-2] != kt[-1] or v[-1] != q[-1]:
+        return False
+    if any(g.value(x).dtype != "float32" for x in (m.q, m.kt, m.v)):
+        return False
+    if m.mask is None:
+        return True
+    mask = g.shape(m.mask)
+    if g.value(m.mask).dtype != "float32" or len(mask) > 4 or not mask or mask[-1] != kt[-1]:
+        return False
+    full = (*q[:-1], kt[-1])
+    padded = (1,) * (len(full) - len(mask)) + tuple(mask) if len(mask) <= len(full) else None
+    return padded is not None and all(a in (1, b) for a, b in zip(padded, full, strict=True))
+
+
+def _as4(g: Graph, value: str, nodes: list[Node], tag: str) -> str:
+    """`value` viewed as 4-D (leading dims of 1): itself, a reshaped param, or a reshape."""
+    shape = g.shape(value)
+    if len(shape) == 4:
+        return value
+    want = (1,) * (4 - len(shape)) + tuple(shape)
+    if g.is_param(value):
+        return g.add_param(f"{value}/4d", g.params[value].reshape(want))
+    out = g.unique_name(f"{value}/4d")
+    nodes.append(
+        Node(g.unique_name(f"{tag}/view"), "reshape", [value], [out], {"shape": list(want)})
+    )
+    return out
+
+
+def _replacement(g: Graph, m: _Match, pv: Node) -> list[Node]:
+    """The attention node (with 4-D views of 3-D operands) computing pv's output."""
+    nodes: list[Node] = []
+    tag = pv.name
+    k, layout = (m.k, "BHSD") if m.k else (m.kt, "BHDS")
+    ins = [_as4(g, x, nodes, tag) for x in (m.q, k, m.v)]
+    if m.mask is not None:
+        ins.append(_as4(g, m.mask, nodes, tag))
+    out = pv.outputs[0]
+    shape = g.shape(out)
+    attrs = {"scale": float(m.scale), "k_layout": layout}
+    name = g.unique_name(f"{tag}/attention")
+    if len(shape) == 4:
+        return [*nodes, Node(name, "attention", ins, [out], attrs)]
+    flat = g.unique_name(f"{out}/4d")
+    nodes.append(Node(name, "attention", ins, [flat], attrs))
+    nodes.append(
+        Node(g.unique_name(f"{tag}/unview"), "reshape", [flat], [out], {"shape": list(shape)})
+    )
+    return nodes
+
+
+def fuse_attention(graph: Graph) -> Graph:
+    """Every matched attention replaced by an `attention` node (see the module doc)."""
+    g = graph.copy()
+    v = _Graph(g)
+    replace: dict[str, list[Node]] = {}
+    taken: set[str] = set()
+    for node in list(g.nodes):
+        if node.op != "softmax":
+            continue
+        found = _match(v, node)
+        if found is None or taken & {n.name for n in found[0].nodes}:
+            continue
+        m, pv = found
+        taken |= {n.name for n in m.nodes}
+        replace[pv.name] = _replacement(g, m, pv)
+    if not replace:
+        return graph
+    out: list[Node] = []
+    for n in g.nodes:
+        out += replace.get(n.name, [n])
+    g.nodes = out
+    return eliminate_dead_code(infer_shapes(g))
