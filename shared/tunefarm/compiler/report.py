@@ -118,9 +118,13 @@ def model_histogram(model: Any) -> dict[str, int]:
 
 
 def fused_histogram(graph: Graph) -> dict[str, int]:
-    """Anchor ops with the epilogue they absorbed, e.g. {"conv2d+bias+relu": 16}."""
+    """Anchor ops with the epilogue they absorbed, e.g. {"conv2d+bias+relu": 16}, and the
+    fused attentions (`graph.passes.attention`: matmul, scale, mask, softmax, matmul)."""
     found: Counter[str] = Counter()
     for node in graph.nodes:
+        if node.op == "attention":
+            mask = "+mask" if len(node.inputs) > 3 else ""
+            found[f"attention(matmul+scale{mask}+softmax+matmul)"] += 1
         epilogue = node.attrs.get("epilogue") or ()
         if epilogue:
             found["+".join([node.op, *(str(e) for e in epilogue)])] += 1
@@ -198,7 +202,8 @@ def compile_report(graph: Graph, target: str, model: Any = None) -> CompileRepor
     anchors: dict[int, NetworkTask] = {}
     for t in extract_tasks(graph, target):
         anchors.setdefault(t.group, t)  # a node's direct task, not its alternatives
-    tasks = [*anchors.values(), *op_tasks(graph, target)]
+    known = {t.task for t in anchors.values()}  # attention: extracted and called by default
+    tasks = [*anchors.values(), *(t for t in op_tasks(graph, target) if t.task not in known)]
     lines = [_line(t, graph) for t in tasks]
     total = sum(k.cost for k in lines) or 1.0
     kernels = sorted(

@@ -137,7 +137,10 @@ def network_tasks(
     costs = [estimated_cost(t) for t in ops]
     total += sum(costs)
     out = list(anchors)
+    known = {t.task for t in anchors}  # attention is extracted and called by default
     for t, cost in zip(ops, costs, strict=True):
+        if t.task in known:
+            continue
         if cost >= min_share * total and tunable(t.task, policy) is None:
             out.append(NetworkTask(t.task, t.weight, t.nodes, t.flops, len(out)))
     return out
