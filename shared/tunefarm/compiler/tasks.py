@@ -148,8 +148,8 @@ def network_tasks(
 
 def is_op_task(task: NetworkTask) -> bool:
     """Whether a network task is a non-anchor kernel (anchors: conv2d, dense and their
-    alternatives, which carry a weight)."""
-    return "weight" not in task.task.args
+    alternatives, which carry a weight, and the fused attention, extracted as they are)."""
+    return "weight" not in task.task.args and task.task.op != "attention"
 
 
 def op_share(tasks: list[NetworkTask]) -> float:

@@ -52,10 +52,11 @@ def logical_task(graph: Graph, node: Node, target: str) -> Task:
 
 
 def attention_task(graph: Graph, node: Node, target: str) -> Task:
-    """The task of an `attention` node: its operands' shapes, scale and K layout (the same
+    """The task of an `attention` node: its operands' shapes, scale and layouts (the same
     task the network compiler calls, so a record of it is applied)."""
     shapes = [graph.shape(v) for v in node.inputs]
     mask = {"mask": shapes[3]} if len(shapes) > 3 else {}
+    layouts = {k: str(v) for k, v in node.attrs.items() if k.endswith("_layout")}
     return Task.make(
         "attention",
         target=target,
@@ -64,7 +65,7 @@ def attention_task(graph: Graph, node: Node, target: str) -> Task:
         v=shapes[2],
         **mask,
         scale=float(node.attrs["scale"]),
-        k_layout=str(node.attrs.get("k_layout", "BHDS")),
+        **layouts,
     )
 
 
@@ -114,7 +115,7 @@ class NetworkTask:
     def describe(self, graph: Graph) -> str:
         """Shapes and attributes in a line, e.g. conv2d 1x64x56x56 * 64x64x3x3 s1 p1 +bias,relu."""
         a = self.task.args
-        if "weight" not in a:
+        if "weight" not in a:  # attention and the non-anchor kernels
             return describe_op(self.task)
         shapes = " * ".join("x".join(str(d) for d in a[k]) for k in ("data", "weight"))
         if self.task.op.startswith("conv2d"):

@@ -177,7 +177,7 @@ KERNELS: dict[str, Kernel] = {
             a[2],
             a[3] if len(a) > 3 else None,
             node.attrs["scale"],
-            node.attrs.get("k_layout", "BHDS"),
+            {k[:-7]: v for k, v in node.attrs.items() if k.endswith("_layout")},
         )
     ],  # fmt: skip
     **{op: quant_ops.kernel for op in quant_ops.QUANT_OPS},

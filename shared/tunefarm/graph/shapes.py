@@ -21,7 +21,7 @@ from tunefarm.graph import packed_ops, quant_ops
 from tunefarm.graph.ir import OPS, Graph, GraphError, Node, Value
 from tunefarm.ir import layouts
 from tunefarm.ir import reference as R
-from tunefarm.ir.ops.attention import check_attention_shapes
+from tunefarm.ir.ops.attention import LAYOUTS, attention_dims
 from tunefarm.ir.ops.epilogue import epilogue_inputs, parse_epilogue
 from tunefarm.task import TaskError
 
@@ -488,21 +488,21 @@ def _layer_norm(node: Node, ins: list[Value]) -> list[Value]:
 
 
 def _attention(node: Node, ins: list[Value]) -> list[Value]:
-    """q [B, H, Sq, D], k [B, H, D, Sk] or [B, H, Sk, D] (attr k_layout), v [B, H, Sk, D],
-    an optional mask broadcastable to [B, H, Sq, Sk]: output [B, H, Sq, D]."""
+    """q, k, v in the layouts the attrs name (`tunefarm.ir.ops.attention.LAYOUTS`), an
+    optional mask broadcastable to [B, H, Sq, Sk]: output [B, H, Sq, D] or [B, Sq, H, D]."""
     _n_inputs(node, ins, (3, 4))
     _float(node, ins)
     scale = _attr(node, "scale")
     if isinstance(scale, bool) or not isinstance(scale, int | float) or not math.isfinite(scale):
         raise _fail(node, f"attr 'scale' must be a finite number, got {scale!r}")
     mask = ins[3].shape if len(ins) == 4 else None
+    layouts = {w: str(_attr(node, f"{w}_layout", LAYOUTS[w][0])) for w in LAYOUTS}
     try:
-        check_attention_shapes(
-            ins[0].shape, ins[1].shape, ins[2].shape, mask, _attr(node, "k_layout", "BHDS")
-        )
+        b, h, sq, _, d = attention_dims(ins[0].shape, ins[1].shape, ins[2].shape, mask, layouts)
     except ValueError as exc:
         raise _fail(node, str(exc)) from None
-    return _out(node, [ins[0].shape], ins[0].dtype)
+    out = (b, h, sq, d) if layouts["out"] == "BHSD" else (b, sq, h, d)
+    return _out(node, [out], ins[0].dtype)
 
 
 RULES: dict[str, Rule] = {

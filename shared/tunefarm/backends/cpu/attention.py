@@ -23,12 +23,7 @@ from typing import Any
 from tunefarm.backends.cpu.target import vector_lanes
 from tunefarm.ir import reference as R
 from tunefarm.ir import tensor as te
-from tunefarm.ir.ops.attention import (
-    K_LAYOUTS,
-    attention,
-    attention_flops,
-    check_attention_shapes,
-)
+from tunefarm.ir.ops.attention import LAYOUTS, attention, attention_dims, attention_flops
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace
 from tunefarm.schedule.template import KernelDef, Template, check_config, identity, io_key
@@ -49,23 +44,21 @@ def _shape4(task: Task, key: str) -> tuple[int, ...]:
 
 
 def attention_params(task: Task) -> dict[str, Any]:
-    """Shapes and scale of an attention task; TaskError naming the bad param. `k` is K^T
-    [B, H, D, Sk] (k_layout "BHDS", the default) or K [B, H, Sk, D] ("BHSD")."""
+    """Shapes, layouts and scale of an attention task; TaskError naming the bad param. The
+    layouts (params q_layout, k_layout, v_layout, out_layout) are those of
+    `tunefarm.ir.ops.attention.LAYOUTS`, the first of each the default (k: K^T)."""
     q, k, v = (_shape4(task, n) for n in ("q", "k", "v"))
-    layout = task.args.get("k_layout", "BHDS")
-    if layout not in K_LAYOUTS:
-        raise TaskError(f"attention: param 'k_layout' must be one of {K_LAYOUTS}, got {layout!r}")
+    layouts = {w: task.args.get(f"{w}_layout", LAYOUTS[w][0]) for w in LAYOUTS}
     mask = _shape4(task, "mask") if task.args.get("mask") is not None else None
     scale = task.args.get("scale", 1.0)
     if isinstance(scale, bool) or not isinstance(scale, int | float) or not math.isfinite(scale):
         raise TaskError(f"attention: param 'scale' must be a finite number, got {scale!r}")
     try:
-        check_attention_shapes(q, k, v, mask, layout)
+        b, h, sq, sk, d = attention_dims(q, k, v, mask, layouts)
     except ValueError as exc:
         raise TaskError(f"attention: {exc}") from None
-    return dict(
-        q=q, k=k, v=v, mask=mask, scale=float(scale), sq=q[2], sk=v[2], d=q[3], k_layout=layout
-    )
+    return dict(q=q, k=k, v=v, mask=mask, scale=float(scale), layouts=layouts,
+                b=b, h=h, sq=sq, sk=sk, d=d)  # fmt: skip
 
 
 def _vectors(n: int, lanes: int) -> int:
@@ -86,11 +79,11 @@ class Attention(Template):
     def reference(self, task, inputs):
         p = self.validate(task)
         xs = (inputs["q"], inputs["k"], inputs["v"], inputs.get("mask"))
-        return R.attention(*xs, p["scale"], p["k_layout"])
+        return R.attention(*xs, p["scale"], p["layouts"])
 
     def flops(self, task):
         p = self.validate(task)
-        return attention_flops(p["q"], p["v"])
+        return attention_flops(p["b"], p["h"], p["sq"], p["sk"], p["d"])
 
     def space(self, task: Task, target: Target) -> ConfigSpace:
         p = self.validate(task)
@@ -119,7 +112,7 @@ class Attention(Template):
         xs = [te.placeholder(s, name=n) for n, s in self.logical_inputs(task)]
         mask = xs[3] if len(xs) == 4 else None
         pad, rows = lanes * cfg["tile_o"], cfg["tile_n"]
-        out = attention(*xs[:3], mask, p["scale"], pad, OUT, rows, p["k_layout"])
+        out = attention(*xs[:3], mask, p["scale"], pad, OUT, rows, p["layouts"])
         steps = _steps(cfg["tile_n"], cfg["tile_o"], cfg["tile_d"], lanes)
         return KernelDef(
             inputs=xs,
@@ -141,6 +134,7 @@ def _steps(rows: int, inner: int, dv: int, lanes: int) -> list[S.Step]:
         S.Fuse(f"{OUT}_kp", ("b", "h", "d")),
         S.Parallel(f"{OUT}_kp", "b+h+d"),
         S.Split(OUT, "i", (rows,)),
+        S.Reorder(OUT, ("b", "h", "i.0", "i.1", "j")),  # a BSHD output loops over h first
         S.Fuse(OUT, ("b", "h", "i.0")),
         S.Parallel(OUT, at),
         S.Split(OUT, "j", (lanes,)),

@@ -16,7 +16,9 @@ and constant folding:
 c1, c2, c are scalar constants (the exporters apply sqrt(scale) to q and to K^T
 separately); the fused scale is c1 * c2 * c (or / c). q, K^T and v must share their batch
 dims (3-D [N, S, D] values are viewed as [1, N, S, D]), v's head dim must equal q's, and
-the mask (rank <= 4, float) must broadcast to [..., Sq, Sk] with last dim Sk. Each
+the mask (rank <= 4, float) must broadcast to [..., Sq, Sk] with last dim Sk. The node reads
+q, K and v through the transposes the exporters put between the projections and attention
+(and writes the output in the layout its transpose wanted): no layout copies remain. Each
 intermediate value must have no reader outside the pattern and not be a graph output.
 Anything else is left as it is: the pass never changes what the graph computes.
 """
@@ -38,9 +40,10 @@ class _Match:
     def __init__(self) -> None:
         self.nodes: list[Node] = []
         self.scale = 1.0
-        self.q = self.kt = self.v = ""
-        self.k = ""  # K itself when kt is a transpose of it (swapping the last two axes)
+        self.q = self.k = self.v = ""
         self.mask: str | None = None
+        self.layouts = {"q": "BHSD", "k": "BHDS", "v": "BHSD", "out": "BHSD"}
+        self.out = ""  # the value the attention node writes
 
 
 class _Graph:
@@ -151,26 +154,60 @@ def _match(v: _Graph, softmax: Node) -> tuple[_Match, Node] | None:
     pv = v.readers[p][0]
     if pv.op != "matmul" or pv.inputs[0] != p:
         return None
-    m.kt, m.v = kt, pv.inputs[1]
-    t = v.made(kt, "transpose")
-    if (
-        t is not None
-        and v.private(kt)
-        and list(t.attrs["perm"]) == [*range(rank - 2), rank - 1, rank - 2]
-    ):
-        m.k = t.inputs[0]
-        m.nodes.append(t)
+    m.k, m.v, m.out = kt, pv.inputs[1], pv.outputs[0]
     m.nodes += [mm, softmax, pv]
-    return (m, pv) if _shapes_fit(g, m, rank) else None
+    if not _shapes_fit(g, m, rank):
+        return None
+    _read_through_transposes(v, m, rank)
+    return m, pv
+
+
+def _through(v: _Graph, value: str, perm: list[int]) -> str | None:
+    """The input of the private transpose by `perm` that makes `value`, or None."""
+    t = v.made(value, "transpose")
+    if t is None or not v.private(value) or list(t.attrs["perm"]) != perm:
+        return None
+    return t.inputs[0]
+
+
+def _read_through_transposes(v: _Graph, m: _Match, rank: int) -> None:
+    """Operands read in their producers' layout instead of through the exporters'
+    transposes: K where K^T is its transpose (BHSD), and with 4-D values the [B, S, H, D]
+    projections where q, v are their (0, 2, 1, 3) transposes and K^T its (0, 2, 3, 1)
+    (BSHD); the output written as [B, S, H, D] where its only reader transposes it so."""
+    swap = [*range(rank - 2), rank - 1, rank - 2]
+    if (src := _through(v, m.k, swap)) is not None:
+        m.nodes.append(v.prod[m.k])
+        m.k, m.layouts["k"] = src, "BHSD"
+    if rank != 4:
+        return
+    for what, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]), ("v", [0, 2, 1, 3])):
+        value = getattr(m, what)
+        if m.layouts[what] in ("BHSD", "BHDS") and (src := _through(v, value, perm)):
+            m.nodes.append(v.prod[value])
+            setattr(m, what, src)
+            m.layouts[what] = "BSHD"
+    out, skipped = m.out, []
+    same = v.readers.get(out, [])
+    if (
+        v.private(out)
+        and same[0].op == "reshape"
+        and v.g.shape(same[0].outputs[0]) == v.g.shape(out)
+    ):
+        skipped, out = [same[0]], same[0].outputs[0]  # the legacy export's no-op reshape
+    users = v.readers.get(out, [])
+    if v.private(out) and users[0].op == "transpose" and users[0].attrs["perm"] == [0, 2, 1, 3]:
+        m.nodes += [*skipped, users[0]]
+        m.out, m.layouts["out"] = users[0].outputs[0], "BSHD"
 
 
 def _shapes_fit(g: Graph, m: _Match, rank: int) -> bool:
-    q, kt, v = g.shape(m.q), g.shape(m.kt), g.shape(m.v)
+    q, kt, v = g.shape(m.q), g.shape(m.k), g.shape(m.v)
     if any(len(s) != rank for s in (q, kt, v)) or not (q[:-2] == kt[:-2] == v[:-2]):
         return False
     if kt[-2] != q[-1] or v[-2] != kt[-1] or v[-1] != q[-1]:
         return False
-    if any(g.value(x).dtype != "float32" for x in (m.q, m.kt, m.v)):
+    if any(g.value(x).dtype != "float32" for x in (m.q, m.k, m.v)):
         return False
     if m.mask is None:
         return True
@@ -201,13 +238,13 @@ def _replacement(g: Graph, m: _Match, pv: Node) -> list[Node]:
     """The attention node (with 4-D views of 3-D operands) computing pv's output."""
     nodes: list[Node] = []
     tag = pv.name
-    k, layout = (m.k, "BHSD") if m.k else (m.kt, "BHDS")
-    ins = [_as4(g, x, nodes, tag) for x in (m.q, k, m.v)]
+    ins = [_as4(g, x, nodes, tag) for x in (m.q, m.k, m.v)]
     if m.mask is not None:
         ins.append(_as4(g, m.mask, nodes, tag))
-    out = pv.outputs[0]
+    out = m.out
     shape = g.shape(out)
-    attrs = {"scale": float(m.scale), "k_layout": layout}
+    attrs: dict = {"scale": float(m.scale)}
+    attrs |= {f"{w}_layout": lay for w, lay in m.layouts.items()}
     name = g.unique_name(f"{tag}/attention")
     if len(shape) == 4:
         return [*nodes, Node(name, "attention", ins, [out], attrs)]
@@ -233,7 +270,7 @@ def fuse_attention(graph: Graph) -> Graph:
             continue
         m, pv = found
         taken |= {n.name for n in m.nodes}
-        replace[pv.name] = _replacement(g, m, pv)
+        replace[v.prod[m.out].name] = _replacement(g, m, pv)
     if not replace:
         return graph
     out: list[Node] = []

@@ -1,9 +1,11 @@
 """Scaled dot-product attention as one compute definition: softmax(Q K^T * scale + mask) V.
 
-Shapes: q [B, H, Sq, D]; k as K^T [B, H, D, Sk] (layout "BHDS": what the graph's matmul
-reads) or as K [B, H, Sk, D] ("BHSD": where K^T was a transpose of it); v [B, H, Sk, D];
-an optional additive mask broadcastable to [B, H, Sq, Sk] whose last dim is Sk (each of its
-other dims 1 or full). Output [B, H, Sq, D].
+Shapes (default layouts): q [B, H, Sq, D]; k as K^T [B, H, D, Sk] (layout "BHDS": what
+the graph's matmul reads); v [B, H, Sk, D]; an optional additive mask broadcastable to
+[B, H, Sq, Sk] whose last dim is Sk (each of its other dims 1 or full); output
+[B, H, Sq, D]. Other layouts (`LAYOUTS`) read K itself ("BHSD", where K^T was a transpose
+of it) and q, k, v or write the output as [B, S, H, D] ("BSHD"): the projections' own
+layout, so the transposes the exporters put around attention need not run.
 
 Stages (all named after `name`):
 - `{name}_kp` [B, H, D, Skp]: K^T times the scale (read from either layout), its key axis
@@ -30,47 +32,78 @@ from tunefarm.ir import tensor as te
 from tunefarm.ir.expr import Expr, const, exp, min_, select
 from tunefarm.ir.tensor import Tensor
 
-__all__ = ["K_LAYOUTS", "attention", "attention_flops", "check_attention_shapes"]
+__all__ = [
+    "LAYOUTS",
+    "attention",
+    "attention_dims",
+    "attention_flops",
+]
 
 AXES4 = ("b", "h", "i", "j")
-K_LAYOUTS = ("BHDS", "BHSD")  # K^T as the score matmul reads it, or K itself
+# the layouts each operand may come in (letters: batch, heads, sequence, head dim); "BSHD"
+# is a [B, S, H*D] projection viewed as [B, S, H, D], read in place of its transpose
+LAYOUTS = {
+    "q": ("BHSD", "BSHD"),
+    "k": ("BHDS", "BHSD", "BSHD"),  # BHDS: K^T, as the score matmul reads it
+    "v": ("BHSD", "BSHD"),
+    "out": ("BHSD", "BSHD"),
+}
+DEFAULT_LAYOUTS = {"q": "BHSD", "k": "BHDS", "v": "BHSD", "out": "BHSD"}
 
 
-def check_attention_shapes(
+def _dims(what: str, shape: tuple[int, ...], layout: str) -> dict[str, int]:
+    if layout not in LAYOUTS[what]:
+        raise ValueError(f"{what}_layout must be one of {', '.join(LAYOUTS[what])}, got {layout!r}")
+    if len(shape) != 4 or min(shape) < 1:
+        raise ValueError(f"{what} must be a 4-D shape of positive ints, got {list(shape)}")
+    return dict(zip(layout, shape, strict=True))
+
+
+def _shape(layout: str, dims: dict[str, int]) -> list[int]:
+    return [dims[c] for c in layout]
+
+
+def attention_dims(
     q: tuple[int, ...],
     k: tuple[int, ...],
     v: tuple[int, ...],
     mask: tuple[int, ...] | None,
-    k_layout: str = "BHDS",
-) -> None:
-    """ValueError naming the operand whose shape does not fit the others."""
-    if k_layout not in K_LAYOUTS:
-        raise ValueError(f"k_layout must be one of {', '.join(K_LAYOUTS)}, got {k_layout!r}")
-    for what, s in (("q", q), ("k", k), ("v", v)):
-        if len(s) != 4 or min(s) < 1:
-            raise ValueError(f"{what} must be a 4-D shape of positive ints, got {list(s)}")
-    b, h, _, d = q
-    sk = k[3] if k_layout == "BHDS" else k[2]
-    want = (b, h, d, sk) if k_layout == "BHDS" else (b, h, sk, d)
-    if tuple(k) != want:
-        raise ValueError(f"k {list(k)} must be {k_layout} = {list(want)} for q {list(q)}")
-    if tuple(v) != (b, h, sk, d):
-        raise ValueError(f"v {list(v)} must be [B, H, Sk, D] = {[b, h, sk, d]}")
-    if mask is None:
-        return
-    full = (b, h, q[2])
-    fits = len(mask) == 4 and all(m in (1, f) for m, f in zip(mask[:3], full, strict=True))
-    if not fits or mask[3] != sk:
+    layouts: dict[str, str] | None = None,
+) -> tuple[int, int, int, int, int]:
+    """(B, H, Sq, Sk, D) of the operands in their layouts; ValueError naming the operand
+    whose shape does not fit the others."""
+    lay = {**DEFAULT_LAYOUTS, **(layouts or {})}
+    qd = _dims("q", q, lay["q"])
+    _dims("out", q, lay["out"])  # checks the layout name only
+    b, h, sq, d = qd["B"], qd["H"], qd["S"], qd["D"]
+    kd = _dims("k", k, lay["k"])
+    sk = kd["S"]
+    want = {"B": b, "H": h, "S": sk, "D": d}
+    if kd != want:
         raise ValueError(
-            f"mask {list(mask)} must be 4-D, last dim Sk = {sk}, each other dim 1 or {list(full)}"
+            f"k {list(k)} must be {lay['k']} = {_shape(lay['k'], want)} for q {list(q)}"
         )
+    if _dims("v", v, lay["v"]) != want:
+        raise ValueError(f"v {list(v)} must be {lay['v']} = {_shape(lay['v'], want)}")
+    if mask is not None:
+        full = (b, h, sq)
+        fits = len(mask) == 4 and all(m in (1, f) for m, f in zip(mask[:3], full, strict=True))
+        if not fits or mask[3] != sk:
+            raise ValueError(
+                f"mask {list(mask)} must be 4-D [B, H, Sq, Sk], last dim Sk = {sk}, each other "
+                f"dim 1 or {list(full)}"
+            )
+    return b, h, sq, sk, d
 
 
-def attention_flops(q: tuple[int, ...], v: tuple[int, ...]) -> float:
+def attention_flops(b: int, h: int, sq: int, sk: int, d: int) -> float:
     """Two products of 2 B H Sq Sk D each, plus ~6 per score for mask, max, exp and sum."""
-    b, h, sq, d = q
-    sk = v[2]
     return float(b * h * sq * sk * (4 * d + 6))
+
+
+def _load(t: Tensor, layout: str, **idx: Expr) -> Expr:
+    """t at logical index B, H, S, D (letters of `layout`)."""
+    return t[tuple(idx[c] for c in layout)]
 
 
 def attention(
@@ -82,22 +115,21 @@ def attention(
     pad: int = 1,
     name: str = "attention",
     rows: int = 1,
-    k_layout: str = "BHDS",
+    layouts: dict[str, str] | None = None,
 ) -> Tensor:
-    """softmax(q kt * scale + mask) v over the last axis, as the stages the module lists.
+    """softmax(q K^T * scale + mask) v over the keys, as the stages the module lists;
+    `layouts` names the layout of q, k, v and the output (`LAYOUTS`; default BHSD, K^T).
 
     `rows` pads the query axis of every stage but the output to a multiple of `rows` (the
     padded rows repeat the last one: its q and mask rows are clamped), so a block of `rows`
     query rows computes with no bounds test and the output crops, as dense_pack does."""
-    check_attention_shapes(
-        q.shape, k.shape, v.shape, None if mask is None else mask.shape, k_layout
-    )
+    lay = {**DEFAULT_LAYOUTS, **(layouts or {})}
+    masks = None if mask is None else mask.shape
+    b, h, sq, sk, d = attention_dims(q.shape, k.shape, v.shape, masks, lay)
     if not name.isidentifier():
         raise ValueError(f"name must be an identifier, got {name!r}")
     if not math.isfinite(scale):
         raise ValueError(f"scale must be finite, got {scale!r}")
-    b, h, sq, d = q.shape
-    sk = v.shape[2]
     skp = -(-sk // pad) * pad
     sqp = -(-sq // rows) * rows
 
@@ -106,19 +138,17 @@ def attention(
 
     def kp_body(bi: Expr, hi: Expr, di: Expr, j: Expr) -> Expr:
         key = j if skp == sk else min_(j, sk - 1)
-        src = (k[bi, hi, di, key] if k_layout == "BHDS" else k[bi, hi, key, di]) * const(
-            float(scale)
-        )
+        src = _load(k, lay["k"], B=bi, H=hi, S=key, D=di) * const(float(scale))
         return src if skp == sk else select(j < sk, src, const(0.0))
 
     kp = te.compute((b, h, d, skp), kp_body, name=f"{name}_kp", axis_names=("b", "h", "d", "j"))
     rd = te.reduce_axis(d, "d")
-    score = te.compute(
-        (b, h, sqp, skp),
-        lambda bi, hi, i, j: te.sum(q[bi, hi, row(i), rd] * kp[bi, hi, rd, j], axis=rd),
-        name=f"{name}_score",
-        axis_names=AXES4,
-    )
+
+    def score_body(bi: Expr, hi: Expr, i: Expr, j: Expr) -> Expr:
+        qv = _load(q, lay["q"], B=bi, H=hi, S=row(i), D=rd.var)
+        return te.sum(qv * kp[bi, hi, rd, j], axis=rd)
+
+    score = te.compute((b, h, sqp, skp), score_body, name=f"{name}_score", axis_names=AXES4)
 
     bias = None
     if mask is not None or skp != sk:
@@ -164,12 +194,20 @@ def attention(
 
     def pv(bi: Expr, hi: Expr, i: Expr, j: Expr) -> Expr:
         key = rv.var if skp == sk else min_(rv.var, sk - 1)
-        return te.sum(ex[bi, hi, i, rv] * v[bi, hi, key, j], axis=rv)
+        return te.sum(ex[bi, hi, i, rv] * _load(v, lay["v"], B=bi, H=hi, S=key, D=j), axis=rv)
 
     acc = te.compute((b, h, sqp, d), pv, name=f"{name}_acc", axis_names=AXES4)
 
-    def out_body(bi: Expr, hi: Expr, i: Expr, j: Expr) -> Expr:
+    def out_at(bi: Expr, hi: Expr, i: Expr, j: Expr) -> Expr:
         live = mx[bi, hi, i, 0] > const(float("-inf"))
         return select(live, acc[bi, hi, i, j] / sm[bi, hi, i, 0], const(0.0))
 
-    return te.compute((b, h, sq, d), out_body, name=name, tag="attention", axis_names=AXES4)
+    if lay["out"] == "BHSD":
+        return te.compute((b, h, sq, d), out_at, name=name, tag="attention", axis_names=AXES4)
+    return te.compute(
+        (b, sq, h, d),
+        lambda bi, i, hi, j: out_at(bi, hi, i, j),
+        name=name,
+        tag="attention",
+        axis_names=("b", "i", "h", "j"),
+    )
