@@ -177,10 +177,10 @@ def test_compiled_attention_matches_the_interpreter_with_masked_rows(tmp_path) -
 
 
 # ---------------------------------------------------------------- the kernel
-def task(q, k, v, mask=None, scale=0.3, layout="BHDS", target="cpu") -> Task:
+def task(q, k, v, mask=None, scale=0.3, layout="BHDS", target="cpu", **layouts) -> Task:
     extra = {"mask": mask} if mask is not None else {}
     return Task.make("attention", target=target, q=q, k=k, v=v, scale=scale, k_layout=layout,
-                     **extra)  # fmt: skip
+                     **extra, **layouts)  # fmt: skip
 
 
 KERNELS: dict[str, Task] = {
@@ -192,6 +192,25 @@ KERNELS: dict[str, Task] = {
     ),  # fmt: skip
     "cross_seq": task((1, 1, 5, 12), (1, 1, 12, 29), (1, 1, 29, 12), (1, 1, 5, 29)),
     "one_row": task((1, 1, 1, 20), (1, 1, 20, 3), (1, 1, 3, 20)),
+    # the projections' own [B, S, H, D] layout in and out (what legacy BERT fuses to)
+    "bshd": task(
+        (2, 9, 3, 8),
+        (2, 9, 3, 8),
+        (2, 9, 3, 8),
+        (2, 1, 1, 9),
+        layout="BSHD",
+        q_layout="BSHD",
+        v_layout="BSHD",
+        out_layout="BSHD",
+    ),  # fmt: skip
+    "bshd_q_out_only": task(
+        (1, 19, 2, 16),
+        (1, 2, 16, 19),
+        (1, 2, 19, 16),
+        (1, 1, 19, 19),
+        q_layout="BSHD",
+        out_layout="BSHD",
+    ),  # fmt: skip
 }
 TARGETS = ("cpu -isa=avx2", "cpu")
 CHECK = MeasureSettings(min_repeat_ms=1, repeat=1, number=1, timeout_s=30.0, rtol=0.0,
@@ -251,7 +270,14 @@ def test_reference_and_compute_definition_match_an_oracle(name: str) -> None:
     tpl = registry.template(t)
     xs = registry.random_inputs(t, seed=2)
     a = t.args
-    want = _oracle(xs["q"], xs["k"], xs["v"], xs.get("mask"), a["scale"], a["k_layout"])
+
+    def bhsd(x: np.ndarray, what: str) -> np.ndarray:
+        return np.swapaxes(x, 1, 2) if a.get(f"{what}_layout") == "BSHD" else x
+
+    k = np.swapaxes(xs["k"], 1, 2) if a["k_layout"] == "BSHD" else xs["k"]
+    layout = "BHSD" if a["k_layout"] == "BSHD" else a["k_layout"]
+    want = _oracle(bhsd(xs["q"], "q"), k, bhsd(xs["v"], "v"), xs.get("mask"), a["scale"], layout)
+    want = bhsd(want, "out")
     np.testing.assert_allclose(tpl.reference(t, xs), want, rtol=1e-5, atol=1e-6)
     kdef = registry.instantiate(t, registry.default_config(t))
     got = evaluate(kdef.outputs, {x.name: xs[x.name] for x in kdef.inputs})[0]
