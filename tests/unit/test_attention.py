@@ -18,7 +18,7 @@ from tunefarm.compiler import compile_graph
 from tunefarm.frontend.onnx_import import load_onnx
 from tunefarm.graph.interpret import run_graph
 from tunefarm.graph.ir import Graph
-from tunefarm.graph.passes import fold_constants, fuse_attention, optimize
+from tunefarm.graph.passes import fold_constants, fuse_attention, optimize, unfuse_attention
 from tunefarm.ir import reference as R
 from tunefarm.ir.evaluate import evaluate
 from tunefarm.measure import Config, MeasureErrorNo, MeasureInput, MeasureSettings
@@ -323,3 +323,16 @@ def test_bad_params_name_the_param(params: dict[str, Any], words: list[str]) -> 
         registry.template(t).validate(t)
     for w in words:
         assert w in str(err.value)
+
+
+@pytest.mark.parametrize("kw", [{"guard": True}, {"transpose_k": True, "mask": None}])
+def test_unfused_attention_computes_the_same(kw: dict[str, Any]) -> None:
+    """Targets without an attention kernel (GPUs) get the primitive ops back."""
+    fused = optimize(attention_model(**kw))
+    back = unfuse_attention(fused)
+    assert attention_nodes(fused) and not attention_nodes(back)
+    feeds = feeds_of(fused, masked_rows=True)
+    want, got = run_graph(fused, feeds), run_graph(back, feeds)
+    np.testing.assert_allclose(got["y"], want["y"], rtol=1e-5, atol=1e-6)
+    plan = compile_graph(fused, "cuda", optimized=True).plan  # no cuda attention kernel
+    assert not any("attention" in k.name for k in plan.kernels)

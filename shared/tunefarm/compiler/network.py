@@ -31,6 +31,7 @@ from tunefarm.graph.extract import (
     anchor_alternatives,
     attention_task,
     choose_alternative,
+    for_target,
 )
 from tunefarm.graph.ir import Graph, GraphError, Node, input_ranges
 from tunefarm.graph.passes import optimize
@@ -599,6 +600,7 @@ def compile_graph(
     target = canonical(target)
     if not optimized:
         graph = optimize(graph)
+    graph = for_target(graph, target)
     low = _Lowering(graph, target, _history(records, device_key), device_key, overrides or {})
     inputs = low.bind_inputs()
     for node in graph.nodes:

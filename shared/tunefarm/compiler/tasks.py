@@ -29,7 +29,7 @@ import numpy as np
 
 from tunefarm.backends import canonical, check_networks, registry
 from tunefarm.compiler.network import _Lowering
-from tunefarm.graph.extract import NetworkTask, extract_tasks
+from tunefarm.graph.extract import NetworkTask, extract_tasks, for_target
 from tunefarm.graph.ir import Graph
 from tunefarm.graph.passes import optimize
 from tunefarm.measure.types import Config
@@ -73,6 +73,7 @@ def op_tasks(graph: Graph, target: str, optimized: bool = True) -> list[NetworkT
     check_networks(target)
     if not optimized:
         graph = optimize(graph)
+    graph = for_target(graph, target)
     survey = _Survey(graph, canonical(target))
     survey.bind_inputs()
     for node in graph.nodes:

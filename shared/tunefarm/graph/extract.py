@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from tunefarm.backends import check_networks, registry
+from tunefarm.backends import check_networks, parse_target, registry
 from tunefarm.graph.ir import Graph, Node
+from tunefarm.graph.passes import unfuse_attention
 from tunefarm.graph.quant_ops import qconv_task
 from tunefarm.task import Task
 from tunefarm.tune.dispatch import ApplyHistoryBest
@@ -49,6 +50,15 @@ def logical_task(graph: Graph, node: Node, target: str) -> Task:
         groups=int(a.get("groups", 1)),
         epilogue=epilogue,
     )
+
+
+def for_target(graph: Graph, target: str) -> Graph:
+    """`graph` as `target` runs it: its fused attentions written out again where the
+    target's backend has no attention kernel (models are optimised before the target is
+    known)."""
+    if "attention" in registry.ops(parse_target(target).kind):
+        return graph
+    return unfuse_attention(graph)
 
 
 def attention_task(graph: Graph, node: Node, target: str) -> Task:
@@ -163,6 +173,7 @@ def extract_tasks(graph: Graph, target: str) -> list[NetworkTask]:
     """Tasks in order of first occurrence, each node's alternatives after its first task.
     `graph` should be optimised (passes.optimize) so tasks carry their fused epilogues."""
     check_networks(target)
+    graph = for_target(graph, target)
     found: dict[Task, list[str]] = {}
     first: dict[Task, Task] = {}
     for node in graph.nodes:

@@ -9,7 +9,7 @@ task, so the network compiler does it (see `tunefarm.compiler.layout`).
 from __future__ import annotations
 
 from tunefarm.graph.ir import Graph
-from tunefarm.graph.passes.attention import fuse_attention
+from tunefarm.graph.passes.attention import fuse_attention, unfuse_attention
 from tunefarm.graph.passes.batch_norm import fold_batch_norm
 from tunefarm.graph.passes.constants import fold_constants
 from tunefarm.graph.passes.dead_code import eliminate_dead_code
@@ -42,4 +42,5 @@ __all__ = [
     "fuse_layer_norm",
     "hoist_through_reshape",
     "optimize",
+    "unfuse_attention",
 ]

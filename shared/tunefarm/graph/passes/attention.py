@@ -31,7 +31,7 @@ from tunefarm.graph.ir import Graph, Node
 from tunefarm.graph.passes.dead_code import eliminate_dead_code
 from tunefarm.graph.shapes import infer_shapes
 
-__all__ = ["fuse_attention"]
+__all__ = ["fuse_attention", "unfuse_attention"]
 
 
 class _Match:
@@ -278,3 +278,51 @@ def fuse_attention(graph: Graph) -> Graph:
         out += replace.get(n.name, [n])
     g.nodes = out
     return eliminate_dead_code(infer_shapes(g))
+
+
+# ---------------------------------------------------------------- back to primitive ops
+def unfuse_attention(graph: Graph) -> Graph:
+    """Every `attention` node written out again as transposes, matmul, scale, mask add,
+    softmax, the NaN guard (a fully masked row gives 0, as the fused kernel does) and
+    matmul: for targets whose backend has no attention kernel (the GPUs), since models are
+    optimised before the target is known."""
+    if not any(n.op == "attention" for n in graph.nodes):
+        return graph
+    g = graph.copy()
+    out: list[Node] = []
+    for node in g.nodes:
+        out += _primitive(g, node) if node.op == "attention" else [node]
+    g.nodes = out
+    return infer_shapes(g)
+
+
+def _primitive(g: Graph, node: Node) -> list[Node]:
+    nodes: list[Node] = []
+    tag = node.name
+
+    def emit(op: str, ins: list[str], attrs: dict | None = None, out: str | None = None) -> str:
+        out = out or g.unique_name(f"{tag}/{op}")
+        nodes.append(Node(g.unique_name(f"{tag}/{op}"), op, ins, [out], attrs or {}))
+        return out
+
+    def const(name: str, value: float) -> str:
+        return g.add_param(f"{tag}/{name}", np.array([value], np.float32))
+
+    a = node.attrs
+    perms = {("q", "BSHD"): [0, 2, 1, 3], ("v", "BSHD"): [0, 2, 1, 3],
+             ("k", "BHSD"): [0, 1, 3, 2], ("k", "BSHD"): [0, 2, 3, 1]}  # fmt: skip
+    ins = []
+    for what, value in zip(("q", "k", "v"), node.inputs[:3], strict=True):
+        perm = perms.get((what, a.get(f"{what}_layout", "BHDS" if what == "k" else "BHSD")))
+        ins.append(value if perm is None else emit("transpose", [value], {"perm": perm}))
+    s = emit("mul", [emit("matmul", ins[:2]), const("scale", float(a["scale"]))])
+    if len(node.inputs) > 3:
+        s = emit("add", [s, node.inputs[3]])
+    p = emit("softmax", [s], {"axis": 3})
+    nan = emit("sub", [const("one", 1.0), emit("equal", [p, p])])
+    p = emit("where", [nan, const("zero", 0.0), p])
+    if a.get("out_layout", "BHSD") == "BSHD":
+        emit("transpose", [emit("matmul", [p, ins[2]])], {"perm": [0, 2, 1, 3]}, node.outputs[0])
+    else:
+        emit("matmul", [p, ins[2]], None, node.outputs[0])
+    return nodes
