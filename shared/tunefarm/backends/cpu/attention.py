@@ -30,7 +30,7 @@ from tunefarm.schedule.template import KernelDef, Template, check_config, identi
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
 
-ROW_TILES = (1, 2, 3, 4, 6, 8)
+ROW_TILES = (1, 2, 3, 4, 6, 8, 12, 14)
 OUT = "attn"  # the output stage; the others are f"{OUT}_score" etc.
 
 
@@ -96,12 +96,28 @@ class Attention(Template):
         return sp
 
     def preferred(self, task, space, target):
-        """As many rows as the registers hold with two key vectors (the score tile) and the
-        head dim in as few register tiles as fit beside them."""
+        """The score tile (rows x key vectors) that fits the registers (32 vector registers
+        with AVX-512, 16 with AVX2, a few kept for operands) at the least estimated cost:
+        padded rows x padded keys, times the load-port excess where a tile issues more loads
+        (a broadcast per row, a vector per key tile) than FMAs (ViT's 197 keys pad to 13
+        vectors of 16, or 14 in pairs; 197 rows to 198 in blocks of 6, 208 in blocks of 8);
+        then the head dim in as few register tiles as fit beside those rows."""
+        p = self.validate(task)
         lanes = vector_lanes(target)
-        registers = 16 if lanes >= 16 else 12
-        inner = min(2, max(space.knobs["tile_o"].entities))
-        rows = max(t for t in space.knobs["tile_n"].entities if t * inner <= registers)
+        registers = 28 if lanes >= 16 else 12
+        keys = _vectors(p["sk"], lanes)
+
+        def cost(rows: int, inner: int) -> tuple[float, int, int]:  # ties: more rows
+            padded = -(-p["sq"] // rows) * rows * (-(-keys // inner) * inner)
+            return padded * max(1.0, (rows + inner) / (rows * inner)), -rows, -inner
+
+        tiles = [
+            (r, o)
+            for r in space.knobs["tile_n"].entities
+            for o in space.knobs["tile_o"].entities
+            if r * o <= registers
+        ]
+        rows, inner = min(tiles, key=lambda t: cost(*t))
         dims = [t for t in space.knobs["tile_d"].entities if t * rows <= registers]
         return {"tile_n": rows, "tile_o": inner, "tile_d": max(dims or [1])}
 

@@ -16,7 +16,7 @@ Stages (all named after `name`):
 - `{name}_score` [B, H, Sq, Skp]: Q K^T (reduce over d);
 - `{name}_max` [B, H, Sq, 1]: the row max of score + mask (-inf on the padded keys);
 - `{name}_exp` [B, H, Sq, Skp]: exp(score + mask - max), the shift keeping exp finite, and
-  so 0 on the padded keys (the padded rows of v are never weighed: their weight is 0);
+  so 0 on the padded keys (the row sum runs over whole vectors; P V over the Sk real keys);
 - `{name}_sum` [B, H, Sq, 1] and `{name}_acc` [B, H, Sq, D]: the row sum and P V unscaled;
 - `{name}`: acc / sum, and 0 for a row whose every key is masked by -inf (where softmax is
   NaN: the exporters' IsNaN/Where guard around scaled_dot_product_attention writes 0 there).
@@ -190,11 +190,10 @@ def attention(
         name=f"{name}_sum",
         axis_names=AXES4,
     )
-    rv = te.reduce_axis(skp, "k")
+    rv = te.reduce_axis(sk, "k")  # the real keys only: P V does no work on the padding
 
     def pv(bi: Expr, hi: Expr, i: Expr, j: Expr) -> Expr:
-        key = rv.var if skp == sk else min_(rv.var, sk - 1)
-        return te.sum(ex[bi, hi, i, rv] * _load(v, lay["v"], B=bi, H=hi, S=key, D=j), axis=rv)
+        return te.sum(ex[bi, hi, i, rv] * _load(v, lay["v"], B=bi, H=hi, S=rv.var, D=j), axis=rv)
 
     acc = te.compute((b, h, sqp, d), pv, name=f"{name}_acc", axis_names=AXES4)
 
