@@ -46,6 +46,7 @@ def attention_model(
     rank: int = 4,
     softmax_axis: int = -1,
     extra_output: str | None = None,
+    fill: bool = False,
 ):
     """q, k^T (or k through a Transpose), v -> scores -> [mask] -> softmax -> [guard] -> @ v,
     spelled as the exporters do."""
@@ -72,7 +73,15 @@ def attention_model(
             helper.make_node("Div", ["s0", "c"], ["s"]),
         ]
     logits = "s"
-    if mask is not None:
+    if mask is not None and fill:  # a masked fill, as zoo bert's odd layers write it
+        inputs["mask"] = list(mask)
+        inits |= _const("lowest", float(np.finfo(np.float32).min)) | _const("zero", 0.0)
+        nodes += [
+            helper.make_node("Equal", ["mask", "zero"], ["cond"]),
+            helper.make_node("Where", ["cond", "lowest", "s"], ["t"]),
+        ]
+        logits = "t"
+    elif mask is not None:
         inputs["mask"] = list(mask)
         nodes.append(helper.make_node("Add", ["s", "mask"], ["t"]))
         logits = "t"
@@ -115,14 +124,24 @@ def attention_nodes(graph: Graph) -> list:
         {"rank": 3, "mask": (S, S)},
         {"mask": (1, H, S, S)},
         {"mask": (S,)},
+        {"fill": True},
     ],
-    ids=["legacy", "div_scale", "nan_guard", "transposed_k", "3d_causal", "head_bias", "1d"],
+    ids=[
+        "legacy",
+        "div_scale",
+        "nan_guard",
+        "transposed_k",
+        "3d_causal",
+        "head_bias",
+        "1d",
+        "masked_fill",
+    ],  # fmt: skip
 )
 def test_pass_replaces_attention_and_keeps_outputs(kw: dict[str, Any]) -> None:
     before = fold_constants(attention_model(**kw))
     after = fuse_attention(before)
     (node,) = attention_nodes(after)
-    assert {n.op for n in after.nodes} <= {"attention", "reshape"}
+    assert {n.op for n in after.nodes} <= {"attention", "reshape", "where", "equal"}
     assert node.attrs["scale"] == pytest.approx(1 / math.sqrt(D), rel=1e-6)
     assert node.attrs["k_layout"] == ("BHSD" if kw.get("transpose_k") else "BHDS")
     assert len(node.inputs) == (3 if kw.get("mask", 1) is None else 4)

@@ -8,6 +8,8 @@ and constant folding:
     scores = scores [* c | / c]                 a scale on the product instead (optional)
     logits = scores [+ mask]                    bert's extended mask, GPT-2's causal bias,
                                                 Swin's relative position bias; none in ViT
+           | where(cond, lowest, scores)        a masked fill with float32's lowest or -inf
+                                                (taken as the mask where(cond, lowest, 0))
     p      = softmax(logits, last axis)
     p      = where(1 - equal(p, p), 0, p)       dynamo's SDPA guard: NaN rows (all keys
                                                 masked by -inf) become 0 (optional)
@@ -27,11 +29,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from tunefarm.graph.ir import Graph, Node
+from tunefarm.graph.ir import Graph, Node, Value
 from tunefarm.graph.passes.dead_code import eliminate_dead_code
 from tunefarm.graph.shapes import infer_shapes
 
 __all__ = ["fuse_attention", "unfuse_attention"]
+
+# a masked fill (where(cond, low, scores)) is taken as the additive mask where(cond, low, 0)
+# when low is float32's lowest or -inf: score + low then rounds to low (|score| < 1e31)
+LOWEST = float(np.finfo(np.float32).min)
 
 
 class _Match:
@@ -42,6 +48,7 @@ class _Match:
         self.scale = 1.0
         self.q = self.k = self.v = ""
         self.mask: str | None = None
+        self.fill: tuple[str, str] | None = None  # where(cond, lowest, scores): (cond, lowest)
         self.layouts = {"q": "BHSD", "k": "BHDS", "v": "BHSD", "out": "BHSD"}
         self.out = ""  # the value the attention node writes
 
@@ -98,6 +105,14 @@ def _logits(v: _Graph, logits: str, m: _Match) -> str | None:
                 break
         else:
             return None
+    fill = v.made(logits, "where")
+    if fill is not None and v.private(logits) and v.made(fill.inputs[2], "mul", "div", "matmul"):
+        low = v.scalar(fill.inputs[1])
+        if low is None or low > LOWEST:
+            return None
+        m.fill = (fill.inputs[0], fill.inputs[1])
+        m.nodes.append(fill)
+        logits = fill.inputs[2]
     scale = v.made(logits, "mul", "div")
     if scale is not None and v.private(logits):
         x, c = scale.inputs
@@ -209,10 +224,11 @@ def _shapes_fit(g: Graph, m: _Match, rank: int) -> bool:
         return False
     if any(g.value(x).dtype != "float32" for x in (m.q, m.k, m.v)):
         return False
-    if m.mask is None:
+    added = m.mask if m.fill is None else m.fill[0]
+    if added is None:
         return True
-    mask = g.shape(m.mask)
-    if g.value(m.mask).dtype != "float32" or len(mask) > 4 or not mask or mask[-1] != kt[-1]:
+    mask = g.shape(added)
+    if g.value(added).dtype != "float32" or len(mask) > 4 or not mask or mask[-1] != kt[-1]:
         return False
     full = (*q[:-1], kt[-1])
     padded = (1,) * (len(full) - len(mask)) + tuple(mask) if len(mask) <= len(full) else None
@@ -239,6 +255,13 @@ def _replacement(g: Graph, m: _Match, pv: Node) -> list[Node]:
     nodes: list[Node] = []
     tag = pv.name
     ins = [_as4(g, x, nodes, tag) for x in (m.q, m.k, m.v)]
+    if m.fill is not None:  # the masked fill as an additive mask: where(cond, lowest, 0)
+        zero = g.add_param(f"{tag}/fill_zero", np.zeros((1,), np.float32))
+        m.mask = g.unique_name(f"{tag}/fill_mask")
+        nodes.append(
+            Node(g.unique_name(f"{tag}/fill"), "where", [m.fill[0], m.fill[1], zero], [m.mask])
+        )
+        g.values[m.mask] = Value(m.mask, g.shape(m.fill[0]), "float32")
     if m.mask is not None:
         ins.append(_as4(g, m.mask, nodes, tag))
     out = m.out
