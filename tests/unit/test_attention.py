@@ -23,6 +23,7 @@ from tunefarm.ir import reference as R
 from tunefarm.ir.evaluate import evaluate
 from tunefarm.measure import Config, MeasureErrorNo, MeasureInput, MeasureSettings
 from tunefarm.runtime.executor import GraphExecutor
+from tunefarm.schedule.sketch_state import realise, sample
 from tunefarm.task import Task, TaskError
 
 RNG = np.random.default_rng(11)
@@ -355,3 +356,23 @@ def test_unfused_attention_computes_the_same(kw: dict[str, Any]) -> None:
     np.testing.assert_allclose(got["y"], want["y"], rtol=1e-5, atol=1e-6)
     plan = compile_graph(fused, "cuda", optimized=True).plan  # no cuda attention kernel
     assert not any("attention" in k.name for k in plan.kernels)
+
+
+def test_sketch_policy_derives_correct_schedules(tmp_path) -> None:
+    """The sketch policy derives schedules from the compute definition alone; samples of
+    several sketches build and match the reference."""
+    t = KERNELS["odd_seq"]
+    t = Task(t.op, t.params, "cpu -isa=avx2")
+    sketches, params = registry.sketches(t)
+    assert len(sketches) >= 2
+    rng = np.random.default_rng(0)
+    inputs = [
+        MeasureInput(t, registry.sketch_config(realise(s, sample(s, params, rng))))
+        for s in sketches[:4]
+    ]
+    with registry.local_builder(n_parallel=2, timeout_s=120, cache_dir=tmp_path) as b:
+        builds = b.build(inputs)
+    with registry.local_runner(CHECK) as runner:
+        results = runner.run(inputs, builds)
+    bad = [f"{r.error_no.name}: {r.error_msg[:200]}" for r in results if not r.ok]
+    assert not bad, bad
