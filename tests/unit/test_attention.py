@@ -48,6 +48,7 @@ def attention_model(
     softmax_axis: int = -1,
     extra_output: str | None = None,
     fill: bool = False,
+    projections: bool = False,
 ):
     """q, k^T (or k through a Transpose), v -> scores -> [mask] -> softmax -> [guard] -> @ v,
     spelled as the exporters do."""
@@ -56,6 +57,10 @@ def attention_model(
     inputs["k" if transpose_k else "kt"] = [*lead, S, D] if transpose_k else [*lead, D, S]
     inits: dict[str, np.ndarray] = {}
     nodes = []
+    if projections:  # q, K^T, v as transposes of [B, S, H, D] projections (legacy BERT)
+        inputs = {f"{x}p": [B, S, H, D] for x in "qkv"}
+        for x, perm in (("q", [0, 2, 1, 3]), ("kt", [0, 2, 3, 1]), ("v", [0, 2, 1, 3])):
+            nodes.append(helper.make_node("Transpose", [f"{x[0]}p"], [x], perm=perm))
     kt = "kt"
     if transpose_k:
         perm = [*range(rank - 2), rank - 1, rank - 2]
@@ -95,7 +100,11 @@ def attention_model(
             helper.make_node("Where", ["nan", "zero", "p"], ["pg"]),
         ]
         probs = "pg"
-    nodes.append(helper.make_node("MatMul", [probs, "v"], ["y"]))
+    if projections:  # the output transposed back to [B, S, H, D]
+        nodes.append(helper.make_node("MatMul", [probs, "v"], ["o"]))
+        nodes.append(helper.make_node("Transpose", ["o"], ["y"], perm=[0, 2, 1, 3]))
+    else:
+        nodes.append(helper.make_node("MatMul", [probs, "v"], ["y"]))
     outputs = ["y", *([extra_output] if extra_output else [])]
     return load_onnx(make_model(nodes, inputs, outputs, inits, opset=17))
 
@@ -176,6 +185,22 @@ def test_non_scalar_scale_is_left_alone() -> None:
     inputs = {"q": [1, H, S, D], "kt": [1, H, D, S], "v": [1, H, S, D]}
     g = load_onnx(make_model(nodes, inputs, ["y"], {"c": rand(S)}, opset=17))
     assert not attention_nodes(optimize(g))
+
+
+def test_pass_reads_the_projections_through_their_transposes() -> None:
+    before = fold_constants(attention_model(projections=True))
+    after = fuse_attention(before)
+    (node,) = attention_nodes(after)
+    assert [n.op for n in after.nodes] == ["attention"]
+    assert {k: v for k, v in node.attrs.items() if k.endswith("_layout")} == {
+        "q_layout": "BSHD", "k_layout": "BSHD", "v_layout": "BSHD", "out_layout": "BSHD"
+    }  # fmt: skip
+    feeds = feeds_of(before)
+    np.testing.assert_allclose(run_graph(after, feeds)["y"], run_graph(before, feeds)["y"],
+                               rtol=1e-5, atol=1e-5)  # fmt: skip
+    back = unfuse_attention(after)
+    np.testing.assert_allclose(run_graph(back, feeds)["y"], run_graph(before, feeds)["y"],
+                               rtol=1e-5, atol=1e-5)  # fmt: skip
 
 
 def test_optimize_can_leave_attention_out() -> None:

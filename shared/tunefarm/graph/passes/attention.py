@@ -196,9 +196,10 @@ def _read_through_transposes(v: _Graph, m: _Match, rank: int) -> None:
         m.k, m.layouts["k"] = src, "BHSD"
     if rank != 4:
         return
-    for what, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]), ("v", [0, 2, 1, 3])):
+    from_bshd = {"BHSD": [0, 2, 1, 3], "BHDS": [0, 2, 3, 1]}  # the perm making it of [B,S,H,D]
+    for what in ("q", "k", "v"):
         value = getattr(m, what)
-        if m.layouts[what] in ("BHSD", "BHDS") and (src := _through(v, value, perm)):
+        if (src := _through(v, value, from_bshd[m.layouts[what]])) is not None:
             m.nodes.append(v.prod[value])
             setattr(m, what, src)
             m.layouts[what] = "BSHD"
