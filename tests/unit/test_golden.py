@@ -95,9 +95,19 @@ CPU_CASES: dict[str, tuple[Task, dict]] = {
     ),
     # bert-base's fused attention as legacy exports give it ([B, S, H, D] projections)
     "attention": (
-        Task.make("attention", target=AVX512, q=(1, 128, 12, 64), k=(1, 128, 12, 64),
-                  v=(1, 128, 12, 64), mask=(1, 1, 1, 128), scale=0.125, q_layout="BSHD",
-                  k_layout="BSHD", v_layout="BSHD", out_layout="BSHD"),  # fmt: skip
+        Task.make(
+            "attention",
+            target=AVX512,
+            q=(1, 128, 12, 64),
+            k=(1, 128, 12, 64),
+            v=(1, 128, 12, 64),
+            mask=(1, 1, 1, 128),
+            scale=0.125,
+            q_layout="BSHD",
+            k_layout="BSHD",
+            v_layout="BSHD",
+            out_layout="BSHD",
+        ),  # fmt: skip
         {},
     ),
     "transpose": (
