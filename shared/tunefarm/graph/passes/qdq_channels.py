@@ -31,6 +31,7 @@ def _up(c: int) -> int:
 class _Padder:
     def __init__(self, graph: Graph):
         self.g = graph.copy()
+        self.producers = graph.producers()
         self.nodes: list[Node] = []
         self.padded: dict[str, str] = {}  # value -> its channel-padded twin
         self.unpadded: set[str] = set()  # padded values whose original name is defined again
@@ -56,7 +57,18 @@ class _Padder:
         n, c, h, w = self.g.shape(value)
         twin = self.g.unique_name(f"{value}.pad{_up(c)}")
         pads = [0, 0, 0, 0, 0, _up(c) - c, 0, 0]
-        self._chain(value, twin, "pad", {"pads": pads, "value": 0.0}, "cpad")
+        quant = self.producers.get(value)
+        if (
+            quant is not None
+            and quant.op == "quantize"
+            and not isinstance(quant.attrs["scale"], list)
+        ):
+            # a float value quantized here (the network's input): pad the float, quantize it
+            f = self.g.unique_name(f"{quant.inputs[0]}.cpad")
+            pad = Node(f"{f}.node", "pad", [quant.inputs[0]], [f], {"pads": pads, "value": 0.0})
+            self.nodes += [pad, Node(f"{quant.name}.cpad", "quantize", [f], [twin], quant.attrs)]
+        else:
+            self._chain(value, twin, "pad", {"pads": pads, "value": 0.0}, "cpad")
         self.padded[value] = twin
         self.unpadded.add(value)  # the original stays defined
         return twin
