@@ -87,8 +87,8 @@ def test_every_conv_folds_with_its_epilogue(qdq_path: str) -> None:
         "leaky_relu",
     ]
     assert convs[3].attrs["residual_rule"] == "float"  # the Add, fused into the 1x1 conv
-    # 3 -> 13 -> 27 run as 4 -> 16 -> 28: padded in the graph, sliced at the float output
-    assert [graph.shape(n.inputs[1])[:2] for n in convs[:2]] == [(16, 4, 3, 3)[:2], (28, 16)]
+    # 3 -> 13 -> 27 run as 8 -> 16 -> 32: padded in the graph, sliced at the float output
+    assert [graph.shape(n.inputs[1])[:2] for n in convs[:3]] == [(16, 8), (32, 16), (32, 32)]
     assert graph.shape(graph.outputs[0]) == (1, 27, SIZE, SIZE)
     ops = {t.task.op for t in extract_tasks(graph, "cpu")}
     assert {"conv2d_int8", "depthwise_conv2d_int8"} <= ops and "conv2d" not in ops

@@ -227,7 +227,7 @@ def _fold_conv(g: Graph, node: Node, producers: dict, readers: dict):
     depthwise = groups > 1 and w_int.shape[1] == 1 and groups == w_int.shape[0]
     if groups > 1 and not depthwise:
         return None
-    o = w_int.shape[0]  # any channel count: `qdq_channels` pads them to packed words
+    o = w_int.shape[0]  # any channel count: `qdq_channels` pads them
     s_w = np.broadcast_to(s_w, (o,)).astype(np.float32)
     acc_scale = np.float32(s_x) * s_w
     bias = np.zeros(o, np.int32)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tunefarm.ir import tensor as te
-from tunefarm.ir.expr import Expr, call, cast, const, max_, min_, nearbyint, select
+from tunefarm.ir.expr import Expr, call, cast, const, max_, min_, nearbyint
 from tunefarm.ir.tensor import Tensor
 
 QRANGE = {"int8": (-128, 127), "uint8": (0, 255), "int32": (-(2**31), 2**31 - 1)}
@@ -252,8 +252,10 @@ def activation_float(kind: str, alpha: float, v: Expr) -> Expr:
     """The activation on a float32 value, as ONNX defines it. HardSwish is
     v * clamp(v / 6 + 1/2, 0, 1) with an explicit fma (the C compiler contracts a multiply
     and an add into one anyway: written out, the numpy oracle computes the same)."""
-    if kind == "leaky_relu":
-        return select(v >= const(0.0), v, v * const(alpha))
+    if kind == "leaky_relu":  # max(v, 0) + min(v, 0) * alpha: one term is 0, so exact
+        # (contracted into an fma or not) and vectorisable, where a select of two loads
+        # of the accumulator falls back to a scalar loop in the C emitter
+        return max_(v, const(0.0)) + min_(v, const(0.0)) * const(alpha)
     if kind == "sigmoid":
         return const(1.0) / (const(1.0) + call("exp", -v))
     gate = call("fma", v, const(float(np.float32(1.0 / 6.0))), const(0.5))
