@@ -32,11 +32,10 @@ def feeds(seed: int) -> dict[str, np.ndarray]:
     return {"x": x.astype(np.float32)}
 
 
-@pytest.fixture(scope="module")
-def qdq_path(tmp_path_factory) -> str:
-    tmp = tmp_path_factory.mktemp("qdq_epilogues")
+def quantized(model: onnx.ModelProto, tmp) -> str:
+    """`model` through quantize_static (QDQ, per channel, 7-bit weights); the file's path."""
     src, dst = tmp / "net.onnx", tmp / "net_int8.onnx"
-    onnx.save(epilogue_net(SIZE), src)
+    onnx.save(model, src)
 
     class Reader(CalibrationDataReader):
         def __init__(self) -> None:
@@ -56,6 +55,11 @@ def qdq_path(tmp_path_factory) -> str:
         reduce_range=True,
     )
     return str(dst)
+
+
+@pytest.fixture(scope="module")
+def qdq_path(tmp_path_factory) -> str:
+    return quantized(epilogue_net(SIZE), tmp_path_factory.mktemp("qdq_epilogues"))
 
 
 def output_step(path: str) -> float:
@@ -184,3 +188,38 @@ def test_conv_with_unfoldable_activation_is_reported() -> None:
     report = compile_report(graph, "cpu", model)
     ((node, why),) = report.stays_float
     assert "tanh" in why and "LeakyRelu" in why
+
+
+def test_padded_value_sliced_for_a_pool_and_padded_again(tmp_path) -> None:
+    """conv 3 -> 12 -> Relu -> MaxPool (on uint8) -> conv 12 -> 20: the pool is no int8 conv,
+    so the padded 16-channel value is sliced back to 12 before it and padded again after."""
+    rng = np.random.default_rng(1)
+    w1 = (rng.standard_normal((12, 3, 3, 3)) * 0.3).astype(np.float32)
+    w2 = (rng.standard_normal((20, 12, 3, 3)) * 0.1).astype(np.float32)
+    inits = [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1] * 4),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Conv", ["p1", "w2"], ["y"], pads=[1] * 4),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "pool",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, SIZE, SIZE])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 20, SIZE // 2, SIZE // 2])],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    path = quantized(model, tmp_path)
+    _, g = load_model(path)
+    counts = g.op_counts()
+    assert counts["qconv2d"] == 2 and counts["slice"] == 2 and "conv2d" not in counts
+    compile_graph(g, "cpu", optimized=True).save(tmp_path / "p.tfa", jobs=2)
+    x = feeds(9)
+    want, got = ort_run(path, x), GraphExecutor.load(tmp_path / "p.tfa").run(x)["y"]
+    assert np.unique(want).size > 50
+    step = output_step(path)
+    within = np.abs(got - want) <= step * (1 + 1e-4)
+    assert within.mean() >= 0.99, (within.mean(), np.abs(got - want).max(), step)
