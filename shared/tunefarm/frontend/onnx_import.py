@@ -861,7 +861,8 @@ def _cast(cx: _Ctx) -> None:
     """Run-time casts. Booleans and integers computed at run time are float32 values (exact
     below 2**24), so: a no-op between equal types, to float32/float64 and between integer
     types; integer graph inputs go through one cast node to float32; a float to an integer
-    truncates (float32 -> int32 -> float32); anything to bool is x != 0."""
+    truncates (float32 -> int32 -> float32); anything to bool is x != 0; to float16 rounds
+    to half precision (a cast there and back), the value staying float32."""
     to = np.dtype(_cast_to(cx))
     src = np.dtype(cx.imp.dtype(cx.input(0), cx))
     if to == np.float32 and onnx_quant.is_int8_accumulator(cx):
@@ -873,6 +874,11 @@ def _cast(cx: _Ctx) -> None:
         cx.emit("where", [x, cx.scalar("one", 1.0), cx.scalar("zero", 0.0)], {}, cx.outputs[0])
     elif to.kind == "f" and to != np.float16 and src.kind in "biuf":
         cx.imp.alias[cx.outputs[0]] = cx.number(0)
+    elif to == np.float16 and src.kind in "biuf":
+        # run-time values are float32: a float16 Cast rounds to half precision (to nearest
+        # even, overflowing to inf, as ONNX Runtime's) and the value goes on as float32
+        half = cx.emit("cast", [cx.number(0)], {"dtype": "float16"})
+        cx.emit("cast", [half], {"dtype": "float32"}, cx.outputs[0])
     elif to.kind in "iu" and src.kind in "biu":
         cx.imp.alias[cx.outputs[0]] = cx.number(0)
     elif to.kind in "iu" and src == np.float32:
