@@ -438,10 +438,16 @@ def _conv1d(cx: _Ctx) -> None:
 
 
 def _conv(cx: _Ctx) -> None:
-    if len(cx.shape(0)) == 3:
+    shape = cx.shape(0)
+    if len(shape) == 3:
         _conv1d(cx)
         return
-    x, w = _data_4d(cx, "convolution"), cx.shape(1)
+    if len(shape) != 4:
+        raise cx.fail(
+            f"only 1-D and 2-D convolution (3-D or 4-D data) is supported, got data shape "
+            f"{list(shape)}"
+        )
+    x, w = shape, cx.shape(1)
     for i, what, whats in ((1, "weight", "weights"), (2, "bias", "biases")):
         if cx.has(i) and cx.maybe_const(i) is None:
             raise cx.fail(
