@@ -60,9 +60,11 @@ def fold_qdq(graph: Graph) -> Graph:
         if n.name not in dropped:
             nodes += extra.get(n.name, [n])
     g.nodes = nodes
-    if not replaced:
+    if not replaced and not any(n.op == "qconv2d" for n in g.nodes):  # (QLinearConv makes some)
         return graph
-    return pad_int8_channels(fuse_int8_epilogues(eliminate_dead_code(infer_shapes(g))))
+    if replaced:
+        g = eliminate_dead_code(infer_shapes(g))
+    return pad_int8_channels(fuse_int8_epilogues(g))
 
 
 def _per_tensor(node: Node) -> bool:
