@@ -416,7 +416,8 @@ def _cast(node: Node, ins: list[Value]) -> list[Value]:
     # numbers to float32, and float32 to int32/int64 (truncating run-time integer values)
     to_float = dtype == "float32" and src.kind in "iuf"
     to_int = dtype in ("int32", "int64") and src == np.float32
-    if not (to_float or to_int):
+    to_half = dtype == "float16" and src == np.float32  # a float16 Cast's rounding
+    if not (to_float or to_int or to_half):
         raise _fail(
             node,
             "only casts of numbers to float32 and of float32 to int32/int64 are supported, "
