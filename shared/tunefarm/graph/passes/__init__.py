@@ -9,6 +9,7 @@ task, so the network compiler does it (see `tunefarm.compiler.layout`).
 from __future__ import annotations
 
 from tunefarm.graph.ir import Graph
+from tunefarm.graph.passes.attention import fuse_attention, unfuse_attention
 from tunefarm.graph.passes.batch_norm import fold_batch_norm
 from tunefarm.graph.passes.constants import fold_constants
 from tunefarm.graph.passes.conv_taps import split_bands, trim_dead_taps
@@ -18,13 +19,17 @@ from tunefarm.graph.passes.silu import fuse_silu
 from tunefarm.graph.passes.transformer import fuse_gelu, fuse_layer_norm, hoist_through_reshape
 
 
-def optimize(graph: Graph) -> Graph:
+def optimize(graph: Graph, attention: bool = True) -> Graph:
     """Constant folding, batch-norm folding, conv taps that read only padding cut away,
-    layer-norm, GELU and SiLU recognition, hoisting a dense's tail through reshapes, epilogue
-    fusion, convs that mostly read padding split into bands, dead-code elimination."""
+    attention recognition (unless `attention` is False: benchmarks compare with and
+    without it), layer-norm, GELU and SiLU recognition, hoisting a dense's tail through
+    reshapes, epilogue fusion, convs that mostly read padding split into bands, dead-code
+    elimination."""
     graph = fold_constants(graph)
     graph = fold_batch_norm(graph)
     graph = trim_dead_taps(graph)
+    if attention:
+        graph = fuse_attention(graph)
     graph = fuse_layer_norm(graph)
     graph = fuse_gelu(graph)
     graph = fuse_silu(graph)
@@ -37,6 +42,7 @@ def optimize(graph: Graph) -> Graph:
 __all__ = [
     "eliminate_dead_code",
     "fold_batch_norm",
+    "fuse_attention",
     "fold_constants",
     "fuse_epilogues",
     "fuse_gelu",
@@ -46,4 +52,5 @@ __all__ = [
     "optimize",
     "split_bands",
     "trim_dead_taps",
+    "unfuse_attention",
 ]
