@@ -15,18 +15,20 @@ from tunefarm.graph.passes.constants import fold_constants
 from tunefarm.graph.passes.conv_taps import split_bands, trim_dead_taps
 from tunefarm.graph.passes.dead_code import eliminate_dead_code
 from tunefarm.graph.passes.fuse import fuse_epilogues
+from tunefarm.graph.passes.pooling import mean_to_global_pool
 from tunefarm.graph.passes.silu import fuse_silu
 from tunefarm.graph.passes.transformer import fuse_gelu, fuse_layer_norm, hoist_through_reshape
 
 
 def optimize(graph: Graph, attention: bool = True) -> Graph:
-    """Constant folding, batch-norm folding, conv taps that read only padding cut away,
-    attention recognition (unless `attention` is False: benchmarks compare with and
-    without it), layer-norm, GELU and SiLU recognition, hoisting a dense's tail through
-    reshapes, epilogue fusion, convs that mostly read padding split into bands, dead-code
-    elimination."""
+    """Constant folding, batch-norm folding, a mean over H and W as a global average pool,
+    conv taps that read only padding cut away, attention recognition (unless `attention`
+    is False: benchmarks compare with and without it), layer-norm, GELU and SiLU
+    recognition, hoisting a dense's tail through reshapes, epilogue fusion, convs that
+    mostly read padding split into bands, dead-code elimination."""
     graph = fold_constants(graph)
     graph = fold_batch_norm(graph)
+    graph = mean_to_global_pool(graph)
     graph = trim_dead_taps(graph)
     if attention:
         graph = fuse_attention(graph)
@@ -49,6 +51,7 @@ __all__ = [
     "fuse_layer_norm",
     "fuse_silu",
     "hoist_through_reshape",
+    "mean_to_global_pool",
     "optimize",
     "split_bands",
     "trim_dead_taps",
