@@ -1,0 +1,135 @@
+"""The persistent measurer for host kernels, repeats chosen by their spread, and the recheck
+of a would-be new best: real gcc builds of the hand-written kernels in measure_kernels."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import measure_kernels as mk
+import pytest
+
+from tunefarm.backends import registry
+from tunefarm.measure import (
+    LocalBuilder,
+    LocalRunner,
+    MeasureErrorNo,
+    MeasureResult,
+    MeasureSettings,
+    Recheck,
+    time_evaluator,
+)
+from tunefarm.measure.timing import spread
+from tunefarm.tune.recheck import recheck
+from tunefarm.tune.records import append_records, load_records, make_record
+
+E = MeasureErrorNo
+FAST = MeasureSettings(repeat=2, min_repeat_ms=2, timeout_s=1.5)
+
+
+@pytest.fixture(scope="module")
+def builder(tmp_path_factory: pytest.TempPathFactory):
+    with LocalBuilder(
+        n_parallel=2, timeout_s=20, cache_dir=tmp_path_factory.mktemp("cache"), generate=mk.generate
+    ) as b:
+        yield b
+
+
+def _mapped(pid: int, path: str) -> bool:
+    """Whether process `pid` has the file at `path` mapped (Linux /proc)."""
+    return path in Path(f"/proc/{pid}/maps").read_text()
+
+
+def test_host_measurer_is_replaced_after_a_wrong_answer_a_segfault_and_a_hang(builder):
+    names = ["add", "add", "wrong", "add", "segv", "add", "loop", "add"]
+    inputs = [mk.inp(n, unroll=i) for i, n in enumerate(names)]
+    builds = builder.build(inputs)
+    assert all(b.ok for b in builds), [b.error_msg for b in builds]
+    results, pids = [], []
+    with LocalRunner(FAST, mk.io, persistent=True, in_process=True) as runner:
+        assert not runner.overlaps_builds  # host builds would share the measuring cores
+        for inp, build in zip(inputs, builds, strict=True):
+            (res,) = runner.run([inp], [build])
+            results.append(res)
+            pids.append(runner._measurer.pid)
+            if len(results) == 2 and os.path.exists(f"/proc/{pids[0]}/maps"):
+                # dlclosed after timing: the measurer does not accumulate libraries
+                assert not _mapped(pids[0], builds[0].artifact)
+                assert not _mapped(pids[0], builds[1].artifact)
+    got = [r.error_no for r in results]
+    assert got == [
+        E.NO_ERROR, E.NO_ERROR, E.WRONG_ANSWER, E.NO_ERROR,
+        E.RUNTIME_ERROR, E.NO_ERROR, E.RUN_TIMEOUT, E.NO_ERROR,
+    ], [r.error_msg for r in results]  # fmt: skip
+    assert "SIGSEGV" in results[4].error_msg and "replaced" in results[6].error_msg
+    assert all(0 < c < 1e-2 for r in results if r.ok for c in r.costs)
+    # the two good ones shared one process; the wrong answer, the fault and the hang each
+    # retired theirs (none is left after them), and the next candidate measured correctly
+    # in a fresh one
+    assert pids[0] == pids[1] is not None
+    assert pids[2] is None and pids[4] is None and pids[6] is None
+    assert len({pids[1], pids[3], pids[5], pids[7]}) == 4 and None not in pids[3::2]
+
+
+def test_registry_runner_for_cpu_is_persistent_and_switchable(monkeypatch):
+    with registry.local_runner(FAST) as runner:
+        assert runner._measurer is not None and runner.in_process
+    monkeypatch.setenv("TUNEFARM_PERSISTENT_MEASURER", "0")  # the fresh-child path
+    with registry.local_runner(FAST) as runner:
+        assert runner._measurer is None
+
+
+def _fake_timer(costs: list[float]):
+    """fn_time answering the given per-run costs in turn (the last one from then on)."""
+    seq = iter(costs)
+    last = [costs[-1]]
+
+    def fn_time(number: int) -> float:
+        last[0] = next(seq, last[0])
+        return last[0]
+
+    return fn_time
+
+
+def test_repeats_stop_early_when_quiet_and_grow_to_the_cap_when_noisy():
+    adaptive = MeasureSettings(repeat=2, max_repeat=6, target_cv=0.05, min_repeat_ms=0)
+    quiet = time_evaluator(_fake_timer([1.0, 1.01, 1.0, 1.0]), adaptive)
+    assert len(quiet.costs) == 2
+    settle = time_evaluator(_fake_timer([1.0, 1.5, 1.0, 1.02, 1.01, 1.0, 1.0, 1.0]), adaptive)
+    assert 2 < len(settle.costs) <= 6
+    noisy = time_evaluator(_fake_timer([1.0, 2.0] * 10), adaptive)
+    assert len(noisy.costs) == 6 and spread(noisy.costs) > 0.05
+    fixed = MeasureSettings(repeat=3, min_repeat_ms=0)
+    assert len(time_evaluator(_fake_timer([1.0, 2.0] * 10), fixed).costs) == 3
+    # JSON: the two fields only when set, so records written before them read the same
+    assert "max_repeat" not in fixed.to_json()
+    assert MeasureSettings.from_json(json.loads(json.dumps(adaptive.to_json()))) == adaptive
+    with pytest.raises(ValueError, match="max_repeat"):
+        MeasureSettings(repeat=3, max_repeat=2)
+
+
+def test_a_lucky_candidate_is_refuted_and_a_real_one_believed(builder, tmp_path):
+    """A slow kernel whose batch figure claimed it beat the fast incumbent is refuted by the
+    interleaved rounds; the fast one claiming to beat the slow one is believed. The verdict
+    and both sides' figures survive a record file."""
+    fast, slow = mk.inp("add", unroll=11), mk.inp("slow", unroll=12)
+    with LocalRunner(FAST, mk.io, persistent=True, in_process=True) as runner:
+
+        class Option:
+            pass
+
+        option = Option()
+        option.builder, option.runner = builder, runner
+        (first,) = runner.run([slow], builder.build([slow]))
+        lucky = MeasureResult((1e-9, 1e-9), E.NO_ERROR, "", 0.1, 0.0, FAST)
+        refuted, fast_cost = recheck(option, fast, 11, slow, lucky, rounds=3)
+        real, slow_cost = recheck(option, slow, 12, fast, first, rounds=3)
+    assert not refuted.recheck.believed and refuted.recheck.first_costs == (1e-9, 1e-9)
+    assert len(refuted.costs) == 3 and refuted.median > fast_cost
+    assert refuted.recheck.against == 11 and len(refuted.recheck.incumbent_costs) == 3
+    assert real.recheck.believed and real.median < slow_cost
+    path = tmp_path / "r.jsonl"
+    append_records(path, [make_record(slow, refuted)])
+    (back,) = load_records(path)
+    assert back.result.recheck == refuted.recheck and isinstance(back.result.recheck, Recheck)
