@@ -72,6 +72,18 @@ def test_host_measurer_is_replaced_after_a_wrong_answer_a_segfault_and_a_hang(bu
     assert len({pids[1], pids[3], pids[5], pids[7]}) == 4 and None not in pids[3::2]
 
 
+def test_openmp_kernels_one_after_another_in_one_measurer(builder):
+    """Unloading an OpenMP kernel must not unload the OpenMP runtime under its idle pool
+    threads (they faulted, SIGSEGV, in the next candidate's measurement before the pin)."""
+    inputs = [mk.inp("omp", unroll=20 + i) for i in range(4)]
+    builds = builder.build(inputs)
+    assert all(b.ok for b in builds), [b.error_msg for b in builds]
+    with LocalRunner(FAST, mk.io, persistent=True, in_process=True) as runner:
+        results = runner.run(inputs, builds)
+        assert runner._measurer.pid is not None and runner._measurer.restarts == 0
+    assert [r.error_no for r in results] == [E.NO_ERROR] * 4, [r.error_msg for r in results]
+
+
 def test_registry_runner_for_cpu_is_persistent_and_switchable(monkeypatch):
     with registry.local_runner(FAST) as runner:
         assert runner._measurer is not None and runner.in_process

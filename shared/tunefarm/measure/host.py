@@ -9,7 +9,9 @@ whose kernels run on the host CPU (`cpu`) emit code for this ABI and measure wit
 `load_host_kernel`; the network runtime uses the same buffers.
 
 A persistent measurer loads thousands of candidates into one process, so `close` unloads
-each library again (dlclose): its code and data pages would otherwise stay mapped.
+each library again (dlclose): its code and data pages would otherwise stay mapped. The
+OpenMP runtime the kernels link (libgomp) is pinned first: unloading the last kernel would
+otherwise unload it too, under its idle pool threads, which then fault (SIGSEGV).
 """
 
 from __future__ import annotations
@@ -31,11 +33,29 @@ def aligned_copy(array: np.ndarray) -> np.ndarray:
     return out
 
 
+OPENMP_RUNTIMES = ("libgomp.so.1",)  # loaded once per process and never unloaded
+_pinned: list[ctypes.CDLL] = []
+
+
+def pin_openmp() -> None:
+    """Load the OpenMP runtime globally, once, so no dlclose of a kernel drops it."""
+    if _pinned:
+        return
+    for name in OPENMP_RUNTIMES:
+        try:
+            _pinned.append(ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL))
+        except OSError:  # not installed: the kernels cannot use it either
+            continue
+    if not _pinned:
+        _pinned.append(ctypes.CDLL(None))  # nothing to pin; do not look again
+
+
 class HostKernel:
     """A loaded host library and its argument buffers (aligned copies of the given arrays)."""
 
     def __init__(self, artifact: str, args: list[np.ndarray]) -> None:
         self.buffers = [aligned_copy(a) for a in args]
+        pin_openmp()
         lib = ctypes.CDLL(artifact)
         self._handle: int | None = lib._handle
         self._entry, self._timer = lib.tf_entry, lib.tf_time

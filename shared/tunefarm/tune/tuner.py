@@ -26,6 +26,7 @@ from tunefarm.measure import (
     MeasureInput,
     MeasureResult,
     MeasureSettings,
+    Recheck,
     Runner,
 )
 from tunefarm.schedule.space import ConfigSpace
@@ -148,6 +149,7 @@ class Tuner:
         self.best_trial = 0
         self.history: list[tuple[int, float]] = []  # (config index, cost or inf)
         self.seeds: list[int] = []  # configs to measure first (a warm start's population)
+        self.rechecks: list[Recheck] = []  # every recheck of a would-be best, in order
         self.default_index = self._default_index(space is None)
 
     def _default_index(self, registry_space: bool) -> int | None:
@@ -254,6 +256,8 @@ class Tuner:
             if checked is None:  # could not time both again: the batch's figure stands
                 break
             results[k], inc_cost = checked
+            if results[k].recheck is not None:
+                self.rechecks.append(results[k].recheck)
             if inc_index == self.best_index:
                 self.best_cost = inc_cost  # the incumbent's fresher figure
             if results[k].recheck is not None and results[k].recheck.believed:
