@@ -105,13 +105,17 @@ def _fake_timer(costs: list[float]):
 
 
 def test_repeats_stop_early_when_quiet_and_grow_to_the_cap_when_noisy():
-    adaptive = MeasureSettings(repeat=2, max_repeat=6, target_cv=0.05, min_repeat_ms=0)
+    # one run of 1 s meets min_repeat_ms: number stays 1; 6 s of extra timing at most
+    adaptive = MeasureSettings(repeat=2, max_repeat=6, target_cv=0.05, min_repeat_ms=1000)
     quiet = time_evaluator(_fake_timer([1.0, 1.01, 1.0, 1.0]), adaptive)
     assert len(quiet.costs) == 2
-    settle = time_evaluator(_fake_timer([1.0, 1.5, 1.0, 1.02, 1.01, 1.0, 1.0, 1.0]), adaptive)
-    assert 2 < len(settle.costs) <= 6
-    noisy = time_evaluator(_fake_timer([1.0, 2.0] * 10), adaptive)
+    settle = time_evaluator(_fake_timer([1.0, 1.08, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]), adaptive)
+    assert 2 < len(settle.costs) < 6
+    noisy = time_evaluator(_fake_timer([1.0, 1.2] * 10), adaptive)
     assert len(noisy.costs) == 6 and spread(noisy.costs) > 0.05
+    # a kernel of 5-7 s per run is far slower than the time budget: no extra repeats
+    slow = time_evaluator(_fake_timer([5.0, 7.0] * 10), adaptive)
+    assert len(slow.costs) == 2
     fixed = MeasureSettings(repeat=3, min_repeat_ms=0)
     assert len(time_evaluator(_fake_timer([1.0, 2.0] * 10), fixed).costs) == 3
     # JSON: the two fields only when set, so records written before them read the same

@@ -4,6 +4,13 @@ ISA, conversions between int32, float32 and byte lanes, and nearbyint on float l
 `IntLanes` is mixed into `CEmitter` (it uses the emitter's `vexpr`, `vec`, `expr`,
 `helpers` and `target`); the module-level functions return the C helpers a kernel needs,
 each emitted only in kernels that use it, so float kernels' code is unchanged.
+
+No <immintrin.h>: parsing it was 0.12 s of a 0.30 s int8 build. The helpers call the gcc
+builtins the intrinsics they replace are defined with (gcc 12's headers: same arguments,
+an undefined pass-through where the header leaves one undefined, all-ones masks), so the
+machine code is the same (`benchmarks/build_speed.py --int8` compares it). Each helper
+declares the vector types it needs itself (C11 allows a typedef repeated with the same
+type), because helpers are emitted in sorted order, not in order of use.
 """
 
 from __future__ import annotations
@@ -63,7 +70,7 @@ class IntLanes:
                 self.helpers.add(int_vector_helpers(width))
         fast = _byte_convert(width, effective_isa(self.target), src, dst, x)
         if fast is not None:
-            self.helpers.add("#include <immintrin.h>")
+            self.helpers.add(BYTE_CONVERT_16)
             return fast, True
         return f"__builtin_convertvector({x}, tf_v{width}{kinds[dst]})", True
 
@@ -101,7 +108,7 @@ class IntLanes:
             ptr = f"*(const tf_v{width}{kind}*)(&{load.buffer.name}[{base}])"
             fast = _byte_convert(width, effective_isa(self.target), load.dtype, "int32", ptr)
             if fast is not None:
-                self.helpers.add("#include <immintrin.h>")
+                self.helpers.add(BYTE_CONVERT_16)
                 return fast, True
             return f"__builtin_convertvector({ptr}, tf_v{width}i)", True
         raise NotVectorizable(type(e).__name__)
@@ -137,11 +144,23 @@ def _byte_convert(w: int, isa: str, src: str, dst: str, x: str) -> str | None:
     if w != 16 or isa not in ("avx512", "avx512vnni"):
         return None
     if src in BYTES and dst == "int32":
-        sign = "u" if src == "uint8" else "i"
-        return f"((tf_v16i)_mm512_cvtep{sign}8_epi32((__m128i)({x})))"
+        sign = "zx" if src == "uint8" else "sx"
+        return f"tf_v16_{sign}bd((tf_x16b)({x}))"
     if src == "int32" and dst in BYTES:
-        return f"((tf_v16{BYTES[dst]})_mm512_cvtepi32_epi8((__m512i)({x})))"
+        return f"((tf_v16{BYTES[dst]})tf_v16_db((tf_v16i)({x})))"
     return None
+
+
+# vpmovzxbd / vpmovsxbd / vpmovdb on 16 lanes (what _mm512_cvtepu8_epi32, _mm512_cvtepi8_epi32
+# and _mm512_cvtepi32_epi8 expand to); `u = u` is the header's undefined pass-through
+BYTE_CONVERT_16 = """\
+typedef char tf_x16b __attribute__((vector_size(16)));
+static inline tf_v16i tf_v16_zxbd(tf_x16b x) {
+  tf_v16i u = u; return __builtin_ia32_pmovzxbd512_mask(x, u, (unsigned short)-1); }
+static inline tf_v16i tf_v16_sxbd(tf_x16b x) {
+  tf_v16i u = u; return __builtin_ia32_pmovsxbd512_mask(x, u, (unsigned short)-1); }
+static inline tf_x16b tf_v16_db(tf_v16i x) {
+  tf_x16b u = u; return __builtin_ia32_pmovdb512_mask(x, u, (unsigned short)-1); }"""
 
 
 def _is_dot4(e: Expr) -> bool:
@@ -164,16 +183,20 @@ static inline tf_v{w}i tf_v{w}i_min(tf_v{w}i a, tf_v{w}i b) {{
 
 
 # nearbyint on float lanes: round to nearest even without raising inexact (imm 0x08), as
-# the scalar nearbyintf does in the default rounding mode
-_RINT = {16: "_mm512_roundscale_ps", 8: "_mm256_round_ps", 4: "_mm_round_ps"}
+# the scalar nearbyintf does in the default rounding mode; the builtins of
+# _mm512_roundscale_ps (vrndscaleps, current direction 0x04), _mm256_round_ps, _mm_round_ps
+_RINT = {
+    16: "tf_v16f u = u; return __builtin_ia32_rndscaleps_mask(x, 0x08, u, (unsigned short)-1, 4);",
+    8: "return __builtin_ia32_roundps256(x, 0x08);",
+    4: "return __builtin_ia32_roundps(x, 0x08);",
+}
 _RINT_ISAS = {16: ("avx512", "avx512vnni"), 8: ("avx512", "avx512vnni", "avx2")}
 
 
 def rint_helper(w: int, isa: str) -> str | None:
     if w not in _RINT or isa not in _RINT_ISAS.get(w, ("avx512", "avx512vnni", "avx2", "sse4")):
         return None
-    return f"""#include <immintrin.h>
-static inline tf_v{w}f tf_v{w}_rint(tf_v{w}f x) {{ return (tf_v{w}f){_RINT[w]}(x, 0x08); }}"""
+    return f"static inline tf_v{w}f tf_v{w}_rint(tf_v{w}f x) {{ {_RINT[w]} }}"
 
 
 # dot4 over a vector of int32 lanes: acc[l] += sum_k uint8(a)[k] * int8(b[l])[k].
@@ -182,32 +205,46 @@ static inline tf_v{w}f tf_v{w}_rint(tf_v{w}f x) {{ return (tf_v{w}f){_RINT[w]}(x
 # sign-extended to int16 in two halves (bytes 0,2 and bytes 1,3 of each word), the uint8
 # lanes of a zero-extended to match, and two pmaddwd (int16 pairs summed into int32) add up
 # the four products.
-_DOT4 = {
-    (16, "vnni"): ("_mm512_dpbusd_epi32((__m512i)acc, _mm512_set1_epi32(a), (__m512i)b)",),
-    (8, "vnni"): ("_mm256_dpbusd_epi32((__m256i)acc, _mm256_set1_epi32(a), (__m256i)b)",),
-    (16, "avx512bw"): ("_mm512", "__m512i"),
-    (8, "avx2"): ("_mm256", "__m256i"),
-    (8, "avx512bw"): ("_mm256", "__m256i"),
+_DOT4 = {(16, "vnni"), (8, "vnni"), (16, "avx512bw"), (8, "avx2"), (8, "avx512bw")}
+# the builtins behind _mm{512,256}_srai_epi16, _slli_epi16 and _madd_epi16 per width; the
+# 512-bit ones take a pass-through (zero, as the header's) and an all-ones mask
+_SHIFT_MADD = {
+    16: (
+        "__builtin_ia32_psrawi512_mask({x}, 8, z, (unsigned int)-1)",
+        "__builtin_ia32_psllwi512_mask({x}, 8, z, (unsigned int)-1)",
+        "__builtin_ia32_pmaddwd512_mask({x}, {y}, (tf_v16i){{0}}, (unsigned short)-1)",
+    ),
+    8: (
+        "__builtin_ia32_psrawi256({x}, 8)",
+        "__builtin_ia32_psllwi256({x}, 8)",
+        "__builtin_ia32_pmaddwd256({x}, {y})",
+    ),
 }
 
 
 def dot4_helpers(w: int, mode: str) -> str | None:
     """The C of `tf_v{w}_dp(acc, a, b)` for a dot4 mode (see `int8_dot`), None if none."""
-    spec = _DOT4.get((w, mode))
-    if spec is None:
+    if (w, mode) not in _DOT4:
         return None
-    head = "#include <immintrin.h>\n"
     sig = f"static inline tf_v{w}i tf_v{w}_dp(tf_v{w}i acc, int32_t a, tf_v{w}i b) {{"
-    if mode == "vnni":
-        return f"{head}{sig} return (tf_v{w}i){spec[0]}; }}"
-    p, t = spec
-    return f"""{head}{sig}
-  {t} bv = ({t})b;
-  {t} lo = {p}_srai_epi16({p}_slli_epi16(bv, 8), 8), hi = {p}_srai_epi16(bv, 8);
+
+    def bc(x: str) -> str:  # _mm{512,256}_set1_epi32 as its header writes it
+        return f"(tf_v{w}i){{{', '.join([x] * w)}}}"
+
+    if mode == "vnni":  # vpdpbusd
+        return f"{sig} return __builtin_ia32_vpdpbusd_v{w}si(acc, {bc('a')}, b); }}"
+    h = f"tf_x{2 * w}h"
+    srai, slli, madd = _SHIFT_MADD[w]
+    zero = f" {h} z = {{0}};" if w == 16 else ""
+    lo = srai.format(x=slli.format(x="bv"))
+    return f"""typedef short {h} __attribute__((vector_size({4 * w})));
+{sig}{zero}
+  {h} bv = ({h})b;
+  {h} lo = {lo}, hi = {srai.format(x="bv")};
   uint32_t ua = (uint32_t)a;
-  {t} alo = {p}_set1_epi32((int32_t)(ua & 0x00FF00FFu));
-  {t} ahi = {p}_set1_epi32((int32_t)((ua >> 8) & 0x00FF00FFu));
-  return acc + (tf_v{w}i){p}_madd_epi16(lo, alo) + (tf_v{w}i){p}_madd_epi16(hi, ahi); }}"""
+  {h} alo = ({h}){bc("(int32_t)(ua & 0x00FF00FFu)")};
+  {h} ahi = ({h}){bc("(int32_t)((ua >> 8) & 0x00FF00FFu)")};
+  return acc + {madd.format(x="lo", y="alo")} + {madd.format(x="hi", y="ahi")}; }}"""
 
 
 DOT4_SCALAR = """\
