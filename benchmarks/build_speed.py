@@ -138,9 +138,13 @@ ADDRESS = re.compile(
 )
 
 
+FUNCTION = re.compile(r"^_?<[^>]+>:$")  # a function's first line once its address is blanked
+
+
 def disassembly(artifact: Path) -> str:
-    """The instructions and read-only constants of a .so, addresses and offsets blanked (a
-    section placed elsewhere shifts them without changing what the kernel runs)."""
+    """The instructions (function by function) and read-only constants of a .so, addresses
+    and offsets blanked (a section placed elsewhere shifts them without changing what the
+    kernel runs)."""
     text = subprocess.run(
         ["objdump", "-d", "--no-show-raw-insn", str(artifact)],
         check=True,
@@ -154,9 +158,19 @@ def disassembly(artifact: Path) -> str:
         capture_output=True,
         text=True,
     ).stdout.splitlines()[3:]
-    return "\n".join(
-        [*(ADDRESS.sub("_", ln) for ln in lines), *(c.split(None, 1)[-1] for c in consts)]
-    )
+    return "\n".join([*by_function(ADDRESS.sub("_", ln) for ln in lines),
+                      *(c.split(None, 1)[-1] for c in consts)])  # fmt: skip
+
+
+def by_function(lines) -> list[str]:
+    """The disassembly's functions sorted by name: where gcc places a function in the
+    object (a kernel before or after its OpenMP outlined body) is not what it runs."""
+    blocks: list[list[str]] = [[]]
+    for ln in lines:
+        if FUNCTION.match(ln):
+            blocks.append([])
+        blocks[-1].append(ln)
+    return [ln for block in sorted(blocks) for ln in block]
 
 
 def main() -> int:
