@@ -87,9 +87,31 @@ def test_openmp_kernels_one_after_another_in_one_measurer(builder):
 def test_registry_runner_for_cpu_is_persistent_and_switchable(monkeypatch):
     with registry.local_runner(FAST) as runner:
         assert runner._measurer is not None and runner.in_process
+        assert not runner.overlaps_builds  # builds would share the measuring cores
+    monkeypatch.setenv("TUNEFARM_OVERLAP_HOST_BUILDS", "1")  # unless asked for
+    with registry.local_runner(FAST) as runner:
+        assert runner.overlaps_builds
     monkeypatch.setenv("TUNEFARM_PERSISTENT_MEASURER", "0")  # the fresh-child path
     with registry.local_runner(FAST) as runner:
-        assert runner._measurer is None
+        assert runner._measurer is None and not runner.overlaps_builds
+
+
+def test_a_refuted_candidate_never_becomes_the_best():
+    """The tuner books a rechecked candidate's figures, but one the recheck refuted does not
+    become the best even where its median is below the bar."""
+    from tunefarm.task import Task
+    from tunefarm.tune.random_tuner import RandomTuner
+
+    tuner = RandomTuner(Task.make("dense", data=(4, 16), weight=(8, 16)))
+    tuner.observe(0, MeasureResult((2e-6, 2e-6), E.NO_ERROR, "", 0.1, 0.0, FAST))
+    verdict = Recheck(0, (1e-6,), (0.9e-6,), (1e-9,), believed=False)
+    refuted = MeasureResult((1e-6,), E.NO_ERROR, "", 0.1, 0.0, FAST, recheck=verdict)
+    tuner.observe(1, refuted)
+    assert tuner.best_index == 0 and tuner.history[-1] == (1, 1e-6)
+    verdict = Recheck(0, (1e-6,), (2e-6,), (1e-6,), believed=True)
+    believed = MeasureResult((1e-6,), E.NO_ERROR, "", 0.1, 0.0, FAST, recheck=verdict)
+    tuner.observe(2, believed)
+    assert tuner.best_index == 2
 
 
 def _fake_timer(costs: list[float]):
