@@ -171,3 +171,27 @@ def test_a_lucky_candidate_is_refuted_and_a_real_one_believed(builder, tmp_path)
     append_records(path, [make_record(slow, refuted)])
     (back,) = load_records(path)
     assert back.result.recheck == refuted.recheck and isinstance(back.result.recheck, Recheck)
+
+
+def test_the_first_batch_best_is_rechecked_against_the_runner_up():
+    """With no incumbent yet, a lucky first figure is timed again against the batch's
+    runner-up; the recheck's own rounds replace it."""
+    from tunefarm.task import Task
+    from tunefarm.tune.random_tuner import RandomTuner
+    from tunefarm.tune.tuner import MeasureOption
+
+    tuner = RandomTuner(Task.make("dense", data=(4, 16), weight=(8, 16)), seed=1)
+    indices = tuner.next_batch(2)
+    inputs = tuner.inputs_for(indices)
+    lucky = MeasureResult((1e-12,), E.NO_ERROR, "", 0.1, 0.0, FAST)
+    plain = MeasureResult((1e-3,), E.NO_ERROR, "", 0.1, 0.0, FAST)
+    option = MeasureOption.local(FAST, n_parallel=1)
+    try:
+        results = tuner._recheck(option, indices, inputs, [lucky, plain])
+    finally:
+        option.close()
+    verdict = results[0].recheck
+    assert verdict is not None and verdict.against == indices[1]
+    assert verdict.first_costs == (1e-12,) and len(results[0].costs) == tuner.recheck_rounds
+    assert min(results[0].costs) > 1e-9 and len(verdict.incumbent_costs) == tuner.recheck_rounds
+    assert results[1] is plain and tuner.rechecks == [verdict]

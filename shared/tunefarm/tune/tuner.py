@@ -235,13 +235,25 @@ class Tuner:
     ) -> list[MeasureResult]:
         """The batch's results, where a would-be new best has been re-timed against the
         incumbent (`tune.recheck`) and carries the verdict; the bar to beat (`best_cost`)
-        becomes the incumbent's fresh figure. Up to `max_rechecks` per batch, best first."""
+        becomes the incumbent's fresh figure. Up to `max_rechecks` per batch, best first.
+        With no incumbent yet (the first batch), the batch's runner-up stands in for it: a
+        lucky first figure would otherwise stand until something beat it."""
         results = list(results)
-        if not self.recheck_rounds or self.best_index is None:
+        if not self.recheck_rounds:
             return results
-        inc_index, bar = self.best_index, self.best_cost
-        inc_input = self.inputs_for([inc_index])[0]
         done: set[int] = set()
+        if self.best_index is not None:
+            inc_index, bar = self.best_index, self.best_cost
+            inc_input = self.inputs_for([inc_index])[0]
+        else:
+            ranked = sorted(
+                (k for k, r in enumerate(results) if r.ok), key=lambda j: results[j].median
+            )
+            if len(ranked) < 2:
+                return results
+            ref = ranked[1]
+            inc_index, inc_input, bar = indices[ref], inputs[ref], results[ref].median
+            done.add(ref)
         for _ in range(self.max_rechecks):
             beating = [
                 k for k, r in enumerate(results) if r.ok and k not in done and r.median < bar
