@@ -144,9 +144,11 @@ def generate_source(inp: MeasureInput) -> KernelSource:
         func = lower(Schedule(kdef.outputs, kdef.inputs).apply_all(kdef.steps))
         code = backend.emit(func, target)
     flop = float(tpl.flops(inp.task))
-    return KernelSource(
-        code, "tf_entry", tuple(specs), kdef.io_key, flop, backend.toolchain(target)
-    )
+    # a backend may build its candidates differently from its networks' kernels (OpenCL:
+    # compiled in the build worker to warm the driver's cache, `opencl/prebuild.py`)
+    candidate_toolchain = getattr(backend, "candidate_toolchain", None)
+    tc = candidate_toolchain(target, specs) if candidate_toolchain else backend.toolchain(target)
+    return KernelSource(code, "tf_entry", tuple(specs), kdef.io_key, flop, tc)
 
 
 def random_inputs(task: Task, seed: int) -> dict[str, np.ndarray]:

@@ -69,6 +69,12 @@ def _make(fn: str, *args) -> int:
     return handle
 
 
+# public names for the other OpenCL modules (the network device, the prebuild step)
+cl_ptr = _ptr
+cl_call = _call
+cl_make = _make
+
+
 def first_device() -> tuple[int, int]:
     """(platform, device): the first device of the first platform that has one."""
     count = ctypes.c_uint32(0)
