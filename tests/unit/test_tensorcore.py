@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from tunefarm.backends import parse_target, registry
-from tunefarm.backends.cuda import nvrtc, tensorcore
+from tunefarm.backends.cuda import nvrtc, tensorcore, tensorcore_conv
 from tunefarm.measure import Config, MeasureErrorNo, MeasureInput, MeasureSettings
+from tunefarm.measure.errors import DeviceLimitError
 from tunefarm.target import TargetError
 from tunefarm.task import Task, TaskError
 
@@ -90,3 +91,82 @@ def test_tensor_core_dense_matches_fp32_within_the_precision(prec):
         results = runner.run(inps, builds)
     for inp, r in zip(inps, results, strict=True):
         assert r.error_no == MeasureErrorNo.NO_ERROR, f"{inp.config.as_dict()}: {r.error_msg}"
+
+
+def conv_task(prec: str, arch: str = "sm_90", **extra) -> Task:
+    args = dict(data=(1, 24, 14, 14), weight=(40, 24, 3, 3), padding=(1, 1, 1, 1))
+    return Task.make("conv2d", target=f"cuda -arch={arch} -precision={prec}", **{**args, **extra})
+
+
+def test_conv_at_tf32_and_fp16_picks_the_tensor_core_template():
+    assert isinstance(registry.template(conv_task("tf32")), tensorcore_conv.Conv2dTensorCore)
+    assert not isinstance(registry.template(conv_task("fp32")), tensorcore_conv.Conv2dTensorCore)
+    depthwise = conv_task("fp16", data=(1, 8, 6, 6), weight=(8, 1, 3, 3), groups=8)
+    assert not isinstance(registry.template(depthwise), tensorcore_conv.Conv2dTensorCore)
+    task = conv_task("fp16", epilogue=("bias", "cast:int8"))
+    with pytest.raises(TaskError, match="epilogue 'cast' is not supported"):
+        registry.default_config(task)
+
+
+def test_conv_tiles_over_the_shared_memory_limit_are_device_limit_errors():
+    task = conv_task("fp16")
+    space = registry.config_space(task)
+    big = space.validate({"wm": 4, "wn": 8, "warps_m": 4, "warps_n": 4, "kchunk": 4})
+    with pytest.raises(DeviceLimitError, match="over the 49152 B limit"):
+        registry.generate_source(MeasureInput(task, Config.make(big)))
+
+
+@pytest.mark.parametrize("prec", ["tf32", "fp16"])
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_conv_configs_build_with_nvrtc_without_spills(prec, arch):
+    task = conv_task(prec, arch, strides=(2, 2), epilogue=("bias", "relu"))
+    space = registry.config_space(task)
+    built = 0
+    for i in range(0, len(space), 29):
+        try:
+            src = registry.generate_source(MeasureInput(task, Config.make(dict(space.get(i)))))
+        except DeviceLimitError:
+            continue
+        step = "m16n8k8" if prec == "tf32" else "m16n8k16"
+        assert f"mma.sync.aligned.{step}.row.col.f32" in src.code
+        _, log = nvrtc.compile_cubin(src.code, (f"-arch={arch}", "-Xptxas=-v"))
+        res = nvrtc.resources(log)
+        assert res["spill_bytes"] == 0 and res["shared_bytes"] > 0, res
+        built += 1
+    assert built >= 5
+
+
+def test_nvcc_builds_the_conv_for_sm_80_and_sm_90(tmp_path):
+    assert shutil.which("nvcc"), "nvcc is part of this project's CI"
+    for prec in ("tf32", "fp16"):
+        task = conv_task(prec, epilogue=("bias", "residual", "relu"))
+        src = tmp_path / f"{prec}.cu"
+        src.write_text(
+            registry.generate_source(MeasureInput(task, registry.default_config(task))).code
+        )
+        for arch in ("sm_80", "sm_90"):
+            out = tmp_path / f"{prec}_{arch}.cubin"
+            subprocess.run(["nvcc", "-cubin", f"-arch={arch}", "-o", str(out), str(src)],
+                           check=True)  # fmt: skip
+            assert out.stat().st_size > 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("prec", ["tf32", "fp16"])
+def test_tensor_core_conv_matches_fp32_within_the_precision(prec):
+    """On a GPU: configs across the space at awkward sizes, with stride and an epilogue."""
+    task = conv_task(prec, data=(2, 19, 13, 11), weight=(37, 19, 3, 3), strides=(2, 1),
+                     epilogue=("bias", "relu"))  # fmt: skip
+    space = registry.config_space(task)
+    inps = [MeasureInput(task, Config.make(dict(space.get(i)))) for i in range(0, len(space), 11)]
+    tol = tensorcore.tolerance(prec)
+    check = MeasureSettings(min_repeat_ms=1, repeat=1, number=1, timeout_s=60.0, rtol=tol,
+                            atol_rel=tol)  # fmt: skip
+    with registry.local_builder(n_parallel=2) as builder:
+        builds = builder.build(inps)
+    with registry.local_runner(check, kind="cuda") as runner:
+        results = runner.run(inps, builds)
+    for inp, r in zip(inps, results, strict=True):
+        ok = (MeasureErrorNo.NO_ERROR, MeasureErrorNo.BUILD_ERROR)  # a tile over the limit
+        assert r.error_no in ok, f"{inp.config.as_dict()}: {r.error_msg}"
+    assert sum(r.error_no == MeasureErrorNo.NO_ERROR for r in results) >= 10

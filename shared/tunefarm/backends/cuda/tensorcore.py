@@ -41,7 +41,7 @@ PRECISIONS = ("fp32", "tf32", "fp16")
 TOLERANCE = {"tf32": 5e-3, "fp16": 2e-2}
 K_STEP = {"tf32": 8, "fp16": 16}
 
-_MMA = {
+MMA = {
     "tf32": (
         "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
         "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
@@ -52,7 +52,7 @@ _MMA = {
     ),
 }
 
-_HELPERS = {
+HELPERS = {
     "tf32": """__device__ __forceinline__ unsigned tf_cvt1(float x) {
   unsigned r; asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x)); return r;
 }""",
@@ -112,7 +112,7 @@ def render_dense(n: int, k: int, o: int, prec: str, wm: int, wn: int, warps: int
     body = [
         line,
         f'extern "C" __device__ const char tf_launch[] = "{line}";',
-        _HELPERS[prec],
+        HELPERS[prec],
         'extern "C"',
         f"__global__ void __launch_bounds__({threads}) tf_kernel("
         "const float* __restrict__ data, const float* __restrict__ weight, "
@@ -138,7 +138,7 @@ def render_dense(n: int, k: int, o: int, prec: str, wm: int, wn: int, warps: int
         "    }",
         f"    #pragma unroll\n    for (int i = 0; i < {wm}; ++i)",
         f"      #pragma unroll\n      for (int j = 0; j < {wn}; ++j)",
-        f'        asm volatile("{_MMA[prec]}"',
+        f'        asm volatile("{MMA[prec]}"',
         '            : "+f"(acc[i][j][0]), "+f"(acc[i][j][1]), "+f"(acc[i][j][2]), '
         '"+f"(acc[i][j][3])',
         '            : "r"(a[i][0]), "r"(a[i][1]), "r"(a[i][2]), "r"(a[i][3]), '
