@@ -4,6 +4,7 @@ reference (within the precision's tolerance) on a GPU only (`gpu` marker)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from tunefarm.backends import parse_target, registry
-from tunefarm.backends.cuda import nvrtc, tensorcore, tensorcore_conv
+from tunefarm.backends.cuda import nvrtc, tensorcore, tensorcore_gemm
 from tunefarm.measure import Config, MeasureErrorNo, MeasureInput, MeasureSettings
 from tunefarm.measure.errors import DeviceLimitError
 from tunefarm.target import TargetError
@@ -31,11 +32,9 @@ def test_the_precision_option():
     assert isinstance(registry.template(dense_task("fp16")), tensorcore.DenseTensorCore)
     plain = Task.make("dense", target="cuda", data=(4, 8), weight=(4, 8))
     assert not isinstance(registry.template(plain), tensorcore.DenseTensorCore)
-    with pytest.raises(TaskError, match="no epilogue yet"):
-        registry.default_config(
-            Task.make("dense", target="cuda -precision=tf32", data=(4, 8), weight=(4, 8),
-                      epilogue=("bias",))
-        )  # fmt: skip
+    with_bias = Task.make("dense", target="cuda -precision=tf32", data=(4, 8), weight=(4, 8),
+                          epilogue=("bias",))  # fmt: skip
+    assert isinstance(registry.template(with_bias), tensorcore_gemm.DenseGemmTensorCore)
 
 
 @pytest.mark.parametrize("prec", ["tf32", "fp16"])
@@ -99,10 +98,10 @@ def conv_task(prec: str, arch: str = "sm_90", **extra) -> Task:
 
 
 def test_conv_at_tf32_and_fp16_picks_the_tensor_core_template():
-    assert isinstance(registry.template(conv_task("tf32")), tensorcore_conv.Conv2dTensorCore)
-    assert not isinstance(registry.template(conv_task("fp32")), tensorcore_conv.Conv2dTensorCore)
+    assert isinstance(registry.template(conv_task("tf32")), tensorcore_gemm.Conv2dTensorCore)
+    assert not isinstance(registry.template(conv_task("fp32")), tensorcore_gemm.Conv2dTensorCore)
     depthwise = conv_task("fp16", data=(1, 8, 6, 6), weight=(8, 1, 3, 3), groups=8)
-    assert not isinstance(registry.template(depthwise), tensorcore_conv.Conv2dTensorCore)
+    assert not isinstance(registry.template(depthwise), tensorcore_gemm.Conv2dTensorCore)
     task = conv_task("fp16", epilogue=("bias", "cast:int8"))
     with pytest.raises(TaskError, match="epilogue 'cast' is not supported"):
         registry.default_config(task)
@@ -170,3 +169,63 @@ def test_tensor_core_conv_matches_fp32_within_the_precision(prec):
         ok = (MeasureErrorNo.NO_ERROR, MeasureErrorNo.BUILD_ERROR)  # a tile over the limit
         assert r.error_no in ok, f"{inp.config.as_dict()}: {r.error_msg}"
     assert sum(r.error_no == MeasureErrorNo.NO_ERROR for r in results) >= 10
+
+
+def test_the_sketch_rule_offers_tensor_cores_for_contractions_only():
+    """dense, conv2d and batch_matmul at tf32/fp16 get a tensor-core sketch beside the
+    CUDA-core ones; depthwise (weight reuse only) and fp32 targets do not."""
+    tasks = [
+        conv_task("tf32", epilogue=("bias", "relu")),
+        dense_task("fp16"),
+        Task.make("dense", target="cuda -precision=tf32", data=(8, 64), weight=(32, 64),
+                  epilogue=("bias",)),
+        Task.make("batch_matmul", target="cuda -precision=fp16", a=(2, 32, 64), b=(2, 64, 48)),
+    ]  # fmt: skip
+    for task in tasks:
+        sks, _ = registry.sketches(task)
+        kinds = [type(p).__name__ for sk in sks for p in sk.plans]
+        assert kinds.count("TensorCorePlan") == 1 and "GpuTilePlan" in kinds, (task.op, kinds)
+    for task in (conv_task("fp16", data=(1, 8, 6, 6), weight=(8, 1, 3, 3), groups=8),
+                 conv_task("fp32")):  # fmt: skip
+        sks, _ = registry.sketches(task)
+        assert not any(type(p).__name__ == "TensorCorePlan" for sk in sks for p in sk.plans)
+
+
+@pytest.mark.parametrize("prec", ["tf32", "fp16"])
+def test_tensor_core_sketch_states_fit_build_and_round_trip(prec):
+    """Sampled and mutated states: tiles are multiples of the instruction, within the
+    limits; their steps (as records keep them) render the mma kernel, built by NVRTC."""
+    from tunefarm.schedule.sketch_state import mutate, realise, sample
+
+    task = conv_task(prec, "sm_80", epilogue=("bias", "relu"))
+    sks, params = registry.sketches(task)
+    sk = next(s for s in sks if any(type(p).__name__ == "TensorCorePlan" for p in s.plans))
+    plan = next(p for p in sk.plans if type(p).__name__ == "TensorCorePlan")
+    rng = np.random.default_rng(0)
+    step = tensorcore.K_STEP[prec]
+    built = 0
+    for _ in range(6):
+        d = sample(sk, params, rng)
+        d = mutate(sk, d, params, rng) or d
+        assert plan.fits(d)
+        rows, cols, depth = plan.tile_shape(d)
+        assert rows % 16 == 0 and cols % 8 == 0 and depth % step == 0
+        config = registry.sketch_config(realise(sk, d))
+        again = Config.make(json.loads(json.dumps(config.as_dict())))  # a record's round trip
+        src = registry.generate_source(MeasureInput(task, again))
+        assert "mma.sync.aligned" in src.code and f"#define BM {rows}" in src.code
+        if built < 2:
+            _, log = nvrtc.compile_cubin(src.code, ("-arch=sm_80", "-Xptxas=-v"))
+            assert nvrtc.resources(log)["spill_bytes"] == 0
+            built += 1
+
+
+def test_a_cuda_core_state_at_tf32_is_still_the_lowered_schedule():
+    from tunefarm.schedule.sketch_state import realise, sample
+
+    task = conv_task("tf32")
+    sks, params = registry.sketches(task)
+    sk = next(s for s in sks if any(type(p).__name__ == "GpuTilePlan" for p in s.plans))
+    d = sample(sk, params, np.random.default_rng(1))
+    src = registry.generate_source(MeasureInput(task, registry.sketch_config(realise(sk, d))))
+    assert "mma.sync" not in src.code and "__syncthreads" in src.code

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tunefarm.backends import registry
-from tunefarm.backends.cuda import tensorcore, tensorcore_conv
+from tunefarm.backends.cuda import tensorcore, tensorcore_gemm
 from tunefarm.backends.gpu_common.render import parse_launch
 from tunefarm.ir import reference as R
 from tunefarm.measure import Config, MeasureInput
@@ -107,6 +107,7 @@ MAIN = r"""
 int main(int argc, char** argv) {
   // argv: gx gy threads nargs then per argument: path count (the last is the output)
   const int gx = atoi(argv[1]), gy = atoi(argv[2]), threads = atoi(argv[3]), nargs = atoi(argv[4]);
+  const int gz = atoi(argv[5 + 2 * nargs]);
   std::vector<std::vector<float>> bufs(nargs);
   for (int i = 0; i < nargs; ++i) {
     bufs[i].resize(atol(argv[6 + 2 * i]));
@@ -119,9 +120,10 @@ int main(int argc, char** argv) {
   warps.resize(threads / 32);
   std::vector<std::barrier<>*> wb;
   for (auto& w : warps) w.bar = new std::barrier<>(32);
+  for (int bz = 0; bz < gz; ++bz)
   for (int by = 0; by < gy; ++by)
     for (int bx = 0; bx < gx; ++bx) {
-      blockIdx.x = bx; blockIdx.y = by;
+      blockIdx.x = bx; blockIdx.y = by; blockIdx.z = bz;
       std::vector<std::thread> pool;
       for (int t = 0; t < threads; ++t)
         pool.emplace_back([&, t] { threadIdx.x = t; CALL; });
@@ -138,10 +140,8 @@ int main(int argc, char** argv) {
 def emulate(code: str, prec: str, arrays: list[np.ndarray], out_shape, tmp_path) -> np.ndarray:
     """Run the generated kernel `code` on the CPU over `arrays` (inputs), return its output."""
     kernel = code.replace(tensorcore.HELPERS[prec], "").replace(
-        tensorcore_conv.mma_function(prec), ""
+        tensorcore_gemm.mma_function(prec), ""
     )
-    kernel = kernel.replace(tensorcore.HELPERS[prec], "")
-    assert "asm" not in kernel.replace("asm volatile", "") or "tf_mma" in kernel
     nargs = len(arrays) + 1
     call = "tf_kernel(" + ", ".join(f"bufs[{i}].data()" for i in range(nargs)) + ")"
     src = (
@@ -162,6 +162,7 @@ def emulate(code: str, prec: str, arrays: list[np.ndarray], out_shape, tmp_path)
         path = tmp_path / f"arg{i}.bin"
         np.ascontiguousarray(a, np.float32).tofile(path)
         argv += [str(path), str(a.size)]
+    argv.append(str(launch["grid"][2]))
     subprocess.run(argv, check=True, timeout=300)
     return np.fromfile(tmp_path / f"arg{nargs - 1}.bin", np.float32).reshape(out_shape)
 
@@ -222,4 +223,47 @@ def test_emulated_tensor_core_dense_computes_the_dense(prec, tmp_path):
     weight = rng.standard_normal((27, 40)).astype(np.float32)
     want = rounded(prec, data) @ rounded(prec, weight).T
     got = emulate(code, prec, [data, weight], want.shape, tmp_path)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+
+def sketch_code(task: Task, **knobs) -> str:
+    """The source of a tensor-core sketch state with these tile knobs."""
+    from tunefarm.schedule import steps as S
+
+    sks, params = registry.sketches(task)
+    sk = next(sk for sk in sks if type(sk.plans[-1]).__name__ == "TensorCorePlan")
+    plan = sk.plans[-1]
+    steps = [S.Pragma(plan.stage, "x", f"tensor_core.{k}", v) for k, v in knobs.items()]
+    return registry.generate_source(MeasureInput(task, registry.sketch_config(steps))).code
+
+
+@pytest.mark.parametrize("transpose_b, batches", [(False, (3, 3)), (True, (1, 2))])
+def test_emulated_tensor_core_batch_matmul(transpose_b, batches, tmp_path):
+    """batch_matmul through a sketch state: a batch per grid z, a batch of 1 broadcast."""
+    prec = "fp16"
+    a_shape = (batches[0], 19, 24)
+    b_shape = (batches[1], 13, 24) if transpose_b else (batches[1], 24, 13)
+    task = Task.make("batch_matmul", target=f"cuda -precision={prec}", a=a_shape, b=b_shape,
+                     transpose_b=transpose_b)  # fmt: skip
+    code = sketch_code(task, wm=1, wn=1, warps_m=2, warps_n=2, kchunk=1)
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal(a_shape).astype(np.float32)
+    b = rng.standard_normal(b_shape).astype(np.float32)
+    want = R.batch_matmul(rounded(prec, a), rounded(prec, b), transpose_b)
+    got = emulate(code, prec, [a, b], want.shape, tmp_path)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+
+def test_emulated_tensor_core_dense_with_an_epilogue_through_a_sketch_state(tmp_path):
+    prec = "tf32"
+    task = Task.make("dense", target=f"cuda -precision={prec}", data=(9, 40), weight=(21, 40),
+                     epilogue=("bias", "leaky_relu:0.1"))  # fmt: skip
+    code = sketch_code(task, wm=2, wn=1, warps_m=1, warps_n=2, kchunk=2)
+    rng = np.random.default_rng(3)
+    data = rng.standard_normal((9, 40)).astype(np.float32)
+    weight = rng.standard_normal((21, 40)).astype(np.float32)
+    bias = rng.standard_normal(21).astype(np.float32)
+    lin = rounded(prec, data) @ rounded(prec, weight).T + bias
+    want = np.where(lin > 0, lin, 0.1 * lin)
+    got = emulate(code, prec, [data, weight, bias], want.shape, tmp_path)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)

@@ -96,7 +96,13 @@ def instantiate(task: Task, config: Config | Mapping[str, Any]) -> KernelDef:
     values = config.as_dict() if isinstance(config, Config) else dict(config)
     if is_sketch(values):
         steps = [S.step_from_list(s) for s in values[S.SKETCH_KNOB]]
-        return dataclasses.replace(base_kernel(task), steps=steps)
+        # a state that asks for an intrinsic (tensor cores) is rendered by the template that
+        # writes that code; any other state's steps schedule the compute definition
+        tensorize = getattr(tpl, "tensorize", None)
+        kdef = tensorize(task, steps, target) if tensorize is not None else None
+        if kdef is not None:
+            return kdef
+        return dataclasses.replace(base_kernel(task), steps=steps, code=None)
     return tpl.instantiate(task, values, target)
 
 
@@ -122,11 +128,15 @@ def base_kernel(task: Task) -> KernelDef:
 def sketches(task: Task) -> tuple[list[Sketch], SketchParams]:
     """The sketches the task's backend derives for its compute definition, and the backend's
     sampling numbers; TaskError when the backend has no sketch rules."""
-    backend, _, target = _lookup(task)
+    backend, tpl, target = _lookup(task)
     rules_of = getattr(backend, "sketch_rules", None)
     if rules_of is None:
         raise TaskError(f"target {task.target!r} has no sketch rules; use --policy template")
     rules, params = rules_of(target)
+    # a template that renders an intrinsic (tensor cores) adds the rule that asks for it
+    own = getattr(tpl, "sketch_rules", None)
+    if own is not None:
+        rules = (*own(target), *rules)
     kdef = base_kernel(task)
     return derive_sketches(kdef.outputs, kdef.inputs, rules), params
 

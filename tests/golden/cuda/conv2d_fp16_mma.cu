@@ -6,7 +6,7 @@ extern "C" __device__ const char tf_launch[] = "// tunefarm-launch entry=tf_kern
 #define BN 64
 #define BK 32
 #define KSTEP 16
-#define O 40
+#define M 40
 #define K 216
 #define P 49
 #define C 24
@@ -34,7 +34,7 @@ extern "C"
 __global__ void __launch_bounds__(128) tf_kernel(const float* __restrict__ data, const float* __restrict__ weight, const float* __restrict__ bias, const float* __restrict__ residual, float* __restrict__ out) {
   __shared__ float As[BM][BK + 4];
   __shared__ float Bs[BN][BK + 4];
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, z = blockIdx.z;
   const int g = lane >> 2, t = lane & 3;
   const int wrow = (warp / 2) * (16 * WM), wcol = (warp % 2) * (8 * WN);
   const int m0 = blockIdx.y * BM, p0 = blockIdx.x * BN;
@@ -45,12 +45,12 @@ __global__ void __launch_bounds__(128) tf_kernel(const float* __restrict__ data,
     for (int j = 0; j < WN; ++j)
       acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
   for (int k0 = 0; k0 < K; k0 += BK) {
-    for (int e = tid; e < BM * BK; e += 128) {  // weight rows: k fastest
+    for (int e = tid; e < BM * BK; e += 128) {  // A rows: k fastest
       const int r = e / BK, kk = e % BK, m = m0 + r, k = k0 + kk;
-      const float v = (m < O && k < K) ? weight[m * K + k] : 0.0f;
+      const float v = (m < M && k < K) ? weight[m * K + k] : 0.0f;
       As[r][kk] = v;
     }
-    for (int e = tid; e < BN * BK; e += 128) {  // input windows: x fastest
+    for (int e = tid; e < BN * BK; e += 128) {  // B columns: pixels fastest
       const int q = e % BN, kk = e / BN, pix = p0 + q, k = k0 + kk;
       float v = 0.0f;
       if (pix < P && k < K) {
@@ -96,8 +96,8 @@ __global__ void __launch_bounds__(128) tf_kernel(const float* __restrict__ data,
       for (int e = 0; e < 4; ++e) {
         const int ch = m0 + wrow + i * 16 + g + (e >> 1) * 8;
         const int pix = p0 + wcol + j * 8 + 2 * t + (e & 1);
-        if (ch < O && pix < P) {
-          const int idx = ((pix / (OH * OW)) * O + ch) * (OH * OW) + pix % (OH * OW);
+        if (ch < M && pix < P) {
+          const int idx = ((pix / (OH * OW)) * M + ch) * (OH * OW) + pix % (OH * OW);
           float v = acc[i][j][e];
           v += bias[ch];
           v += residual[idx];
