@@ -229,3 +229,46 @@ def test_a_cuda_core_state_at_tf32_is_still_the_lowered_schedule():
     d = sample(sk, params, np.random.default_rng(1))
     src = registry.generate_source(MeasureInput(task, registry.sketch_config(realise(sk, d))))
     assert "mma.sync" not in src.code and "__syncthreads" in src.code
+
+
+def test_a_network_at_fp16_keeps_fp16_weights_and_runs_its_convs_and_dense_on_mma(tmp_path):
+    """Compiled here (NVRTC, sm_80 and sm_90): the conv and dense weights are converted to
+    fp16 once, at compile time (the artifact's params); biases, inputs, outputs and the
+    activations between kernels stay fp32 (rounded as each tensor-core kernel stages them)."""
+    import zipfile
+
+    from test_gpu_network import branchy_model
+
+    from tunefarm.compiler import compile_graph
+    from tunefarm.frontend.onnx_import import load_onnx
+
+    for arch in ("sm_80", "sm_90"):
+        info = compile_graph(load_onnx(branchy_model()), f"cuda -arch={arch} -precision=fp16")
+        path = info.save(tmp_path / f"{arch}.tfa").path
+        with zipfile.ZipFile(path) as zf:
+            plan = json.loads(zf.read("plan.json"))
+            sources = {n: zf.read(n).decode() for n in zf.namelist() if n.endswith(".cu")}
+        mma = [n for n, src in sources.items() if "mma.sync.aligned.m16n8k16" in src]
+        assert sorted(n.split("_", 1)[1] for n in mma) == [
+            "conv2d.cu", "conv2d.cu", "conv2d.cu", "dense.cu"]  # fmt: skip
+        params = [b for b in plan["buffers"] if b.get("kind") == "param"]
+        weights = [b for b in params if len(b["shape"]) in (2, 4)]
+        assert weights and all(b["dtype"] == "float16" for b in weights), params
+        assert all(b["dtype"] == "float32" for b in params if len(b["shape"]) == 1)  # biases
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("prec", ["tf32", "fp16"])
+def test_a_network_at_reduced_precision_matches_onnxruntime_within_its_tolerance(prec, tmp_path):
+    from test_gpu_network import branchy_model, onnxruntime_outputs, relative
+
+    from tunefarm.compiler import compile_graph
+    from tunefarm.frontend.onnx_import import load_onnx
+    from tunefarm.runtime.executor import GraphExecutor
+
+    data = branchy_model()
+    x = np.random.default_rng(0).uniform(-1, 1, (1, 3, 12, 12)).astype(np.float32)
+    info = compile_graph(load_onnx(data), f"cuda -precision={prec}").save(tmp_path / "n.tfa")
+    got = GraphExecutor.load(info.path).run({"x": x})["y"]
+    err = relative(got, onnxruntime_outputs(data, x))
+    assert err < tensorcore.network_tolerance(prec), err

@@ -52,6 +52,7 @@ static inline unsigned short half_bits(float x) {
   _Float16 h = (_Float16)x; unsigned short u; memcpy(&u, &h, 2); return u;
 }
 static inline float half_value(unsigned short u) { _Float16 h; memcpy(&h, &u, 2); return (float)h; }
+static inline float tf_h2f(unsigned short h) { return half_value(h); }  // cvt.f32.f16
 static inline unsigned tf_cvt2(float lo, float hi) {  // cvt.rn.f16x2.f32: lo in bits 0..15
   return (unsigned)half_bits(lo) | ((unsigned)half_bits(hi) << 16);
 }
@@ -108,11 +109,11 @@ int main(int argc, char** argv) {
   // argv: gx gy threads nargs then per argument: path count (the last is the output)
   const int gx = atoi(argv[1]), gy = atoi(argv[2]), threads = atoi(argv[3]), nargs = atoi(argv[4]);
   const int gz = atoi(argv[5 + 2 * nargs]);
-  std::vector<std::vector<float>> bufs(nargs);
+  std::vector<std::vector<char>> bufs(nargs);  // bytes; the call casts each to its type
   for (int i = 0; i < nargs; ++i) {
     bufs[i].resize(atol(argv[6 + 2 * i]));
     FILE* f = fopen(argv[5 + 2 * i], "rb");
-    if (fread(bufs[i].data(), 4, bufs[i].size(), f) != bufs[i].size()) return 3;
+    if (fread(bufs[i].data(), 1, bufs[i].size(), f) != bufs[i].size()) return 3;
     fclose(f);
   }
   std::barrier<> bar(threads);
@@ -130,7 +131,7 @@ int main(int argc, char** argv) {
       for (auto& th : pool) th.join();
     }
   FILE* f = fopen(argv[5 + 2 * (nargs - 1)], "wb");
-  fwrite(bufs[nargs - 1].data(), 4, bufs[nargs - 1].size(), f);
+  fwrite(bufs[nargs - 1].data(), 1, bufs[nargs - 1].size(), f);
   fclose(f);
   return 0;
 }
@@ -142,8 +143,11 @@ def emulate(code: str, prec: str, arrays: list[np.ndarray], out_shape, tmp_path)
     kernel = code.replace(tensorcore.HELPERS[prec], "").replace(
         tensorcore_gemm.mma_function(prec), ""
     )
+    kernel = kernel.replace(tensorcore_gemm.H2F, "")
     nargs = len(arrays) + 1
-    call = "tf_kernel(" + ", ".join(f"bufs[{i}].data()" for i in range(nargs)) + ")"
+    ctype = {np.dtype(np.float32): "float*", np.dtype(np.float16): "unsigned short*"}
+    types = [ctype[a.dtype] for a in arrays] + ["float*"]
+    call = "tf_kernel(" + ", ".join(f"({t})bufs[{i}].data()" for i, t in enumerate(types)) + ")"
     src = (
         SHIM.replace("TF_FP16", "1" if prec == "fp16" else "0")
         + _without_asm(kernel)
@@ -160,8 +164,8 @@ def emulate(code: str, prec: str, arrays: list[np.ndarray], out_shape, tmp_path)
     out = np.zeros(out_shape, np.float32)
     for i, a in enumerate([*arrays, out]):
         path = tmp_path / f"arg{i}.bin"
-        np.ascontiguousarray(a, np.float32).tofile(path)
-        argv += [str(path), str(a.size)]
+        np.ascontiguousarray(a).tofile(path)
+        argv += [str(path), str(a.nbytes)]
     argv.append(str(launch["grid"][2]))
     subprocess.run(argv, check=True, timeout=300)
     return np.fromfile(tmp_path / f"arg{nargs - 1}.bin", np.float32).reshape(out_shape)
@@ -210,7 +214,9 @@ def test_emulated_tensor_core_conv_computes_the_conv(prec, knobs, tmp_path):
     bias = rng.standard_normal(19).astype(np.float32)
     residual = rng.standard_normal(conv.shape).astype(np.float32)
     want = np.maximum(conv + bias[None, :, None, None] + residual, 0.0)
-    got = emulate(code, prec, [data, weight, bias, residual], conv.shape, tmp_path)
+    packed = registry.instantiate(task, config(task, **knobs)).packers[1](weight)
+    assert packed.dtype == (np.float16 if prec == "fp16" else np.float32)
+    got = emulate(code, prec, [data, packed, bias, residual], conv.shape, tmp_path)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
 
 
@@ -265,5 +271,5 @@ def test_emulated_tensor_core_dense_with_an_epilogue_through_a_sketch_state(tmp_
     bias = rng.standard_normal(21).astype(np.float32)
     lin = rounded(prec, data) @ rounded(prec, weight).T + bias
     want = np.where(lin > 0, lin, 0.1 * lin)
-    got = emulate(code, prec, [data, weight, bias], want.shape, tmp_path)
+    got = emulate(code, prec, [data, weight.astype(np.float32), bias], want.shape, tmp_path)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)

@@ -122,6 +122,9 @@ def base_kernel(task: Task) -> KernelDef:
     """The template's default kernel: the compute definition (and argument layouts) that
     sketches schedule. Its steps are the template's default schedule."""
     _, tpl, target = _lookup(task)
+    compute = getattr(tpl, "compute_kernel", None)  # a template that writes its own code
+    if compute is not None:
+        return compute(task, target)
     return tpl.instantiate(task, tpl.default_config(task, target), target)
 
 

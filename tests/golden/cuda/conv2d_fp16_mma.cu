@@ -25,13 +25,16 @@ extern "C" __device__ const char tf_launch[] = "// tunefarm-launch entry=tf_kern
 __device__ __forceinline__ unsigned tf_cvt2(float lo, float hi) {
   unsigned r; asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return r;
 }
+__device__ __forceinline__ float tf_h2f(unsigned short h) {
+  float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;
+}
 __device__ __forceinline__ void tf_mma(float* acc, const unsigned* a, const unsigned* b) {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
       : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 extern "C"
-__global__ void __launch_bounds__(128) tf_kernel(const float* __restrict__ data, const float* __restrict__ weight, const float* __restrict__ bias, const float* __restrict__ residual, float* __restrict__ out) {
+__global__ void __launch_bounds__(128) tf_kernel(const float* __restrict__ data, const unsigned short* __restrict__ weight, const float* __restrict__ bias, const float* __restrict__ residual, float* __restrict__ out) {
   __shared__ float As[BM][BK + 4];
   __shared__ float Bs[BN][BK + 4];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, z = blockIdx.z;
@@ -47,7 +50,7 @@ __global__ void __launch_bounds__(128) tf_kernel(const float* __restrict__ data,
   for (int k0 = 0; k0 < K; k0 += BK) {
     for (int e = tid; e < BM * BK; e += 128) {  // A rows: k fastest
       const int r = e / BK, kk = e % BK, m = m0 + r, k = k0 + kk;
-      const float v = (m < M && k < K) ? weight[m * K + k] : 0.0f;
+      const float v = (m < M && k < K) ? tf_h2f(weight[m * K + k]) : 0.0f;
       As[r][kk] = v;
     }
     for (int e = tid; e < BN * BK; e += 128) {  // B columns: pixels fastest

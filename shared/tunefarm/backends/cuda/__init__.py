@@ -53,6 +53,10 @@ class CudaBackend(GpuBackend):
     def check_options(self, options: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
         return cuda_target.check_options(options)
 
+    def network_tolerance(self, target: Target) -> float:
+        """A network's error against ONNX Runtime fp32 allowed at the target's precision."""
+        return tensorcore.network_tolerance(tensorcore.precision(target))
+
     def limits(self, target: Target) -> DeviceLimits:
         return cuda_target.ARCHS[cuda_target.arch(target)]
 

@@ -206,8 +206,12 @@ class DenseTensorCore(Template):
             raise TaskError(f"dense on tensor cores needs -precision=tf32 or fp16, not {prec}")
         code = render_dense(p["n"], p["k"], p["o"], prec, c["wm"], c["wn"], c["warps"],
                             c["kunroll"])  # fmt: skip
-        base = _FP32_DENSE.instantiate(task, _FP32_DENSE.default_config(task, target), target)
+        base = self.compute_kernel(task, target)
         return replace(base, steps=[], code=code, notes={**base.notes, "precision": prec})
+
+    def compute_kernel(self, task: Task, target: Target) -> KernelDef:
+        """The fp32 dense's default kernel: what sketches derive from (registry.base_kernel)."""
+        return _FP32_DENSE.instantiate(task, _FP32_DENSE.default_config(task, target), target)
 
     def sketch_rules(self, target: Target) -> tuple:
         """The rule that offers tensor-core sketches (`tensorcore_sketch.py`)."""
@@ -221,6 +225,16 @@ class DenseTensorCore(Template):
         from tunefarm.backends.cuda.tensorcore_gemm import DenseGemmTensorCore
 
         return DenseGemmTensorCore().tensorize(task, steps, target)
+
+
+# A whole network against ONNX Runtime in fp32, relative to the output's largest magnitude
+# (the `gpu`-marked network tests check these): tf32 keeps 10 mantissa bits per operand, fp16
+# too but with fp16 weights and a narrower range; fp32 is the CUDA-core path.
+NETWORK_TOLERANCE = {"fp32": 1e-5, "tf32": 3e-4, "fp16": 1e-2}
+
+
+def network_tolerance(prec: str) -> float:
+    return NETWORK_TOLERANCE[prec]
 
 
 def tolerance(prec: str) -> float:

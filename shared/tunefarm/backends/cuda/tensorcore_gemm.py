@@ -29,10 +29,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
 from tunefarm.backends.cuda.tensorcore import HELPERS, K_STEP, MMA, precision
 from tunefarm.backends.gpu_common.conv2d import Conv2dDirect
 from tunefarm.backends.gpu_common.dense import DenseShared, dense_params
 from tunefarm.backends.gpu_common.generic import TEMPLATES as GENERIC_TEMPLATES
+from tunefarm.ir import tensor as te
 from tunefarm.ir.ops.epilogue import epilogue_inputs, parse_epilogue
 from tunefarm.measure.errors import DeviceLimitError
 from tunefarm.schedule import steps as S
@@ -41,6 +44,9 @@ from tunefarm.schedule.template import KernelDef, Template, check_config
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
 
+H2F = """__device__ __forceinline__ float tf_h2f(unsigned short h) {
+  float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;
+}"""
 PAD = 4  # words of padding per staged row (bank spread of the fragment reads)
 MAX_SHARED = 48 * 1024
 GENERIC = {t.op: t for t in GENERIC_TEMPLATES}
@@ -119,6 +125,7 @@ class Gemm:
     out_index: str
     epilogue: tuple[str, ...] = ()
     defines: tuple[tuple[str, int], ...] = ()
+    weight_param: bool = False  # A is a constant (a network's weight): stored fp16 at fp16
 
 
 def conv_gemm(p: dict[str, Any]) -> Gemm:
@@ -130,6 +137,7 @@ def conv_gemm(p: dict[str, Any]) -> Gemm:
         m=p["o"], p=p["n"] * p["oh"] * p["ow"], k=p["c"] * p["kh"] * p["kw"], batch=1,
         params=("data", "weight", *extra),
         a_load="weight[m * K + k]",
+        weight_param=True,
         b_lines=(
             "const int ci = k / (KH * KW), kr = k % (KH * KW), ky = kr / KW, kx = kr % KW;",
             "const int b = pix / (OH * OW), yx = pix % (OH * OW), y = yx / OW, x = yx % OW;",
@@ -150,7 +158,7 @@ def dense_gemm(n: int, k: int, o: int, epilogue: tuple[str, ...] = ()) -> Gemm:
     extra = [name for name, _ in epilogue_inputs(epilogue, o, (n, o))]
     return Gemm(
         m=o, p=n, k=k, batch=1, params=("data", "weight", *extra),
-        a_load="weight[m * K + k]", b_lines=("v = data[pix * K + k];",),
+        a_load="weight[m * K + k]", b_lines=("v = data[pix * K + k];",), weight_param=True,
         out_index="pix * M + ch", epilogue=epilogue,
     )  # fmt: skip
 
@@ -186,12 +194,20 @@ def render_gemm(gemm: Gemm, prec: str, c: dict[str, int]) -> str:
     defines = dict(WM=wm, WN=wn, BM=bm, BN=bn, BK=bk, KSTEP=K_STEP[prec], M=gemm.m, K=gemm.k,
                    P=gemm.p)  # fmt: skip
     defines.update(dict(gemm.defines))
-    inputs = [f"const float* __restrict__ {name}" for name in gemm.params[:2]]
+    # at fp16 a weight is stored as fp16 (converted once, by the packer) and widened when
+    # staged; activations stay fp32 in memory and are rounded when staged
+    half = prec == "fp16" and gemm.weight_param
+    a_load = f"tf_h2f({gemm.a_load})" if half else gemm.a_load
+    types = {name: "const float*" for name in gemm.params[:2]}
+    if half:
+        types["weight"] = "const unsigned short*"
+    inputs = [f"{types[name]} __restrict__ {name}" for name in gemm.params[:2]]
     body = [
         line,
         f'extern "C" __device__ const char tf_launch[] = "{line}";',
         *(f"#define {k} {v}" for k, v in defines.items()),
         HELPERS[prec],
+        *([H2F] if half else []),
         mma_function(prec),
         'extern "C"',
         f"__global__ void __launch_bounds__({threads}) tf_kernel("
@@ -212,7 +228,7 @@ def render_gemm(gemm: Gemm, prec: str, c: dict[str, int]) -> str:
         "  for (int k0 = 0; k0 < K; k0 += BK) {",
         f"    for (int e = tid; e < BM * BK; e += {threads}) {{  // A rows: k fastest",
         "      const int r = e / BK, kk = e % BK, m = m0 + r, k = k0 + kk;",
-        f"      const float v = (m < M && k < K) ? {gemm.a_load} : 0.0f;",
+        f"      const float v = (m < M && k < K) ? {a_load} : 0.0f;",
         f"      As[r][kk] = {cvt};",
         "    }",
         f"    for (int e = tid; e < BN * BK; e += {threads}) {{  // B columns: pixels fastest",
@@ -339,14 +355,23 @@ class TensorCoreGemm(Template):
         c = check_config(self.space(task, target), config, task.op)
         return self.render(task, c, target)
 
+    def compute_kernel(self, task: Task, target: Target) -> KernelDef:
+        """The fp32 template's default kernel: the compute definition sketches derive from
+        (registry.base_kernel), with fp32 arguments."""
+        return self.fallback.instantiate(task, self.fallback.default_config(task, target), target)
+
     def render(self, task: Task, knobs: dict[str, int], target: Target) -> KernelDef:
         prec = precision(target)
         if prec not in K_STEP:
             raise TaskError(f"{task.op} on tensor cores needs -precision=tf32 or fp16, not {prec}")
         check_limits(prec, knobs)
-        code = render_gemm(self.gemm(task), prec, knobs)
-        base = self.fallback.instantiate(task, self.fallback.default_config(task, target), target)
-        return replace(base, steps=[], code=code, notes={**base.notes, "precision": prec})
+        gemm = self.gemm(task)
+        code = render_gemm(gemm, prec, knobs)
+        base = self.compute_kernel(task, target)
+        kdef = replace(base, steps=[], code=code, notes={**base.notes, "precision": prec})
+        if prec == "fp16" and gemm.weight_param:
+            return half_weight(kdef)
+        return kdef
 
     def sketch_rules(self, target: Target) -> tuple:
         """The rule that offers tensor-core sketches (`tensorcore_sketch.py`)."""
@@ -416,6 +441,21 @@ class BatchMatmulTensorCore(TensorCoreGemm):
 
     def preferred(self, task, space, target):
         return {"wm": 2, "wn": 4, "warps_m": 2, "warps_n": 2, "kchunk": 2}
+
+
+def to_half(x: np.ndarray) -> np.ndarray:
+    """A weight as the fp16 kernels read it (a network's params are packed once, when it
+    is compiled)."""
+    return np.ascontiguousarray(x, dtype=np.float16)
+
+
+def half_weight(kdef: KernelDef) -> KernelDef:
+    """The kernel with its weight (input 1) stored as fp16 and packed by `to_half`."""
+    inputs, packers = list(kdef.inputs), list(kdef.packers)
+    w = inputs[1]
+    inputs[1] = te.placeholder(w.shape, "float16", w.name)
+    packers[1] = to_half
+    return replace(kdef, inputs=inputs, packers=packers)
 
 
 def check_limits(prec: str, c: dict[str, int]) -> None:
