@@ -30,6 +30,11 @@ MODES = {
     "process_per_candidate": {"TUNEFARM_OPENCL_PREBUILD": "0", "TUNEFARM_PERSISTENT_MEASURER": "0"},
     "measurer_compiles": {"TUNEFARM_OPENCL_PREBUILD": "0"},
     "prebuild": {"TUNEFARM_OPENCL_PREBUILD": "1"},
+    # lighter build options: pocl skips its optimisations (slower kernels, checked the same)
+    "prebuild_opt_disable": {
+        "TUNEFARM_OPENCL_PREBUILD": "1",
+        "TUNEFARM_OPENCL_BUILD_OPTIONS": "-cl-opt-disable",
+    },
 }
 CONV = dict(data=(1, 32, 14, 14), weight=(32, 32, 3, 3), strides=(1, 1), padding=(1, 1, 1, 1))
 
@@ -107,9 +112,10 @@ def compare(args: argparse.Namespace) -> int:
     summary = {"cpu_s_per_trial": cpu, "conv": CONV, "trials": args.trials,
                "rounds": args.rounds, "best": best, "median": median, "runs": runs,
                "loadavg_end": os.getloadavg()}  # fmt: skip
-    for base in modes:
-        if base != "prebuild" and "prebuild" in best:
-            summary[f"prebuild_vs_{base}"] = best["prebuild"] / best[base]
+    for new in ("prebuild", "prebuild_opt_disable"):
+        for base in modes:
+            if base != new and new in best and not base.startswith("prebuild"):
+                summary[f"{new}_vs_{base}"] = best[new] / best[base]
     print(json.dumps({k: v for k, v in summary.items() if k != "runs"}, indent=1))
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=1) + "\n")
@@ -125,7 +131,7 @@ def main() -> int:
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--policy", default="sketch")
     p.add_argument("--min-repeat-ms", type=float, default=20.0)
-    p.add_argument("--modes", default=",".join(MODES))
+    p.add_argument("--modes", default="process_per_candidate,measurer_compiles,prebuild")
     p.add_argument("--json", default="")
     args = p.parse_args()
     return run_one(args) if args.what == "one" else compare(args)

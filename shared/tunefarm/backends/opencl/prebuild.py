@@ -64,7 +64,7 @@ def identity() -> str:
         info = driver.device_info()
     except driver.OpenCLError:
         return "opencl (no device at build time)"
-    return f"{info['name']} {info['driver']}"
+    return f"{info['name']} {info['driver']} ({driver.build_options()})"
 
 
 def _sizes(options: Sequence[str]) -> list[int]:
