@@ -95,3 +95,12 @@ def test_prebuilt_candidates_measure_correctly(tmp_path, monkeypatch):
 
 def _env() -> dict[str, str]:
     return dict(os.environ)
+
+
+def test_lighter_build_options_are_added_to_the_drivers(monkeypatch):
+    from tunefarm.backends.opencl import driver
+
+    monkeypatch.delenv(driver.ENV_BUILD_OPTIONS, raising=False)
+    assert driver.build_options() == "-cl-std=CL1.2"
+    monkeypatch.setenv(driver.ENV_BUILD_OPTIONS, "-cl-opt-disable")
+    assert driver.build_options() == "-cl-std=CL1.2 -cl-opt-disable"
