@@ -146,7 +146,9 @@ def build_speed(args: argparse.Namespace) -> dict:
     return {**out, "candidates": len(codes), "nvrtc": nvrtc.version()}
 
 
-def _tune(model: str, target: str, trials: int, workdir: Path, extra: list[str]) -> dict:
+def _tune(
+    model: str, target: str, trials: int, workdir: Path, extra: list[str], strict: bool = True
+) -> dict:
     from tunefarm.cli.main import main as tunefarm_main
 
     argv = ["tune", model, "--target", target, "--trials", str(trials), "--json"]
@@ -155,7 +157,7 @@ def _tune(model: str, target: str, trials: int, workdir: Path, extra: list[str])
     start = time.perf_counter()
     with contextlib.redirect_stdout(out):
         rc = tunefarm_main(argv)
-    if rc != 0:
+    if rc != 0 and (strict or not out.getvalue().strip()):  # not strict: over its tolerance
         raise RuntimeError(f"tunefarm tune exited with {rc}")
     return {**json.loads(out.getvalue()), "seconds": time.perf_counter() - start}
 
@@ -335,7 +337,7 @@ def precision(args: argparse.Namespace, workdir: Path) -> dict:
 
     out: dict[str, object] = {}
     for prec in ("tf32", "fp16"):
-        built = _tune(args.model, f"{args.target} -precision={prec}", 0, workdir, [])
+        built = _tune(args.model, f"{args.target} -precision={prec}", 0, workdir, [], strict=False)
         row: dict[str, object] = {
             "untuned_ms": _latency_ms(built["artifact"]["path"], args.min_repeat_ms, "1"),
             "relative_error": built.get("relative_error"),
