@@ -272,3 +272,11 @@ def test_a_network_at_reduced_precision_matches_onnxruntime_within_its_tolerance
     got = GraphExecutor.load(info.path).run({"x": x})["y"]
     err = relative(got, onnxruntime_outputs(data, x))
     assert err < tensorcore.network_tolerance(prec), err
+
+
+def test_tune_and_the_recipe_accept_a_network_within_its_precisions_tolerance():
+    from tunefarm.recipe import TOLERANCE, tolerance_for
+
+    assert tolerance_for("cuda -precision=fp16") == tensorcore.network_tolerance("fp16") == 1e-2
+    assert tolerance_for("cuda -precision=tf32") == TOLERANCE  # 3e-4 is inside it
+    assert tolerance_for("cuda") == tolerance_for("cpu") == TOLERANCE
