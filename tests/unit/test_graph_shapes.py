@@ -65,6 +65,7 @@ CASES: list[tuple[str, dict, dict, dict, int]] = [
     ),
     ("relu", {"x": (2, 3)}, {}, {}, 1),
     ("sigmoid", {"x": (2, 3)}, {}, {}, 1),
+    ("silu", {"x": (2, 3)}, {}, {}, 1),
     ("hard_swish", {"x": (2, 3)}, {}, {}, 1),
     ("leaky_relu", {"x": (2, 3)}, {"alpha": 0.1}, {}, 1),
     ("clip", {"x": (2, 3)}, {"lo": -0.5, "hi": 0.5}, {}, 1),
