@@ -97,15 +97,15 @@ def test_sketch_policy_adds_every_kernel_the_network_runs(net) -> None:
     anchors = extract_tasks(graph, CPU)
     assert tasks[: len(anchors)] == anchors
     assert _ops(tasks) == [
-        "pool2d", "concat", "elementwise", "elementwise", "pool2d", "global_pool2d",
+        "pool2d", "concat", "elementwise", "pool2d", "global_pool2d",
         "transpose", "batch_matmul", "softmax", "batch_matmul", "elementwise", "reduce_mean",
     ]  # fmt: skip
     by_op = {t.describe(graph): t for t in tasks if is_op_task(t)}
     # in the layouts the compiled network holds the values in: the pools in the conv's
-    # channel block, the concat, sigmoid and multiply on NCHW8c tensors
+    # channel block, the concat and the SiLU (Sigmoid and Mul fused) on NCHW8c tensors
     assert "pool2d 1x16x16x16 block=8 " in next(d for d in by_op if d.startswith("pool2d")) + " "
     assert "concat 1x2x8x8x8,1x2x8x8x8 axis=1" in by_op
-    assert "elementwise 1x4x8x8x8,1x4x8x8x8 fn=multiply" in by_op
+    assert "elementwise 1x4x8x8x8 fn=silu" in by_op
     assert "batch_matmul 1x4x16 * 1x16x4" in by_op
     # each its own group, after the anchors' groups
     groups = [t.group for t in tasks if is_op_task(t)]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from tunefarm.backends import check_networks, parse_target, registry
 from tunefarm.graph.ir import Graph, Node
-from tunefarm.graph.passes import unfuse_attention
+from tunefarm.graph.passes import eliminate_dead_code, split_bands, unfuse_attention
 from tunefarm.graph.quant_ops import qconv_task
 from tunefarm.task import Task
 from tunefarm.tune.dispatch import ApplyHistoryBest
@@ -53,10 +53,14 @@ def logical_task(graph: Graph, node: Node, target: str) -> Task:
 
 
 def for_target(graph: Graph, target: str) -> Graph:
-    """`graph` as `target` runs it: its fused attentions written out again where the
-    target's backend has no attention kernel (models are optimised before the target is
-    known)."""
-    if "attention" in registry.ops(parse_target(target).kind):
+    """`graph` as `target` runs it (models are optimised before the target is known): on
+    CPUs, convs that mostly read padding split into padding-free bands (not earlier: the
+    quantizer, graph_pack and the QDQ exporter take whole convs); elsewhere, fused
+    attentions written out again where the backend has no attention kernel."""
+    kind = parse_target(target).kind
+    if kind == "cpu":
+        graph = eliminate_dead_code(split_bands(graph))
+    if "attention" in registry.ops(kind):
         return graph
     return unfuse_attention(graph)
 

@@ -24,8 +24,9 @@ def optimize(graph: Graph, attention: bool = True) -> Graph:
     """Constant folding, batch-norm folding, a mean over H and W as a global average pool,
     conv taps that read only padding cut away, attention recognition (unless `attention`
     is False: benchmarks compare with and without it), layer-norm, GELU and SiLU
-    recognition, hoisting a dense's tail through reshapes, epilogue fusion, convs that
-    mostly read padding split into bands, dead-code elimination."""
+    recognition, hoisting a dense's tail through reshapes, epilogue fusion, dead-code
+    elimination. (Splitting convs that mostly read padding into bands is for CPUs:
+    `graph.extract.for_target`.)"""
     graph = fold_constants(graph)
     graph = fold_batch_norm(graph)
     graph = mean_to_global_pool(graph)
@@ -37,7 +38,6 @@ def optimize(graph: Graph, attention: bool = True) -> Graph:
     graph = fuse_silu(graph)
     graph = hoist_through_reshape(graph)
     graph = fuse_epilogues(graph)
-    graph = split_bands(graph)
     return eliminate_dead_code(graph)
 
 
