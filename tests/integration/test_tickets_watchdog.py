@@ -212,3 +212,22 @@ def test_the_claim_is_one_atomic_script(config):
     tickets.r.set(tickets.done_key(ticket), "1")
     tickets.r.delete(tickets.claim_key(ticket))
     assert tickets.claim(ticket, "b") == "done"
+
+
+def test_an_extract_step_that_fails_the_same_way_every_time_fails_the_job(config):
+    """A step error that would recur on every delivery (here an unreadable graph file; in
+    the field graph_pack refusing a node) ends the job with the error: before, it escaped
+    the step, the lease lapsed and the watchdog sent the step again every few seconds."""
+    from tunefarm.distributed import pipeline
+    from tunefarm.distributed.artifacts import GRAPH_FILE, ArtifactStore
+
+    jobs, app = JobStore(config), _App(config)
+    job_id = jobs.create({"model": "zoo:resnet-18", "trials": 4})["id"]
+    jobs.set_state(job_id, "converting", waiting_for=None)
+    path = ArtifactStore(config.artifacts).job_file(job_id, GRAPH_FILE)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"not a graph")
+    assert pipeline.extract(config, app, job_id) == "failed"
+    doc = jobs.get(job_id)
+    assert doc["state"] == "failed" and "task extraction failed" in doc["error"]
+    assert app.sent == []  # no search step sent on

@@ -138,7 +138,13 @@ def extract(config: ServiceConfig, app: Any, job_id: str, owner: str | None = No
     if lease is None:
         return "skipped: another worker runs this job"
     with lease:
-        outcome = _extract(config, job_id)
+        try:
+            outcome = _extract(config, job_id)
+        except TRANSIENT as exc:  # Redis went away: the watchdog sends the step again
+            return f"interrupted: Redis unavailable ({exc})"
+        except Exception as exc:  # e.g. graph_pack refusing a node: the same on every retry
+            JobStore(config).fail(job_id, f"task extraction failed: {type(exc).__name__}: {exc}")
+            return "failed"
         if outcome.endswith(" tasks"):
             expect(config, job_id, "search")
     if outcome.endswith(" tasks"):
