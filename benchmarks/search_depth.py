@@ -1,0 +1,275 @@
+"""Search quality at depth: does the sketch search keep finding better states after 256
+trials, and why not (issue 27, item 4)?
+
+For every op, seed and variant (a set of `SketchTuner` options) one sketch search runs to the
+largest checkpoint with `SketchTuner(trace=True)`, which records per batch: the final
+generation's diversity (distinct states, sketches, tile vectors, members measured already),
+what the mutations gave (nothing, a state measured already, a duplicate, a new state), where
+the measured states and the new bests came from (random init, epsilon-random, mutation kind),
+and the model's Kendall tau at proposal time on all measured states and on the top 10%.
+
+Measurements are memoised across the runs of one op (same state, same result): variants that
+share a seed replay each other's identical prefixes for free, and a state two variants both
+measure counts the same for both. At the end the bests at every checkpoint are re-timed by one
+timer in `--rounds` interleaved rounds (`autoscheduler.FINAL`), and the ratios variant/base
+are printed as geomeans over ops and seeds.
+
+    nice python benchmarks/search_depth.py --ops conv_28_128_128_3x3,dense_768x768 \
+        --checkpoints 64,128,256,512 --seeds 0 --variants base [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import shlex
+import statistics
+import sys
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+try:
+    import tunefarm  # noqa: F401
+except ImportError:  # run from a checkout without the editable install
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared"))
+
+import _report
+import autoscheduler
+from tunefarm.backends import registry
+from tunefarm.measure import MeasureInput
+from tunefarm.tune.sketch_search import SketchTuner
+from tunefarm.tune.tuner import MeasureOption
+
+# variant name -> SketchTuner options; "base" is the tuner as it is
+VARIANTS: dict[str, dict[str, Any]] = {
+    "base": {},
+}
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+class MemoMeasure:
+    """A MeasureOption that measures each (task, config) once and replays it after."""
+
+    def __init__(self, option: MeasureOption):
+        self.option = option
+        self.cache: dict[tuple[str, str], Any] = {}
+        self.measured = 0
+
+    @staticmethod
+    def key(inp: MeasureInput) -> tuple[str, str]:
+        return (f"{inp.task.workload_key}|{inp.task.target}", repr(inp.config.as_dict()))
+
+    def measure(self, inputs):
+        todo = [inp for inp in inputs if self.key(inp) not in self.cache]
+        todo = list({self.key(i): i for i in todo}.values())
+        if todo:
+            for inp, res in zip(todo, self.option.measure(todo), strict=True):
+                self.cache[self.key(inp)] = res
+            self.measured += len(todo)
+        return [self.cache[self.key(inp)] for inp in inputs]
+
+    def close(self) -> None:
+        self.option.close()
+
+
+def run_search(op, seed: int, variant: str, checkpoints: list[int], option) -> dict[str, Any]:
+    tuner = SketchTuner(op.task, seed=seed, trace=True, **VARIANTS[variant])
+    points, start = [], time.perf_counter()
+    for cp in checkpoints:
+        tuner.tune(cp - tuner.trials, option, batch_size=16)
+        points.append({
+            "trials": tuner.trials,
+            "search_gflops": tuner.best_gflops,
+            "config": autoscheduler.best_config(tuner),
+            "model": tuner.model_quality(),
+            "model_window": tuner.model_quality(cp - (points[-1]["trials"] if points else 0)),
+            "seconds": time.perf_counter() - start,
+        })  # fmt: skip
+        q = points[-1]["model_window"]
+        log(
+            f"[{op.name} seed {seed} {variant}] {tuner.trials} trials: best "
+            f"{tuner.best_gflops:.1f} GFLOPS, tau {q['tau']:.2f} top10 {q['tau_top10']:.2f}"
+        )
+    return {"op": op.name, "seed": seed, "variant": variant, "points": points,
+            "trace": tuner.trace, "overhead_s": tuner.overhead_s, "tuner": tuner}  # fmt: skip
+
+
+def summarise(trace: list[dict[str, Any]], checkpoints: list[int]) -> list[dict[str, Any]]:
+    """Per window between checkpoints: mean diversity, mutation outcomes, origins of the
+    measured states and of the new bests."""
+    out, lo = [], 0
+    for cp in checkpoints:
+        rows = [r for r in trace if lo <= r.get("trials", 0) < cp]
+        outcome, origins, bests = Counter(), Counter(), Counter()
+        for r in rows:
+            outcome.update(r.get("children", {}))
+            origins.update(r.get("origins", {}))
+            bests.update(r.get("new_bests", []))
+        div = [r for r in rows if "tile_vectors" in r]
+        means = {
+            k: statistics.mean(r[k] for r in div) if div else math.nan
+            for k in ("population", "sketches", "tile_vectors", "measured_members")
+        }
+        out.append({
+            "window": f"{lo}-{cp}",
+            **means,
+            "children": dict(outcome),
+            "origins": dict(origins),
+            "new_bests": dict(bests),
+        })  # fmt: skip
+        lo = cp
+    return out
+
+
+def retime(op, configs: list[Any], rounds: int) -> list[float]:
+    """Median GFLOP/s of each config over interleaved rounds by one timer (0: failed)."""
+    uniq = list({repr(c.as_dict()): c for c in configs}.values())
+    inputs = [MeasureInput(op.task, c) for c in uniq]
+    costs: list[list[float]] = [[] for _ in uniq]
+    with registry.local_builder() as builder, registry.local_runner(autoscheduler.FINAL) as runner:
+        builds = builder.build(inputs)
+        for _ in range(rounds):
+            for k, (inp, b) in enumerate(zip(inputs, builds, strict=True)):
+                res = runner.run([inp], [b])[0]
+                if res.ok:
+                    costs[k].append(res.costs[0])
+    flops = registry.flops(op.task)
+    by_key = {repr(c.as_dict()): (flops / statistics.median(v) / 1e9 if v else 0.0)
+              for c, v in zip(uniq, costs, strict=True)}  # fmt: skip
+    return [by_key[repr(c.as_dict())] for c in configs]
+
+
+def report(doc: dict[str, Any]) -> str:
+    lines = []
+    runs = doc["runs"]
+    variants = list(dict.fromkeys(r["variant"] for r in runs))
+    cps = doc["checkpoints"]
+    lines.append("| op | seed | variant | " + " | ".join(f"{c} re-timed (search)" for c in cps)
+                 + " | tau / top10 at end |")  # fmt: skip
+    lines.append("|" + "---|" * (4 + len(cps)))
+    for r in runs:
+        cells = [f"{p.get('final_gflops', math.nan):.1f} ({p['search_gflops']:.1f})"
+                 for p in r["points"]]  # fmt: skip
+        q = r["points"][-1]["model"]
+        lines.append(f"| {r['op']} | {r['seed']} | {r['variant']} | " + " | ".join(cells)
+                     + f" | {q['tau']:.2f} / {q['tau_top10']:.2f} |")  # fmt: skip
+    if "base" in variants:
+        for v in variants:
+            if v == "base":
+                continue
+            ratios = []
+            for k, cp in enumerate(cps):
+                rs = []
+                for r in runs:
+                    if r["variant"] != v:
+                        continue
+                    b = next((x for x in runs if x["variant"] == "base" and x["op"] == r["op"]
+                              and x["seed"] == r["seed"]), None)  # fmt: skip
+                    new, old = (
+                        r["points"][k].get("final_gflops"),
+                        b and b["points"][k].get("final_gflops"),
+                    )
+                    if new and old:
+                        rs.append(new / old)
+                ratios.append(f"{cp}: {autoscheduler.geomean(rs):.3f} (n={len(rs)})")
+            lines.append(f"{v}/base, geomean re-timed GFLOP/s: " + ", ".join(ratios))
+    return "\n".join(lines)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--ops", default="conv_28_128_128_3x3,dense_768x768")
+    p.add_argument("--checkpoints", default="64,128,256,512")
+    p.add_argument("--seeds", default="0")
+    p.add_argument("--variants", default="base", help=f"of {', '.join(VARIANTS)}")
+    p.add_argument("--rounds", type=int, default=3, help="interleaved re-timing rounds")
+    p.add_argument("--target", default="cpu -cores=1")
+    p.add_argument("--json", help="write the runs here (rewritten after every run)")
+    p.add_argument("--dump", help="write each run's measured features and costs (npz) here")
+    p.add_argument("--report", metavar="JSON", help="print the tables of an earlier --json")
+    args = p.parse_args(argv)
+    args.checkpoints = sorted({int(c) for c in args.checkpoints.split(",")})
+    args.seeds = [int(s) for s in args.seeds.split(",")]
+    args.variants = args.variants.split(",")
+    bad = [v for v in args.variants if v not in VARIANTS]
+    if bad:
+        p.error(f"--variants: unknown {bad}; known: {', '.join(VARIANTS)}")
+    args.op_names = autoscheduler.select_ops(args.ops)
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.report:
+        print(report(json.loads(Path(args.report).read_text())))
+        return 0
+    doc: dict[str, Any] = {
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "command": shlex.join([sys.executable, *sys.argv]),
+        "target": args.target,
+        "checkpoints": args.checkpoints,
+        "machine": _report.machine_info(),
+        "load_start": os.getloadavg(),
+        "runs": [],
+    }
+
+    def save() -> None:
+        if args.json:
+            Path(args.json).write_text(json.dumps(doc, indent=2, default=str) + "\n")
+
+    for name in args.op_names:
+        base = autoscheduler.OPS[name]
+        op = autoscheduler.Op(name, replace(base.task, target=args.target), base.onnx, base.weight)
+        option = MemoMeasure(MeasureOption.local(autoscheduler.SEARCH))
+        runs = []
+        try:
+            for seed in args.seeds:
+                for variant in args.variants:
+                    run = run_search(op, seed, variant, args.checkpoints, option)
+                    run["windows"] = summarise(run["trace"], args.checkpoints)
+                    tuner = run.pop("tuner")
+                    if args.dump:
+                        _dump(args.dump, op, run, tuner)
+                    runs.append(run)
+                    doc["runs"].append(run)
+                    save()
+        finally:
+            option.close()
+        log(f"[{name}] re-timing {sum(len(r['points']) for r in runs)} bests, {args.rounds} rounds")
+        points = [p for r in runs for p in r["points"] if p["config"] is not None]
+        timed = retime(op, [p["config"] for p in points], args.rounds)
+        for p, g in zip(points, timed, strict=True):
+            p["final_gflops"] = g
+        doc["load_end"] = os.getloadavg()
+        save()
+    print(report(doc))
+    print(f"load average at start {doc['load_start']}, at end {doc.get('load_end')}")
+    return 0
+
+
+def _dump(folder: str, op, run: dict[str, Any], run_tuner: SketchTuner) -> None:
+    """The run's measured states as features and GFLOP/s, for offline model experiments."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    rows, gf = [], []
+    for i, c in run_tuner.history:
+        row = run_tuner.rows.get(i)
+        if row is not None:
+            rows.append(row)
+            gf.append(run_tuner.gflops(c))
+    np.savez(Path(folder) / f"{op.name}-s{run['seed']}-{run['variant']}.npz",
+             x=np.stack(rows), gflops=np.array(gf))  # fmt: skip
+
+
+if __name__ == "__main__":
+    sys.exit(main())
