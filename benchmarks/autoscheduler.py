@@ -218,10 +218,15 @@ def bench_op(
                 "tuning_s": dict(seconds),
                 "trials_per_s": {k: tuners[k].trials / max(seconds[k], 1e-9) for k in tuners},
                 "invalid_dropped": dict(tuners["sketch"].invalid),  # type: ignore[attr-defined]
+                # the cost model's Kendall tau at proposal time, on all measured states and
+                # on the top 10% (tune/rank_quality.py)
+                "sketch_model": tuners["sketch"].model_quality(),  # type: ignore[attr-defined]
             }
             for ref in ("template", "ort", "default", "sketch-random"):
                 row[f"sketch/{ref}"] = g["sketch"] / g[ref] if g.get(ref) else math.nan
-            log(f"[{op.name}] {budget} trials: " + ", ".join(f"{k} {v:.1f}" for k, v in g.items()))
+            q = row["sketch_model"]
+            log(f"[{op.name}] {budget} trials: " + ", ".join(f"{k} {v:.1f}" for k, v in g.items())
+                + f"; sketch model tau {q['tau']:.2f}, top 10% {q['tau_top10']:.2f}")  # fmt: skip
             rows.append(row)
             emit(row)
     finally:

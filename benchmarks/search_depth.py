@@ -44,13 +44,17 @@ except ImportError:  # run from a checkout without the editable install
 import _report
 import autoscheduler
 from tunefarm.backends import registry
-from tunefarm.measure import MeasureInput
+from tunefarm.measure import Config, MeasureInput
 from tunefarm.tune.sketch_search import SketchTuner
 from tunefarm.tune.tuner import MeasureOption
 
 # variant name -> SketchTuner options; "base" is the tuner as it is
 VARIANTS: dict[str, dict[str, Any]] = {
     "base": {},
+    "kinds": {"kinds": "applicable"},
+    "local": {"kinds": "applicable", "local_share": 0.5},
+    "seeded": {"kinds": "applicable", "seed_share": 0.5},
+    "wide": {"kinds": "applicable", "population": 96, "generations": 4},
 }
 
 
@@ -91,7 +95,7 @@ def run_search(op, seed: int, variant: str, checkpoints: list[int], option) -> d
         points.append({
             "trials": tuner.trials,
             "search_gflops": tuner.best_gflops,
-            "config": autoscheduler.best_config(tuner),
+            "config": _config_json(autoscheduler.best_config(tuner)),
             "model": tuner.model_quality(),
             "model_window": tuner.model_quality(cp - (points[-1]["trials"] if points else 0)),
             "seconds": time.perf_counter() - start,
@@ -198,6 +202,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--json", help="write the runs here (rewritten after every run)")
     p.add_argument("--dump", help="write each run's measured features and costs (npz) here")
     p.add_argument("--report", metavar="JSON", help="print the tables of an earlier --json")
+    p.add_argument(
+        "--merge",
+        nargs="+",
+        metavar="JSON",
+        help="merge the runs of earlier --json files and re-time all their bests together",
+    )
     args = p.parse_args(argv)
     args.checkpoints = sorted({int(c) for c in args.checkpoints.split(",")})
     args.seeds = [int(s) for s in args.seeds.split(",")]
@@ -209,10 +219,44 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def _config_json(config: Config | None) -> dict[str, Any] | None:
+    return None if config is None else config.to_json()
+
+
+def _config(obj: Any) -> Config:
+    """A config stored by this script: its JSON form (or, from early runs, its repr)."""
+    if isinstance(obj, str):
+        return eval(obj, {"Config": Config})  # noqa: S307 - our own repr of a Config
+    return Config.from_json(obj)
+
+
+def retime_runs(doc: dict[str, Any], runs: list[dict[str, Any]], rounds: int, target: str) -> None:
+    """Re-time the bests of every checkpoint of these runs, per op, in one timer."""
+    for name in dict.fromkeys(r["op"] for r in runs):
+        base = autoscheduler.OPS[name]
+        op = autoscheduler.Op(name, replace(base.task, target=target), base.onnx, base.weight)
+        points = [p for r in runs if r["op"] == name for p in r["points"] if p["config"]]
+        log(f"[{name}] re-timing {len(points)} bests, {rounds} rounds")
+        timed = retime(op, [_config(p["config"]) for p in points], rounds)
+        for p, g in zip(points, timed, strict=True):
+            p["final_gflops"] = g
+        doc["load_end"] = os.getloadavg()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.report:
         print(report(json.loads(Path(args.report).read_text())))
+        return 0
+    if args.merge:
+        docs = [json.loads(Path(f).read_text()) for f in args.merge]
+        doc = {**docs[0], "merged": args.merge, "runs": [r for d in docs for r in d["runs"]]}
+        doc["load_start"] = os.getloadavg()
+        retime_runs(doc, doc["runs"], args.rounds, docs[0]["target"])
+        if args.json:
+            Path(args.json).write_text(json.dumps(doc, indent=2, default=str) + "\n")
+        print(report(doc))
+        print(f"load average at start {doc['load_start']}, at end {doc.get('load_end')}")
         return 0
     doc: dict[str, Any] = {
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
@@ -246,12 +290,7 @@ def main(argv: list[str] | None = None) -> int:
                     save()
         finally:
             option.close()
-        log(f"[{name}] re-timing {sum(len(r['points']) for r in runs)} bests, {args.rounds} rounds")
-        points = [p for r in runs for p in r["points"] if p["config"] is not None]
-        timed = retime(op, [p["config"] for p in points], args.rounds)
-        for p, g in zip(points, timed, strict=True):
-            p["final_gflops"] = g
-        doc["load_end"] = os.getloadavg()
+        retime_runs(doc, runs, args.rounds, args.target)
         save()
     print(report(doc))
     print(f"load average at start {doc['load_start']}, at end {doc.get('load_end')}")

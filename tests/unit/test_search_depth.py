@@ -4,6 +4,7 @@ model-quality figures the search reports."""
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Iterator
 
@@ -12,6 +13,7 @@ import pytest
 from tunefarm.measure import MeasureSettings
 from tunefarm.schedule.sketch_state import MUTATIONS, mutate, mutation_kinds
 from tunefarm.task import Task
+from tunefarm.tune import sketch_search
 from tunefarm.tune.sketch_search import SketchTuner
 from tunefarm.tune.tuner import MeasureOption
 
@@ -61,9 +63,12 @@ def test_local_moves_start_from_the_best_and_skip_measured_states(measure):
     assert any(tuner.origin[i].startswith("local") for i in batch)
 
 
-def test_trace_and_model_quality_describe_every_batch(measure):
+def test_trace_and_model_quality_describe_every_batch(measure, monkeypatch, caplog):
+    monkeypatch.setattr(sketch_search, "QUALITY_EVERY", 16)
     tuner = SketchTuner(DENSE, seed=1, population=16, trace=True)
-    tuner.tune(32, measure, batch_size=8)
+    with caplog.at_level(logging.INFO, logger=sketch_search.__name__):
+        tuner.tune(32, measure, batch_size=8)
+    assert "32 trials, cost model Kendall tau" in caplog.text and "top 10%" in caplog.text
     assert [row["measured"] for row in tuner.trace] == [8, 16, 24, 32]
     guided = [row for row in tuner.trace if "population" in row]
     assert guided and all(1 <= row["tile_vectors"] <= row["population"] for row in guided)

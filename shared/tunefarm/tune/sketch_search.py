@@ -64,6 +64,8 @@ MUTATION_TRIES = 4
 STALL_TRIALS = 48
 # The measured states that local moves start from.
 LOCAL_TOP = 8
+# The cost model's tau (all, top 10%) on the last this many trials is logged this often.
+QUALITY_EVERY = 64
 
 
 class SketchSpace:
@@ -371,6 +373,14 @@ class SketchTuner(Tuner):
         self.overhead_s += time.perf_counter() - start
         if self.trace is not None:
             self._trace_batch(indices)
+        n = len(self.history)
+        if indices and n // QUALITY_EVERY > (n - len(indices)) // QUALITY_EVERY:
+            q = self.model_quality(QUALITY_EVERY)
+            _log.info(
+                "%s: %d trials, cost model Kendall tau %.2f on the last %d states, %.2f on "
+                "their top 10%%",
+                self.task, n, q["tau"], q["n"], q["tau_top10"],
+            )  # fmt: skip
 
     def _trace_batch(self, indices: Sequence[int]) -> None:
         """One trace row: the batch's origins, new bests (and where they came from), tau."""
