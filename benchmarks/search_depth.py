@@ -154,40 +154,65 @@ def retime(op, configs: list[Any], rounds: int) -> list[float]:
     return [by_key[repr(c.as_dict())] for c in configs]
 
 
+def _at(run: dict[str, Any], trials: int) -> dict[str, Any]:
+    """A run's point at a checkpoint ({} when the run stopped earlier)."""
+    return next((p for p in run["points"] if p["trials"] == trials), {})
+
+
+def _counts(c: dict[str, int]) -> str:
+    return ", ".join(f"{k} {n}" for k, n in sorted(c.items(), key=lambda kv: -kv[1])) or "-"
+
+
 def report(doc: dict[str, Any]) -> str:
-    lines = []
+    """The runs' re-timed (and in-search) bests per checkpoint, tau at the end, and per
+    variant the geomean over ops and seeds of variant/base at each checkpoint."""
     runs = doc["runs"]
-    variants = list(dict.fromkeys(r["variant"] for r in runs))
-    cps = doc["checkpoints"]
-    lines.append("| op | seed | variant | " + " | ".join(f"{c} re-timed (search)" for c in cps)
-                 + " | tau / top10 at end |")  # fmt: skip
-    lines.append("|" + "---|" * (4 + len(cps)))
+    cps = sorted({p["trials"] for r in runs for p in r["points"]})
+    lines = ["| op | seed | variant | " + " | ".join(f"{c} re-timed (search)" for c in cps)
+             + " | tau / top10 at end |", "|" + "---|" * (4 + len(cps))]  # fmt: skip
     for r in runs:
-        cells = [f"{p.get('final_gflops', math.nan):.1f} ({p['search_gflops']:.1f})"
-                 for p in r["points"]]  # fmt: skip
+        cells = []
+        for cp in cps:
+            p = _at(r, cp)
+            cells.append(f"{p.get('final_gflops', math.nan):.1f} ({p['search_gflops']:.1f})"
+                         if p else "")  # fmt: skip
         q = r["points"][-1]["model"]
         lines.append(f"| {r['op']} | {r['seed']} | {r['variant']} | " + " | ".join(cells)
                      + f" | {q['tau']:.2f} / {q['tau_top10']:.2f} |")  # fmt: skip
-    if "base" in variants:
-        for v in variants:
-            if v == "base":
-                continue
-            ratios = []
-            for k, cp in enumerate(cps):
-                rs = []
-                for r in runs:
-                    if r["variant"] != v:
-                        continue
-                    b = next((x for x in runs if x["variant"] == "base" and x["op"] == r["op"]
-                              and x["seed"] == r["seed"]), None)  # fmt: skip
-                    new, old = (
-                        r["points"][k].get("final_gflops"),
-                        b and b["points"][k].get("final_gflops"),
-                    )
-                    if new and old:
-                        rs.append(new / old)
+    lines += ["", "| op | seed | variant | trials | distinct tile vectors / population | "
+              "measured members | mutations: new / none / measured / duplicate | "
+              "batch origins | new bests from | tau / top10 (window) |",
+              "|" + "---|" * 10]  # fmt: skip
+    for r in runs:
+        for w, p in zip(r.get("windows", []), r["points"], strict=False):
+            ch = w["children"]
+            total = max(1, sum(ch.values()))
+            share = " / ".join(f"{ch.get(k, 0) / total:.2f}"
+                               for k in ("new", "none", "measured", "duplicate"))  # fmt: skip
+            q = p["model_window"]
+            lines.append(
+                f"| {r['op']} | {r['seed']} | {r['variant']} | {w['window']} | "
+                f"{w['tile_vectors']:.1f} / {w['population']:.1f} | {w['measured_members']:.1f} | "
+                f"{share} | {_counts(w['origins'])} | {_counts(w['new_bests'])} | "
+                f"{q['tau']:.2f} / {q['tau_top10']:.2f} |"
+            )
+    lines.append("")
+    for v in dict.fromkeys(r["variant"] for r in runs):
+        if v == "base":
+            continue
+        ratios = []
+        for cp in cps:
+            rs = []
+            for r in (x for x in runs if x["variant"] == v):
+                b = next((x for x in runs if x["variant"] == "base" and x["op"] == r["op"]
+                          and x["seed"] == r["seed"]), None)  # fmt: skip
+                new = _at(r, cp).get("final_gflops")
+                old = _at(b, cp).get("final_gflops") if b else None
+                if new and old:
+                    rs.append(new / old)
+            if rs:
                 ratios.append(f"{cp}: {autoscheduler.geomean(rs):.3f} (n={len(rs)})")
-            lines.append(f"{v}/base, geomean re-timed GFLOP/s: " + ", ".join(ratios))
+        lines.append(f"{v}/base, geomean of re-timed GFLOP/s: " + ", ".join(ratios))
     return "\n".join(lines)
 
 
