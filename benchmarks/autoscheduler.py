@@ -183,6 +183,33 @@ def final_rounds(op: Op, configs: dict[str, Config], ort, rounds: int) -> dict[s
     return costs
 
 
+def sketch_options(text: str) -> dict[str, Any]:
+    """`key=value,...` -> SketchTuner keyword arguments (numbers parsed); ValueError naming
+    an item that is not key=value."""
+    out: dict[str, Any] = {}
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"expected key=value, got {item!r}")
+        try:
+            out[key] = int(value)
+        except ValueError:
+            try:
+                out[key] = float(value)
+            except ValueError:
+                out[key] = value
+    return out
+
+
+def sketch_tuner(task: Task, args: argparse.Namespace) -> Tuner:
+    """The sketch policy's tuner, with --sketch-options when given."""
+    if not args.sketch_options:
+        return make_tuner("sketch", task, args.seed)
+    from tunefarm.tune.sketch_search import SketchTuner
+
+    return SketchTuner(task, seed=args.seed, **args.sketch_options)
+
+
 def bench_op(
     op: Op, budgets: list[int], args: argparse.Namespace, emit=lambda row: None
 ) -> list[dict[str, Any]]:
@@ -191,7 +218,7 @@ def bench_op(
     flops = registry.flops(op.task)
     ort = ort_fn(op, num_cores(parse_target(op.task.target)))
     option = MeasureOption.local(SEARCH)
-    tuners = {"sketch": make_tuner("sketch", op.task, args.seed)}
+    tuners: dict[str, Tuner] = {"sketch": sketch_tuner(op.task, args)}
     tuners["template"] = make_tuner("xgb", op.task, args.seed)
     if args.vs_random:
         tuners["sketch-random"] = make_tuner("sketch-random", op.task, args.seed)
@@ -359,6 +386,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="also random sketch states at the same budgets (does evolution help?)",
     )
+    p.add_argument(
+        "--sketch-options",
+        default="",
+        help="SketchTuner options for the ops, e.g. 'kinds=applicable,local_share=0.5'",
+    )
     p.add_argument("--networks", default="", help="zoo networks to tune by the sketch policy")
     p.add_argument("--network-trials", type=int, default=1000, help="trials per network")
     p.add_argument("--log-dir", default="benchmarks/logs", help="the networks' tuning logs")
@@ -368,6 +400,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.op_names = select_ops(args.ops)
     except ValueError as exc:
         p.error(f"--ops: {exc}")
+    try:
+        args.sketch_options = sketch_options(args.sketch_options)
+    except ValueError as exc:
+        p.error(f"--sketch-options: {exc}")
     try:
         args.budgets = sorted({int(b) for b in args.trials.split(",")})
     except ValueError:
