@@ -34,6 +34,7 @@ import argparse
 import datetime
 import json
 import math
+import os
 import shlex
 import statistics
 import sys
@@ -241,6 +242,13 @@ def bench_op(
                 "trials": budget,
                 "has_template": not uses_sketch("auto", op.task),
                 "gflops": g,
+                # from the fastest round: a loaded host only ever slows a kernel down, so the
+                # best round is the steadier figure there (docs/autoscheduler.md, "Search at
+                # depth")
+                "gflops_best_round": {
+                    k: _report.gflops(flops, min(v)) if v else 0.0 for k, v in costs.items()
+                },  # fmt: skip
+                "load_average": os.getloadavg(),
                 "search_best_gflops": {k: t.best_gflops for k, t in tuners.items()},
                 "tuning_s": dict(seconds),
                 "trials_per_s": {k: tuners[k].trials / max(seconds[k], 1e-9) for k in tuners},
@@ -251,6 +259,10 @@ def bench_op(
             }
             for ref in ("template", "ort", "default", "sketch-random"):
                 row[f"sketch/{ref}"] = g["sketch"] / g[ref] if g.get(ref) else math.nan
+            gb = row["gflops_best_round"]
+            row["sketch/template best round"] = (
+                gb["sketch"] / gb["template"] if gb.get("template") else math.nan
+            )
             q = row["sketch_model"]
             log(f"[{op.name}] {budget} trials: " + ", ".join(f"{k} {v:.1f}" for k, v in g.items())
                 + f"; sketch model tau {q['tau']:.2f}, top 10% {q['tau_top10']:.2f}")  # fmt: skip

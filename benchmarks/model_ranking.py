@@ -1,9 +1,11 @@
 """How well cost-model variants order held-out states, on all of them and on the top 10%,
 offline, from the measured states a search dumped (`search_depth.py --dump DIR`).
 
-Two splits per dump: random halves (repeated `--splits` times), and "prospective": trained on
-the first k states the search measured, scored on the rest (what the search itself faces: the
-states it proposes next are better than most it has seen).
+Two splits per dump: random halves (repeated `--splits` times; tau on all and on the top
+10%), and "prospective": trained on the first k states the search measured, scored on the
+rest (what the search itself faces) by tau within each later batch of 16 and on its faster
+half (states measured together, under the same host load: on a loaded host the timings of
+batches far apart in time are not comparable).
 
     python benchmarks/model_ranking.py /tmp/dump/*.npz [--splits 8]
 """
@@ -29,10 +31,16 @@ from tunefarm.tune.rank_quality import kendall_tau, top_tau
 
 
 def fit_predict(variant: str, x: np.ndarray, y: np.ndarray, xt: np.ndarray) -> np.ndarray:
-    """Train one variant on (x, y: throughput normalised to the best) and score xt."""
+    """Train one variant on (x, y: throughput normalised to the best, in the order the
+    search measured them) and score xt."""
     if variant == "pairwise":  # the model as it is
         model = XGBoostCostModel("rank", "statement", nthread=1)
         model.fit(x, y)
+        return model.predict(xt)
+    if variant.startswith("batch"):  # pairs only within each batch of n measured together
+        n = int(variant[5:])
+        model = XGBoostCostModel("rank", "statement", nthread=1)
+        model.fit(x, y, [min(n, len(y) - k) for k in range(0, len(y), n)])
         return model.predict(xt)
     model = XGBoostCostModel("rank", "statement", nthread=1)
     params = model.params(len(y))
@@ -61,6 +69,20 @@ def fit_predict(variant: str, x: np.ndarray, y: np.ndarray, xt: np.ndarray) -> n
     return np.asarray(booster.inplace_predict(xt))
 
 
+BATCH = 16
+
+
+def within_batches(pred: np.ndarray, g: np.ndarray, fn) -> list[float]:
+    """fn(pred, g) on each run of BATCH consecutive states (measured at the same time, so
+    under the same load: their order is what a loaded host can still tell apart)."""
+    return [fn(pred[k : k + BATCH], g[k : k + BATCH]) for k in range(0, len(g) - 1, BATCH)]
+
+
+def top_half_tau(pred: np.ndarray, g: np.ndarray) -> float:
+    """Tau on the faster half of a batch (a batch's top 10% is one or two states)."""
+    return top_tau(pred, g, 0.5)
+
+
 def normalise(g: np.ndarray) -> np.ndarray:
     return g / g.max() if g.max() > 0 else g
 
@@ -69,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("dumps", nargs="+")
     p.add_argument("--splits", type=int, default=8)
-    p.add_argument("--variants", default="pairwise,topk0.1,topk0.25,ndcg31,ndcg8,reglog")
+    p.add_argument("--variants", default="pairwise,batch16,topk0.1,ndcg31,reglog")
     args = p.parse_args(argv)
     variants = args.variants.split(",")
     print("| dump | split | " + " | ".join(f"{v} tau / top10" for v in variants) + " |")
@@ -94,8 +116,12 @@ def main(argv: list[str] | None = None) -> int:
                     start = time.perf_counter()
                     pred = fit_predict(v, x[tr], normalise(g[tr]), x[te])
                     secs.append(time.perf_counter() - start)
-                    taus.append(kendall_tau(pred, g[te]))
-                    tops.append(top_tau(pred, g[te]))
+                    if kind == "halves":
+                        taus.append(kendall_tau(pred, g[te]))
+                        tops.append(top_tau(pred, g[te]))
+                    else:  # later batches, each measured together: tau within each
+                        taus += within_batches(pred, g[te], kendall_tau)
+                        tops += within_batches(pred, g[te], top_half_tau)
                 t, tt = np.nanmean(taus), np.nanmean(tops)
                 totals.setdefault((kind.split()[0], v), []).append((t, tt))
                 cells.append(f"{t:.2f} / {tt:.2f} ({statistics.mean(secs):.1f} s)")
