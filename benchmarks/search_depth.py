@@ -51,10 +51,14 @@ from tunefarm.tune.tuner import MeasureOption
 # variant name -> SketchTuner options; "base" is the tuner as it is
 VARIANTS: dict[str, dict[str, Any]] = {
     "base": {},
-    "kinds": {"kinds": "applicable"},
+    # the search before issue 27 ("base" in the runs of docs/autoscheduler.md)
+    "before": {"kinds": "any", "local_share": 0.0},
+    # the defaults since ("local" in those runs)
     "local": {"kinds": "applicable", "local_share": 0.5},
-    "seeded": {"kinds": "applicable", "seed_share": 0.5},
-    "wide": {"kinds": "applicable", "population": 96, "generations": 4},
+    "any-kind": {"kinds": "any"},
+    "no-local": {"local_share": 0.0},
+    "seeded": {"seed_share": 0.5},
+    "wide": {"population": 96, "generations": 4},
 }
 
 
