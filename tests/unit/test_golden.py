@@ -93,6 +93,23 @@ CPU_CASES: dict[str, tuple[Task, dict]] = {
         Task.make("batch_matmul", target=AVX512, a=(12, 128, 64), b=(12, 64, 128)),
         {},
     ),
+    # bert-base's fused attention as legacy exports give it ([B, S, H, D] projections)
+    "attention": (
+        Task.make(
+            "attention",
+            target=AVX512,
+            q=(1, 128, 12, 64),
+            k=(1, 128, 12, 64),
+            v=(1, 128, 12, 64),
+            mask=(1, 1, 1, 128),
+            scale=0.125,
+            q_layout="BSHD",
+            k_layout="BSHD",
+            v_layout="BSHD",
+            out_layout="BSHD",
+        ),  # fmt: skip
+        {},
+    ),
     "transpose": (
         Task.make("transpose", target=AVX512, shape=(2, 3, 16, 5), perm=(0, 2, 1, 3)),
         {},
@@ -211,6 +228,13 @@ for _prec in ("tf32", "fp16"):
     CASES[("cuda", f"dense_{_prec}_mma")] = (
         Task.make("dense", target=f"cuda -arch=sm_90 -precision={_prec}", data=(20, 72),
                   weight=(40, 72)),
+        {},
+    )  # fmt: skip
+    # conv2d on tensor cores: an implicit GEMM over NCHW staged in shared memory
+    CASES[("cuda", f"conv2d_{_prec}_mma")] = (
+        Task.make("conv2d", target=f"cuda -arch=sm_90 -precision={_prec}", data=(1, 24, 14, 14),
+                  weight=(40, 24, 3, 3), strides=(2, 2), padding=(1, 1, 1, 1),
+                  epilogue=("bias", "residual", "relu")),
         {},
     )  # fmt: skip
 SUFFIX = {"cpu": ".c", "cuda": ".cu", "opencl": ".cl", "vta": ".s"}
