@@ -206,7 +206,9 @@ def local_builder(**options: Any) -> LocalBuilder:
 
 def local_runner(settings: MeasureSettings, kind: str = "cpu", seed: int = 0) -> LocalRunner:
     """A LocalRunner for this machine's device of `kind`, checking against this registry's
-    reference data. Device backends (`persistent_measurer`) keep one measurer process."""
+    reference data. Backends with `persistent_measurer` keep one measurer process; those with
+    `kernels_in_process` (host code) retire it after any failed candidate."""
     backend = get_backend(kind)
     persistent = bool(getattr(backend, "persistent_measurer", False))
-    return LocalRunner(settings, reference_io, backend.kernel_loader, seed, persistent)
+    in_process = bool(getattr(backend, "kernels_in_process", False))
+    return LocalRunner(settings, reference_io, backend.kernel_loader, seed, persistent, in_process)
