@@ -34,6 +34,7 @@ import argparse
 import datetime
 import json
 import math
+import os
 import shlex
 import statistics
 import sys
@@ -183,6 +184,33 @@ def final_rounds(op: Op, configs: dict[str, Config], ort, rounds: int) -> dict[s
     return costs
 
 
+def sketch_options(text: str) -> dict[str, Any]:
+    """`key=value,...` -> SketchTuner keyword arguments (numbers parsed); ValueError naming
+    an item that is not key=value."""
+    out: dict[str, Any] = {}
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"expected key=value, got {item!r}")
+        try:
+            out[key] = int(value)
+        except ValueError:
+            try:
+                out[key] = float(value)
+            except ValueError:
+                out[key] = value
+    return out
+
+
+def sketch_tuner(task: Task, args: argparse.Namespace) -> Tuner:
+    """The sketch policy's tuner, with --sketch-options when given."""
+    if not args.sketch_options:
+        return make_tuner("sketch", task, args.seed)
+    from tunefarm.tune.sketch_search import SketchTuner
+
+    return SketchTuner(task, seed=args.seed, **args.sketch_options)
+
+
 def bench_op(
     op: Op, budgets: list[int], args: argparse.Namespace, emit=lambda row: None
 ) -> list[dict[str, Any]]:
@@ -191,7 +219,7 @@ def bench_op(
     flops = registry.flops(op.task)
     ort = ort_fn(op, num_cores(parse_target(op.task.target)))
     option = MeasureOption.local(SEARCH)
-    tuners = {"sketch": make_tuner("sketch", op.task, args.seed)}
+    tuners: dict[str, Tuner] = {"sketch": sketch_tuner(op.task, args)}
     tuners["template"] = make_tuner("xgb", op.task, args.seed)
     if args.vs_random:
         tuners["sketch-random"] = make_tuner("sketch-random", op.task, args.seed)
@@ -214,14 +242,30 @@ def bench_op(
                 "trials": budget,
                 "has_template": not uses_sketch("auto", op.task),
                 "gflops": g,
+                # from the fastest round: a loaded host only ever slows a kernel down, so the
+                # best round is the steadier figure there (docs/autoscheduler.md, "Search at
+                # depth")
+                "gflops_best_round": {
+                    k: _report.gflops(flops, min(v)) if v else 0.0 for k, v in costs.items()
+                },  # fmt: skip
+                "load_average": os.getloadavg(),
                 "search_best_gflops": {k: t.best_gflops for k, t in tuners.items()},
                 "tuning_s": dict(seconds),
                 "trials_per_s": {k: tuners[k].trials / max(seconds[k], 1e-9) for k in tuners},
                 "invalid_dropped": dict(tuners["sketch"].invalid),  # type: ignore[attr-defined]
+                # the cost model's Kendall tau at proposal time, on all measured states and
+                # on the top 10% (tune/rank_quality.py)
+                "sketch_model": tuners["sketch"].model_quality(),  # type: ignore[attr-defined]
             }
             for ref in ("template", "ort", "default", "sketch-random"):
                 row[f"sketch/{ref}"] = g["sketch"] / g[ref] if g.get(ref) else math.nan
-            log(f"[{op.name}] {budget} trials: " + ", ".join(f"{k} {v:.1f}" for k, v in g.items()))
+            gb = row["gflops_best_round"]
+            row["sketch/template best round"] = (
+                gb["sketch"] / gb["template"] if gb.get("template") else math.nan
+            )
+            q = row["sketch_model"]
+            log(f"[{op.name}] {budget} trials: " + ", ".join(f"{k} {v:.1f}" for k, v in g.items())
+                + f"; sketch model tau {q['tau']:.2f}, top 10% {q['tau_top10']:.2f}")  # fmt: skip
             rows.append(row)
             emit(row)
     finally:
@@ -354,6 +398,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="also random sketch states at the same budgets (does evolution help?)",
     )
+    p.add_argument(
+        "--sketch-options",
+        default="",
+        help="SketchTuner options for the ops, e.g. 'kinds=applicable,local_share=0.5'",
+    )
     p.add_argument("--networks", default="", help="zoo networks to tune by the sketch policy")
     p.add_argument("--network-trials", type=int, default=1000, help="trials per network")
     p.add_argument("--log-dir", default="benchmarks/logs", help="the networks' tuning logs")
@@ -363,6 +412,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.op_names = select_ops(args.ops)
     except ValueError as exc:
         p.error(f"--ops: {exc}")
+    try:
+        args.sketch_options = sketch_options(args.sketch_options)
+    except ValueError as exc:
+        p.error(f"--sketch-options: {exc}")
     try:
         args.budgets = sorted({int(b) for b in args.trials.split(",")})
     except ValueError:

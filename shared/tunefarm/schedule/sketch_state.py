@@ -179,21 +179,39 @@ def _outer_extents(p: TilePlan, d: Decisions) -> list[int]:
 
 # -------------------------------------------------------------------------------- mutation
 MUTATIONS = ("tile", "parallel", "unroll", "location", "rfactor")
+_PREFIX = {
+    "tile": "tile:",
+    "parallel": "par:",
+    "unroll": "unroll:",
+    "location": "loc:",
+    "rfactor": "rf:",
+}
+
+
+def mutation_kinds(d: Decisions) -> list[str]:
+    """The kinds of MUTATIONS that have something to change in a state: a dense at root has
+    no compute location or factored reduction, and drawing those kinds changes nothing."""
+    return [
+        kind
+        for kind in MUTATIONS
+        if any(k.startswith(_PREFIX[kind]) or (kind == "location" and k[:4] == "row:") for k in d)
+    ]
 
 
 def mutate(
-    sketch: Sketch, d: Decisions, params: SketchParams, rng: np.random.Generator
+    sketch: Sketch,
+    d: Decisions,
+    params: SketchParams,
+    rng: np.random.Generator,
+    kind: str | None = None,
 ) -> Decisions | None:
     """One random change of one kind (tile sizes, parallel granularity, auto-unroll, compute
-    location); None when the kind picked has nothing to change in this sketch."""
-    kind = MUTATIONS[int(rng.integers(len(MUTATIONS)))]
-    prefix = {
-        "tile": "tile:",
-        "parallel": "par:",
-        "unroll": "unroll:",
-        "location": "loc:",
-        "rfactor": "rf:",
-    }[kind]
+    location); None when the kind picked has nothing to change in this sketch. `kind`: one
+    of MUTATIONS (drawn at random when None; the search passes it to know where a state
+    came from)."""
+    if kind is None:
+        kind = MUTATIONS[int(rng.integers(len(MUTATIONS)))]
+    prefix = _PREFIX[kind]
     keys = [k for k in d if k.startswith(prefix) or (kind == "location" and k[:4] == "row:")]
     if not keys:
         return None

@@ -34,9 +34,18 @@ from tunefarm.codegen.lower import lower
 from tunefarm.measure import Config, MeasureInput, MeasureResult
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.schedule import Schedule
-from tunefarm.schedule.sketch_state import Decisions, local_elements, mutate, realise, sample
+from tunefarm.schedule.sketch_state import (
+    MUTATIONS,
+    Decisions,
+    local_elements,
+    mutate,
+    mutation_kinds,
+    realise,
+    sample,
+)
 from tunefarm.task import Task
 from tunefarm.tune.cost_model import XGBoostCostModel
+from tunefarm.tune.rank_quality import rank_report
 from tunefarm.tune.sketch_features import statement_features
 from tunefarm.tune.tuner import Tuner
 from tunefarm.tune.xgb_tuner import normalised_throughput
@@ -49,6 +58,14 @@ _INVALID = (ValueError, KeyError, IndexError, ZeroDivisionError)
 # (2 of 3 seeds at 24; with half random, 1 of 3: docs/autoscheduler.md).
 WARM_STATES = 32
 WARM_EPSILON = 0.5
+# A mutation that changes nothing is drawn again up to this many times (kinds="applicable").
+MUTATION_TRIES = 4
+# No new best in this many trials: the search counts as stalled (local_share applies).
+STALL_TRIALS = 48
+# The measured states that local moves start from.
+LOCAL_TOP = 8
+# The cost model's tau (all, top 10%) on the last this many trials is logged this often.
+QUALITY_EVERY = 64
 
 
 class SketchSpace:
@@ -111,7 +128,13 @@ class SketchTuner(Tuner):
 
     population: states per generation; generations: rounds of mutation; epsilon: share of
     random picks in a batch; nthread: xgboost threads; shared: the job's cost model (one
-    per tuner when None).
+    per tuner when None). Options measured in docs/autoscheduler.md ("Search at depth"):
+    kinds: "applicable" (only the kinds a state has decisions for, drawn again when a
+    mutation changes nothing) or "any" (drawn from all kinds, as before: 45-49% of a dense's
+    mutations then changed nothing); seed_share: the share of the population seeded from
+    the best measured states (as before); local_share: the share of a batch taken, once the
+    search stalls, from unranked mutations of the best measured states (the model orders the
+    top states poorly; 0 as before). The defaults are the variant that measured best.
     """
 
     name = "sketch"
@@ -127,12 +150,19 @@ class SketchTuner(Tuner):
         epsilon: float = 0.1,
         nthread: int | None = 1,
         shared: SharedModel | None = None,
+        trace: bool = False,
+        kinds: str = "applicable",
+        seed_share: float = 0.25,
+        local_share: float = 0.5,
     ):
+        if kinds not in ("any", "applicable"):
+            raise ValueError(f"kinds: expected 'any' or 'applicable', got {kinds!r}")
         super().__init__(task, SketchSpace(), seed)
         self.sketches, self.params = registry.sketches(task)
         self.kdef = registry.base_kernel(task)
         self.evolve, self.population, self.generations = evolve, population, generations
         self.epsilon = epsilon
+        self.kinds, self.seed_share, self.local_share = kinds, seed_share, local_share
         # rank loss on throughput normalised per task: the search needs an order, and one
         # model's scale then never mixes tasks (measured Kendall tau 0.53 against 0.46 for
         # squared error on held-out dense states)
@@ -143,9 +173,17 @@ class SketchTuner(Tuner):
         self.reasons: dict[int, str] = {}
         self.invalid: Counter = Counter()  # reason -> states dropped before measurement
         self.overhead_s = 0.0
+        # where each state came from ("init", "random", "mut:<kind>") and the model's score
+        # of each proposed state when it was proposed (for tau on states it had not seen)
+        self.origin: dict[int, str] = {}
+        self.predicted: dict[int, float] = {}
+        # trace=True: one dict per batch (population diversity, mutation outcomes, new
+        # bests), for benchmarks/search_depth.py; off in ordinary runs
+        self.trace: list[dict[str, Any]] | None = [] if trace else None
+        self._step: dict[str, Any] = {}
 
     # -- states ---------------------------------------------------------------------------
-    def _make(self, state: State) -> int | None:
+    def _make(self, state: State, origin: str = "init") -> int | None:
         """Intern a state; None (and a count by reason) when it cannot be built."""
         sketch = self.sketches[state.sketch]
         d = state.d
@@ -155,6 +193,7 @@ class SketchTuner(Tuner):
         steps = realise(sketch, d)
         index = self.space.index_of(registry.sketch_config(steps).as_dict())
         self.states.setdefault(index, state)
+        self.origin.setdefault(index, origin)
         if index not in self.rows:
             self.rows[index] = self._featurise(index, steps)
         if self.rows[index] is None:
@@ -180,9 +219,20 @@ class SketchTuner(Tuner):
             out.append(State(k, tuple(sorted(d.items()))))
         return out
 
-    def _mutant(self, state: State) -> State | None:
-        d = mutate(self.sketches[state.sketch], state.d, self.params, self.rng)
-        return None if d is None else State(state.sketch, tuple(sorted(d.items())))
+    def _mutant(self, state: State) -> tuple[State | None, str]:
+        """A mutated copy of a state (None when the kind drawn changes nothing), its origin."""
+        if self.kinds == "any":
+            kind = MUTATIONS[int(self.rng.integers(len(MUTATIONS)))]
+            d = mutate(self.sketches[state.sketch], state.d, self.params, self.rng, kind)
+            child = None if d is None else State(state.sketch, tuple(sorted(d.items())))
+            return child, f"mut:{kind}"
+        kinds = mutation_kinds(state.d) or list(MUTATIONS)
+        for _ in range(MUTATION_TRIES):
+            kind = kinds[int(self.rng.integers(len(kinds)))]
+            d = mutate(self.sketches[state.sketch], state.d, self.params, self.rng, kind)
+            if d is not None:
+                return State(state.sketch, tuple(sorted(d.items()))), f"mut:{kind}"
+        return None, f"mut:{kind}"
 
     # -- the tuner's verbs ----------------------------------------------------------------
     def inputs_for(self, indices: Sequence[int]) -> list[MeasureInput]:
@@ -191,10 +241,14 @@ class SketchTuner(Tuner):
     def next_batch(self, batch_size: int) -> list[int]:
         start = time.perf_counter()
         before = sum(self.invalid.values())
+        self._step = {"trials": len(self.history)}
         try:
             if self.evolve and self.model.trained:
-                return self._guided(batch_size)
-            return self._fresh(batch_size, set())
+                batch = self._guided(batch_size)
+            else:
+                batch = self._fresh(batch_size, set())
+            self._remember_scores(batch)
+            return batch
         finally:
             self.overhead_s += time.perf_counter() - start
             dropped = sum(self.invalid.values()) - before
@@ -204,12 +258,26 @@ class SketchTuner(Tuner):
     def why(self) -> str:
         return ", ".join(f"{r} x {n}" for r, n in self.invalid.most_common())
 
-    def _fresh(self, n: int, taken: set[int], tries: int = 8) -> list[int]:
+    def _remember_scores(self, batch: list[int]) -> None:
+        """The model's scores of a batch before it is measured (one predict call)."""
+        if self.model.trained and batch:
+            scores = self.model.predict(np.stack([self.rows[i] for i in batch]))
+            self.predicted.update(zip(batch, map(float, scores), strict=True))
+
+    def model_quality(self, last: int | None = None) -> dict[str, float]:
+        """Kendall tau of the model's scores at proposal time against the measured
+        throughputs, on all such states and on the top 10% (of the `last` trials only,
+        when given): `rank_quality.rank_report`."""
+        pairs = [(self.predicted[i], self.flops / c) for i, c in self.history[-(last or 0):]
+                 if i in self.predicted and math.isfinite(c) and c > 0]  # fmt: skip
+        return rank_report([p for p, _ in pairs], [m for _, m in pairs])
+
+    def _fresh(self, n: int, taken: set[int], tries: int = 8, origin: str = "init") -> list[int]:
         """Up to n valid, unmeasured random states."""
         out: list[int] = []
         for _ in range(tries):
             for state in self._random(2 * (n - len(out))):
-                i = self._make(state)
+                i = self._make(state, origin)
                 if i is not None and i not in self.visited and i not in taken and i not in out:
                     out.append(i)
                 if len(out) >= n:
@@ -221,28 +289,71 @@ class SketchTuner(Tuner):
         ranked = [i for i in pool if i not in self.visited]
         eps = max(self.epsilon, WARM_EPSILON) if len(self.history) < WARM_STATES else self.epsilon
         n_random = sum(self.rng.random() < eps for _ in range(batch_size))
-        out = ranked[: batch_size - n_random]
-        return out + self._fresh(batch_size - len(out), set(out))
+        n_local = min(round(self.local_share * batch_size), batch_size - n_random)
+        n_local = n_local if self.stalled() else 0
+        local = self._local(n_local, set(ranked[: batch_size - n_random - n_local]))
+        out = ranked[: batch_size - n_random - len(local)] + local
+        return out + self._fresh(batch_size - len(out), set(out), origin="random")
+
+    def stalled(self) -> bool:
+        """No new best in the last STALL_TRIALS trials (and at least that many measured)."""
+        return len(self.history) - self.best_trial >= STALL_TRIALS
+
+    def _local(self, n: int, taken: set[int], tries: int = 8) -> list[int]:
+        """Up to n unmeasured states one or two mutations away from the LOCAL_TOP best
+        measured states, drawn without the model (which orders the top states poorly)."""
+        best = sorted((c, i) for i, c in self.history if math.isfinite(c) and i in self.states)
+        tops = [self.states[i] for _, i in best[:LOCAL_TOP]]
+        out: list[int] = []
+        for _ in range(tries * n):
+            if len(out) >= n or not tops:
+                break
+            state: State | None = tops[int(self.rng.integers(len(tops)))]
+            origin = "local"
+            for _ in range(1 + int(self.rng.integers(2))):
+                state, kind = self._mutant(state) if state is not None else (None, "")
+                origin = f"local:{kind[4:]}"
+            i = None if state is None else self._make(state, origin)
+            if i is not None and i not in self.visited and i not in taken and i not in out:
+                out.append(i)
+        return out
 
     def _evolve_population(self) -> list[int]:
         """Indices of the final generation, best predicted first."""
         members: dict[int, State] = {}
         best = sorted((c, i) for i, c in self.history if math.isfinite(c) and i in self.states)
-        seeds = [self.states[i] for _, i in best[: self.population // 4]]
+        seeds = [self.states[i] for _, i in best[: int(self.population * self.seed_share)]]
         for state in seeds + self._random(self.population):
             i = self._make(state)
             if i is not None:
                 members[i] = state
+        outcome: Counter = Counter()
         for _ in range(self.generations):
             children = {}
             for state in list(members.values()):
-                child = self._mutant(state)
-                i = None if child is None else self._make(child)
+                child, origin = self._mutant(state)
+                i = None if child is None else self._make(child, origin)
+                outcome[_outcome(i, members, children, self.visited)] += 1
                 if i is not None and child is not None:
                     children[i] = child
             members.update(children)
             members = dict(self._top(members, self.population))
+        if self.trace is not None:
+            self._step.update(self._diversity(members), children=dict(outcome))
         return [i for i, _ in self._top(members, len(members))]
+
+    def _diversity(self, members: dict[int, State]) -> dict[str, int]:
+        """Distinct states, sketches and tile vectors of a final generation; how many of
+        its members were measured already."""
+        tiles = {
+            tuple(kv for kv in s.decisions if kv[0].startswith("tile:")) for s in members.values()
+        }
+        return {
+            "population": len(members),
+            "sketches": len({s.sketch for s in members.values()}),
+            "tile_vectors": len(tiles),
+            "measured_members": sum(i in self.visited for i in members),
+        }
 
     def _top(self, members: dict[int, State], n: int) -> list[tuple[int, State]]:
         """The n members with the best predictions; measured ones count with their rank too."""
@@ -261,6 +372,37 @@ class SketchTuner(Tuner):
                 costs.append(c)
         self.shared.update(f"{self.task.workload_key}|{self.task.target}", rows, costs)
         self.overhead_s += time.perf_counter() - start
+        if self.trace is not None:
+            self._trace_batch(indices)
+        n = len(self.history)
+        if indices and n // QUALITY_EVERY > (n - len(indices)) // QUALITY_EVERY:
+            q = self.model_quality(QUALITY_EVERY)
+            _log.info(
+                "%s: %d trials, cost model Kendall tau %.2f on the last %d states, %.2f on "
+                "their top 10%%",
+                self.task, n, q["tau"], q["n"], q["tau_top10"],
+            )  # fmt: skip
+
+    def _trace_batch(self, indices: Sequence[int]) -> None:
+        """One trace row: the batch's origins, new bests (and where they came from), tau."""
+        done = self.history[-len(indices) :] if indices else []
+        earlier = self.history[: len(self.history) - len(done)]
+        before = min((c for _, c in earlier), default=math.inf)
+        bests = []
+        for i, c in done:
+            if c < before:
+                before = c
+                bests.append(self.origin.get(i, "seed"))
+        self._step.update(
+            measured=len(self.history),
+            origins=dict(Counter(self.origin.get(i, "seed") for i in indices)),
+            new_bests=bests,
+            best_gflops=self.best_gflops,
+            model=self.model_quality(),
+            model_last=self.model_quality(len(indices)),
+        )
+        self.trace.append(self._step)  # type: ignore[union-attr]
+        self._step = {}
 
     def transfer_from(self, records: Sequence[Any]) -> int:
         """Train the (shared) model on earlier sketch records of any task as well: each
@@ -300,6 +442,16 @@ class SketchTuner(Tuner):
             steps = [S.step_from_list(s) for s in values[S.SKETCH_KNOB]]
             self.rows[index] = self._featurise(index, steps)
         return self.rows[index]
+
+
+def _outcome(i: int | None, members: dict, children: dict, visited: set[int]) -> str:
+    """What one mutation gave: nothing (no change or invalid), a state measured already, one
+    already in the population, or a new one."""
+    if i is None:
+        return "none"
+    if i in visited:
+        return "measured"
+    return "duplicate" if i in members or i in children else "new"
 
 
 def _reason(exc: Exception) -> str:
