@@ -105,6 +105,7 @@ def tune(args: argparse.Namespace) -> int:
     target, cpu = msh.llvm_target(args.cores)
     builder = ms.builder.LocalBuilder(f_build=msh.build_without_intrinsics)
     print(json.dumps({"start": True, "mcpu": cpu}), flush=True)
+    os.dup2(2, 1)  # TVM's own logging on stdout would fill the pipe the parent stops reading
     start = time.perf_counter()
     callbacks = [*ms.measure_callback.MeasureCallback.create("default")]
     callbacks.append(_make_recorder(args.records, start))

@@ -212,8 +212,20 @@ def search_tunefarm(system: str, task: Task, budget_s: float, seed: int) -> Hist
 
 
 def search_metaschedule(python: Path, spec: str, budget_s: float, seed: int, work: Path) -> History:
-    """MetaSchedule in TVM's venv until `budget_s` seconds after its search started."""
+    """MetaSchedule in TVM's venv until `budget_s` seconds after its search started. A process
+    that dies before its search starts (seen once under heavy load: a builder-pool worker
+    terminated during start-up) is started again, once: its clock had not started."""
+    for attempt in range(2):
+        hist = run_metaschedule(python, spec, budget_s, seed, work / f"try{attempt}")
+        if not (hist.skipped or "").startswith("MetaSchedule did not start"):
+            break
+        log(f"MetaSchedule did not start (try {attempt + 1} of 2): {hist.skipped}")
+    return hist
+
+
+def run_metaschedule(python: Path, spec: str, budget_s: float, seed: int, work: Path) -> History:
     hist = History("metaschedule")
+    work.mkdir(parents=True, exist_ok=True)
     records = work / "records.jsonl"
     cmd = [str(python), str(HERE / "_tvm_time_to_quality.py"), "tune", "--workload", spec,
            "--work-dir", str(work / "ms"), "--records", str(records), "--seed", str(seed),
@@ -222,9 +234,9 @@ def search_metaschedule(python: Path, spec: str, budget_s: float, seed: int, wor
         proc = subprocess.Popen(cmd, env=tvm_env(), stdout=subprocess.PIPE, stderr=err,
                                 text=True, start_new_session=True)  # fmt: skip
         try:
-            first = proc.stdout.readline() if proc.stdout else ""
+            started = any(line.startswith('{"start"') for line in iter_until_start(proc))
             start = time.perf_counter()
-            if not first.startswith("{"):
+            if not started:
                 proc.wait(timeout=60)
                 hist.skipped = f"MetaSchedule did not start: {tail(work / 'ms.log')}"
                 return hist
@@ -242,8 +254,19 @@ def search_metaschedule(python: Path, spec: str, budget_s: float, seed: int, wor
             if rec["t"] <= budget_s:
                 hist.points.append((rec["t"], rec["candidates"], handle))
     if proc.returncode not in (0, -signal.SIGTERM, -signal.SIGKILL):
-        hist.skipped = f"MetaSchedule failed (rc {proc.returncode}): {tail(work / 'ms.log')}"
+        why = f"MetaSchedule failed (rc {proc.returncode}): {tail(work / 'ms.log')}"
+        hist.skipped = None if hist.points else why
+        log(why)
     return hist
+
+
+def iter_until_start(proc: subprocess.Popen):
+    """The child's stdout lines up to and including its start line (or its end)."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        yield line
+        if line.startswith('{"start"'):
+            return
 
 
 def stop_group(proc: subprocess.Popen) -> None:
@@ -522,6 +545,21 @@ def plot(doc: dict[str, Any], path: str) -> None:
     plt.close(fig)
 
 
+def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One document from runs of disjoint ops with the same checkpoints (e.g. one run per
+    core), the summary recomputed over all their ops; ValueError if the checkpoints differ."""
+    first = docs[0]
+    if any(d["checkpoints_s"] != first["checkpoints_s"] for d in docs):
+        raise ValueError("--report: the runs have different checkpoints")
+    if len(docs) == 1:
+        return first
+    doc = dict(first, rows=[r for d in docs for r in d["rows"]])
+    doc["runs"] = [{k: d.get(k) for k in ("command", "core", "date", "loadavg_start",
+                                          "loadavg_end")} for d in docs]  # fmt: skip
+    doc["summary"] = summary(doc["rows"], first["checkpoints_s"])
+    return doc
+
+
 # -- the command ----------------------------------------------------------------------------
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -536,7 +574,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--tvm-python", help="TVM's interpreter; without it MetaSchedule is skipped")
     p.add_argument("--json", help="write the results here (rewritten after every op)")
     p.add_argument("--png", help="the plot of best latency against wall time")
-    p.add_argument("--report", metavar="JSON", help="print (and --png plot) an earlier --json")
+    p.add_argument(
+        "--report",
+        metavar="JSON[,JSON...]",
+        help="print (and --png plot, --json write) earlier runs' results, merged: runs of "
+        "different ops on different cores, with the same checkpoints",
+    )
     args = p.parse_args(argv)
     try:
         args.op_names = select_ops(args.ops)
@@ -568,8 +611,10 @@ def main(argv: list[str] | None = None) -> int:
     global TVM_PYTHON
     args = parse_args(argv)
     if args.report:
-        doc = json.loads(Path(args.report).read_text())
+        doc = merge([json.loads(Path(f).read_text()) for f in args.report.split(",")])
         print(table(doc))
+        if args.json:
+            Path(args.json).write_text(json.dumps(doc, indent=2, default=str) + "\n")
         if args.png:
             plot(doc, args.png)
         return 0
