@@ -188,7 +188,7 @@ class History:
         return self.points[-1][1] if self.points else 0
 
 
-def search_tunefarm(system: str, task: Task, budget_s: float, seed: int) -> History:
+def search_tunefarm(system: str, task: Task, budget_s: float, seed: int, batch: int) -> History:
     """Tune one batch at a time until `budget_s` wall seconds have passed."""
     hist = History(system)
     option = MeasureOption.local(autosched.SEARCH)
@@ -197,7 +197,7 @@ def search_tunefarm(system: str, task: Task, budget_s: float, seed: int) -> Hist
         tuner = make_tuner(TUNERS[system], task, seed)
         best = None
         while time.perf_counter() - start < budget_s and tuner.has_next():
-            summary = tuner.tune(BATCH, option, batch_size=BATCH)
+            summary = tuner.tune(batch, option, batch_size=batch)
             handle = None
             if tuner.best_index is not None and tuner.best_index != best:
                 best = handle = tuner.best_index
@@ -211,25 +211,29 @@ def search_tunefarm(system: str, task: Task, budget_s: float, seed: int) -> Hist
     return hist
 
 
-def search_metaschedule(python: Path, spec: str, budget_s: float, seed: int, work: Path) -> History:
+def search_metaschedule(
+    python: Path, spec: str, budget_s: float, seed: int, batch: int, work: Path
+) -> History:
     """MetaSchedule in TVM's venv until `budget_s` seconds after its search started. A process
     that dies before its search starts (seen once under heavy load: a builder-pool worker
     terminated during start-up) is started again, once: its clock had not started."""
     for attempt in range(2):
-        hist = run_metaschedule(python, spec, budget_s, seed, work / f"try{attempt}")
+        hist = run_metaschedule(python, spec, budget_s, seed, batch, work / f"try{attempt}")
         if not (hist.skipped or "").startswith("MetaSchedule did not start"):
             break
         log(f"MetaSchedule did not start (try {attempt + 1} of 2): {hist.skipped}")
     return hist
 
 
-def run_metaschedule(python: Path, spec: str, budget_s: float, seed: int, work: Path) -> History:
+def run_metaschedule(
+    python: Path, spec: str, budget_s: float, seed: int, batch: int, work: Path
+) -> History:
     hist = History("metaschedule")
     work.mkdir(parents=True, exist_ok=True)
     records = work / "records.jsonl"
     cmd = [str(python), str(HERE / "_tvm_time_to_quality.py"), "tune", "--workload", spec,
            "--work-dir", str(work / "ms"), "--records", str(records), "--seed", str(seed),
-           "--trials-per-iter", str(BATCH), "--cores", "1"]  # fmt: skip
+           "--trials-per-iter", str(batch), "--cores", "1"]  # fmt: skip
     with open(work / "ms.log", "w") as err:
         proc = subprocess.Popen(cmd, env=tvm_env(), stdout=subprocess.PIPE, stderr=err,
                                 text=True, start_new_session=True)  # fmt: skip
@@ -444,9 +448,9 @@ def bench_op(op: autosched.Op, args: argparse.Namespace, index: int) -> dict[str
         log(f"[{op.name}] {s}: searching {budget:.0f} s (load {load:.2f})")
         if s == "metaschedule":
             with tempfile.TemporaryDirectory(prefix="ttq-ms-") as work:
-                h = search_metaschedule(TVM_PYTHON, spec, budget, args.seed, Path(work))  # type: ignore[arg-type]
+                h = search_metaschedule(TVM_PYTHON, spec, budget, args.seed, args.batch, Path(work))  # type: ignore[arg-type]
         else:
-            h = search_tunefarm(s, task, budget, args.seed)
+            h = search_tunefarm(s, task, budget, args.seed, args.batch)
         if h.skipped:
             skipped[s] = h.skipped
             log(f"[{op.name}] {s}: {h.skipped}")
@@ -569,6 +573,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    f"(default {','.join(map(str, CHECKPOINTS_S))})")  # fmt: skip
     p.add_argument("--budget-scale", type=float, default=1.0, help="multiplies the checkpoints")
     p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
+    p.add_argument(
+        "--batch", type=int, default=BATCH, help=f"candidates per batch, all systems ({BATCH})"
+    )
     p.add_argument("--cpu", type=int, help="the core to pin to (default: the last one allowed)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--tvm-python", help="TVM's interpreter; without it MetaSchedule is skipped")
@@ -590,8 +597,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     bad = [s for s in args.system_list if s not in SYSTEMS]
     if bad or not args.system_list:
         p.error(f"--systems: unknown {bad}; expected some of {', '.join(SYSTEMS)}")
-    if args.rounds < 1:
-        p.error("--rounds must be >= 1")
+    if args.rounds < 1 or args.batch < 1:
+        p.error("--rounds and --batch must be >= 1")
     if args.tvm_python and not Path(args.tvm_python).exists():
         p.error(f"--tvm-python: {args.tvm_python} does not exist")
     return args
@@ -625,6 +632,7 @@ def main(argv: list[str] | None = None) -> int:
         "command": shlex.join([sys.executable, *sys.argv]),
         "core": core,
         "checkpoints_s": args.points,
+        "batch": args.batch,
         "quality": QUALITY,
         "machine": _report.machine_info(),
         "loadavg_start": os.getloadavg(),

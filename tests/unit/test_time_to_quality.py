@@ -76,27 +76,27 @@ def test_bad_options_are_refused_with_the_option_named():
     assert proc.returncode == 2 and "--systems: unknown ['autotvm']" in proc.stderr
 
 
-@pytest.mark.slow  # two 20-second searches and the re-timing (about a minute)
+@pytest.mark.slow  # two 30-second searches and the re-timing (about a minute)
 def test_a_tiny_run_writes_consistent_json_and_a_png(tmp_path):
     out, png = tmp_path / "ttq.json", tmp_path / "ttq.png"
     cmd = [sys.executable, str(SCRIPT), "--ops", "smoke_dense_16x64x64", "--checkpoints",
-           "10,40", "--budget-scale", "0.5", "--rounds", "2", "--json", str(out), "--png",
-           str(png)]  # fmt: skip
+           "20,60", "--budget-scale", "0.5", "--rounds", "2", "--batch", "4",
+           "--json", str(out), "--png", str(png)]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     doc = json.loads(out.read_text())
-    assert doc["checkpoints_s"] == [5.0, 20.0] and len(doc["loadavg_start"]) == 3
+    assert doc["checkpoints_s"] == [10.0, 30.0] and len(doc["loadavg_start"]) == 3
     (row,) = doc["rows"]
     assert set(row["curves"]) == {"sketch", "template"}
     assert "no --tvm-python" in row["skipped"]["metaschedule"]
     for system, curve in row["curves"].items():
-        assert len(curve) == 2 and row["candidates"][system] >= 16
+        assert len(curve) == 2 and row["candidates"][system] >= 4
         assert row["candidates_per_s"][system] > 0
         # a best never gets worse in the search's view; the re-timed one exists from the
         # first checkpoint after the first batch on
         assert curve[0] is None or curve[1] is not None
     seen = [v for c in row["curves"].values() for v in c if v is not None]
-    assert seen, "neither search finished a batch in 20 s"
+    assert seen, "neither search finished a batch in 30 s"
     assert row["ttq"]["best_s"] == min(seen)
     for system, t in row["ttq"]["ttq_s"].items():
         first = next((p for p, v in zip(doc["checkpoints_s"], row["curves"][system],
