@@ -103,7 +103,12 @@ def tune(args: argparse.Namespace) -> int:
 
     mod = _module(args.workload)
     target, cpu = msh.llvm_target(args.cores)
-    builder = ms.builder.LocalBuilder(f_build=msh.build_without_intrinsics)
+    # Worker pools import TVM first (tens of seconds on a loaded host): the stock 30 s timeout
+    # killed the builder's start-up check there, before any search.
+    builder = ms.builder.LocalBuilder(
+        f_build=msh.build_without_intrinsics, timeout_sec=args.timeout
+    )
+    runner = ms.runner.LocalRunner(timeout_sec=args.timeout)
     print(json.dumps({"start": True, "mcpu": cpu}), flush=True)
     os.dup2(2, 1)  # TVM's own logging on stdout would fill the pipe the parent stops reading
     start = time.perf_counter()
@@ -111,7 +116,7 @@ def tune(args: argparse.Namespace) -> int:
     callbacks.append(_make_recorder(args.records, start))
     ms.tune_tir(
         mod, target, args.work_dir, max_trials_global=args.max_trials,
-        num_trials_per_iter=args.trials_per_iter, builder=builder,
+        num_trials_per_iter=args.trials_per_iter, builder=builder, runner=runner,
         measure_callbacks=callbacks, seed=args.seed,
     )  # fmt: skip
     return 0
@@ -180,6 +185,7 @@ def main() -> int:
     p.add_argument("--max-trials", type=int, default=100000, help="the parent stops it first")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cores", type=int, default=1)
+    p.add_argument("--timeout", type=float, default=120.0, help="tune: build and run timeout")
     args = p.parse_args()
     os.environ.setdefault("TVM_NUM_THREADS", str(args.cores))
     if args.mode == "tune":
