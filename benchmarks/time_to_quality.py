@@ -299,11 +299,14 @@ TVM_PYTHON: Path | None = None
 
 
 def tvm_env() -> dict[str, str]:
-    """TVM's environment: one thread; the pinned FFI of `metaschedule.py` first if present."""
+    """TVM's environment: one thread; the pinned FFI of `metaschedule.py` first if present,
+    and this folder on the path: MetaSchedule's pool workers unpickle the builder function
+    by its module, `_tvm_metaschedule` (without it they die at start-up unless the working
+    directory happens to be this folder)."""
     env = dict(os.environ, TVM_NUM_THREADS="1")
     ffi = HERE / ".tvm" / "ffi"
-    if ffi.exists():
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ffi), env.get("PYTHONPATH")]))
+    path = [str(ffi)] if ffi.exists() else []
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [*path, str(HERE), env.get("PYTHONPATH")]))
     return env
 
 
