@@ -513,7 +513,8 @@ def table(doc: dict[str, Any]) -> str:
         if all(math.isnan(x) for x in v):
             continue
         lines.append(f"{k} speed (geomean) at " + ", ".join(
-            f"{fmt_s(t)} s: {x:.2f}" for t, x in zip(points, v, strict=True)))  # fmt: skip
+            f"{fmt_s(t)} s: {'-' if math.isnan(x) else f'{x:.2f}'}"
+            for t, x in zip(points, v, strict=True)))  # fmt: skip
     for r in rows:
         for s, why in r["skipped"].items():
             lines.append(f"{r['op']}: {s} skipped: {why}")
@@ -526,6 +527,7 @@ def plot(doc: dict[str, Any], path: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     rows = doc["rows"]
     cols = min(3, len(rows)) or 1
@@ -540,13 +542,18 @@ def plot(doc: dict[str, Any], path: str) -> None:
             ax.axhline(r["ttq"]["target_s"] * 1e3, color="grey", ls=":", lw=1,
                        label=f"{QUALITY:.0%} of best")  # fmt: skip
         ax.set_xscale("log")
+        ax.set_yscale("log")  # systems can be an order of magnitude apart
+        ax.set_xticks(r["checkpoints_s"], [fmt_s(t) for t in r["checkpoints_s"]])
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_title(r["op"], fontsize=9)
         ax.set_xlabel("wall time of search (s)")
         ax.set_ylabel("best latency (ms)")
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(rows) :]:
         ax.axis("off")
-    fig.suptitle(f"time to quality, load {doc.get('loadavg_start', ['?'])[0]}", fontsize=10)
+    loads = [d.get("loadavg_start", [math.nan])[0] for d in doc.get("runs", [doc])]
+    fig.suptitle("best latency re-timed at checkpoints; load average at start "
+                 + ", ".join(f"{x:.1f}" for x in loads), fontsize=10)  # fmt: skip
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
