@@ -16,6 +16,14 @@ inputs, first conv float) and compiled untuned; our float32 compiled untuned (or
 --log records); ONNX Runtime int8 on the QDQ model `onnxruntime.quantization.quantize_static`
 makes from the same float model (per-channel weights, QDQ format, the same kind of random
 calibration), and ONNX Runtime float32. Timed in interleaved rounds (median of medians).
+
+`--networks qdq-epilogues`: `tunefarm.frontend.zoo_qdq.epilogue_net` (dilated convs, 3 ->
+13 -> 27 channels, LeakyRelu / Sigmoid / HardSwish / Add after the convs) quantized by
+quantize_static (QDQ, 7-bit weights as the tests use), imported by `tunefarm compile`'s
+path (the QDQ fold) and compiled untuned, against ONNX Runtime int8 on the same file, in
+interleaved rounds; also how many outputs are within one step of ONNX Runtime's.
+`--qdq-model FILE` times a saved QDQ model instead (`--save-qdq FILE` writes the one built
+here), so the same file can be timed with another checkout's library on PYTHONPATH.
 """
 
 from __future__ import annotations
@@ -66,6 +74,9 @@ if __name__ == "__main__":  # the build pool's workers re-import this file
         p.add_argument("--skip-layers", action="store_true")
         p.add_argument("--networks", default="resnet-18,mobilenet-v2,resnet-50")
         p.add_argument("--out", default="benchmarks/results-int8.json")
+        p.add_argument("--qdq-size", type=int, default=64, help="qdq-epilogues input H = W")
+        p.add_argument("--qdq-model", help="time this QDQ .onnx as qdq-epilogues")
+        p.add_argument("--save-qdq", help="write the qdq-epilogues QDQ model here")
         return p.parse_args()
 
     def ort_session(model_bytes: bytes, cores: int):
@@ -164,7 +175,7 @@ if __name__ == "__main__":  # the build pool's workers re-import this file
             rows.append(row)
         return rows
 
-    def ort_int8_model(model_path: Path, out: Path, graph) -> None:
+    def ort_int8_model(model_path: Path, out: Path, graph, reduce_range: bool = False) -> None:
         from onnxruntime.quantization import (
             CalibrationDataReader,
             QuantFormat,
@@ -187,7 +198,47 @@ if __name__ == "__main__":  # the build pool's workers re-import this file
             per_channel=True,
             activation_type=QuantType.QUInt8,
             weight_type=QuantType.QInt8,
+            reduce_range=reduce_range,
         )
+
+    def qdq_epilogues(args) -> dict:
+        """Ours (QDQ fold, untuned) against ONNX Runtime int8 on the same QDQ model."""
+        tmp = Path(tempfile.mkdtemp())
+        path = Path(args.qdq_model) if args.qdq_model else tmp / "qdq_int8.onnx"
+        if not args.qdq_model:
+            import onnx
+
+            from tunefarm.frontend.zoo_qdq import epilogue_net
+
+            onnx.save(epilogue_net(args.qdq_size), tmp / "qdq.onnx")
+            _, fgraph = load_model(str(tmp / "qdq.onnx"))
+            ort_int8_model(tmp / "qdq.onnx", path, fgraph, reduce_range=True)
+            if args.save_qdq:
+                Path(args.save_qdq).write_bytes(path.read_bytes())
+        _, graph = load_model(str(path))
+        compile_graph(graph, f"cpu -cores={args.cores}", optimized=True).save(tmp / "q.tfa")
+        ex = GraphExecutor.load(tmp / "q.tfa")
+        sess = ort_session(path.read_bytes(), args.cores)
+        x = random_inputs(graph, 100)
+        (name,) = graph.outputs
+        got, want = ex.run(x)[name], sess.run(None, x)[0]
+        step = float(np.min(np.diff(np.unique(want)))) if np.unique(want).size > 1 else 1.0
+        within = float(np.mean(np.abs(got - want) <= step * 1.0001))
+        runs = {"tunefarm_int8": lambda: ex.run(x), "ort_int8": lambda: sess.run(None, x)}
+        times: dict[str, list[float]] = {k: [] for k in runs}
+        for _ in range(args.rounds):
+            for key, fn in runs.items():
+                times[key].append(time_once(fn, 300) * 1e3)
+        med = {k: statistics.median(v) for k, v in times.items()}
+        ratio = med["tunefarm_int8"] / med["ort_int8"]
+        counts = graph.op_counts()
+        print(f"qdq-epilogues ({path.name}) latency (ms, median of round medians):")
+        for k, v in med.items():
+            print(f"  {k:18s} {v:8.3f}   min {min(times[k]):8.3f}")
+        print(f"ours / ORT int8 = {ratio:.2f}x; within one step of ORT: {within:.2%}")
+        print(f"graph ops: {counts}")
+        return {"latency_ms": med, "latency_ms_all": times, "ratio_vs_ort_int8": ratio,
+                "within_one_step": within, "graph_ops": counts}  # fmt: skip
 
     def network(args, net: str) -> dict:
         tgt = f"cpu -cores={args.cores}"
@@ -252,7 +303,7 @@ if __name__ == "__main__":  # the build pool's workers re-import this file
                 f"int8 / float32 = {doc['geomean_vs_float32']:.2f}x (GOPS, best config)"
             )
         for net in args.networks.split(","):
-            doc[net] = network(args, net)
+            doc[net] = qdq_epilogues(args) if net == "qdq-epilogues" else network(args, net)
         Path(args.out).write_text(json.dumps(doc, indent=1, default=str))
         print(f"written {args.out}")
 

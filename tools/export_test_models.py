@@ -165,6 +165,16 @@ def _hf_models() -> dict[str, Callable[[], tuple[nn.Module, tuple, list[str]]]]:
                           num_heads=2)  # fmt: skip
         return tr.T5EncoderModel(cfg), _ids(), ["input_ids", "attention_mask"]
 
+    def whisper_encoder():
+        from transformers.models.whisper.modeling_whisper import WhisperEncoder
+
+        cfg = tr.WhisperConfig(
+            vocab_size=100, num_mel_bins=16, d_model=32, encoder_layers=2,
+            encoder_attention_heads=2, encoder_ffn_dim=64, max_source_positions=32,
+        )  # fmt: skip
+        mel = torch.randn(1, 16, 64, generator=torch.Generator().manual_seed(0))
+        return WhisperEncoder(cfg), (mel,), ["input_features"]
+
     return {
         "bert": bert,
         "roberta": roberta,
@@ -172,6 +182,7 @@ def _hf_models() -> dict[str, Callable[[], tuple[nn.Module, tuple, list[str]]]]:
         "gpt2": gpt2,
         "hf_vit": hf_vit,
         "t5_encoder": t5,
+        "whisper_encoder": whisper_encoder,
     }
 
 

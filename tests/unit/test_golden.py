@@ -93,6 +93,23 @@ CPU_CASES: dict[str, tuple[Task, dict]] = {
         Task.make("batch_matmul", target=AVX512, a=(12, 128, 64), b=(12, 64, 128)),
         {},
     ),
+    # bert-base's fused attention as legacy exports give it ([B, S, H, D] projections)
+    "attention": (
+        Task.make(
+            "attention",
+            target=AVX512,
+            q=(1, 128, 12, 64),
+            k=(1, 128, 12, 64),
+            v=(1, 128, 12, 64),
+            mask=(1, 1, 1, 128),
+            scale=0.125,
+            q_layout="BSHD",
+            k_layout="BSHD",
+            v_layout="BSHD",
+            out_layout="BSHD",
+        ),  # fmt: skip
+        {},
+    ),
     "transpose": (
         Task.make("transpose", target=AVX512, shape=(2, 3, 16, 5), perm=(0, 2, 1, 3)),
         {},

@@ -417,13 +417,14 @@ def test_unsupported_op() -> None:
     assert ", ".join(SUPPORTED_OPS) in msg and list(SUPPORTED_OPS) == sorted(SUPPORTED_OPS)
 
 
-def test_conv_transpose_and_1d_conv_rejected() -> None:
+def test_conv_transpose_and_3d_conv_rejected() -> None:
     model = make_model([node("ConvTranspose", ["x", "w"])], {"x": (1, 2, 4, 4)}, ["y"],
                        {"w": rand(2, 3, 3, 3)})  # fmt: skip
     with pytest.raises(FrontendError, match=r"'convtranspose0' \(ConvTranspose\).*not supported"):
         load_onnx(model)
-    model = make_model([node("Conv", ["x", "w"])], {"x": (1, 2, 8)}, ["y"], {"w": rand(3, 2, 3)})
-    with pytest.raises(FrontendError, match=r"only 2-D convolution"):
+    model = make_model([node("Conv", ["x", "w"])], {"x": (1, 2, 4, 4, 4)}, ["y"],
+                       {"w": rand(3, 2, 3, 3, 3)})  # fmt: skip
+    with pytest.raises(FrontendError, match=r"only 1-D and 2-D convolution"):
         load_onnx(model)
 
 

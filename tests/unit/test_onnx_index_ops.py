@@ -162,6 +162,25 @@ def test_cast_float_to_int_truncates(tmp_path) -> None:
     check(model(nodes, {"x": (F, (1, 4))}), {"x": v}, compiled=True, tmp_path=tmp_path)
 
 
+def test_cast_to_float16_at_run_time_rounds_to_half(tmp_path) -> None:
+    """float32 -> float16 -> float32 of a run-time value: half precision, ties to even,
+    overflow to inf, subnormals, exactly as ONNX Runtime (the value then stays float32)."""
+    nodes = [helper.make_node("Cast", ["x"], ["h"], to=TensorProto.FLOAT16),
+             node("Cast", ["h"], to=TensorProto.FLOAT)]  # fmt: skip
+    v = np.array([[1.0 + 2.0**-11, 1.0 + 3 * 2.0**-11, 70000.0, -1e-6, 3.14159, 65504.0]])
+    m = model(nodes, {"x": (F, (1, 6))})
+    feeds = {"x": v.astype(np.float32)}
+    want = ort.InferenceSession(m.SerializeToString()).run(None, feeds)[0]
+    assert want[0, 2] == np.inf and want[0, 0] == 1.0  # the cases are the hard ones
+    graph = load_onnx(m)
+    compile_graph(graph, "cpu").save(tmp_path / "net.tfa")
+    for got in (
+        run_graph(graph, feeds)["y"],
+        GraphExecutor.load(tmp_path / "net.tfa").run(feeds)["y"],
+    ):
+        np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize(("upper", "k"), [(1, 0), (0, 0), (1, 1), (0, -1)])
 def test_trilu(upper, k) -> None:
     n = node("Trilu", ["x", "k"], upper=upper)

@@ -142,8 +142,7 @@ def test_qlinear_and_integer_ops_are_named(op: str) -> None:
         load_model(model)
 
 
-def qlinearconv_model(per_channel: bool, rng) -> onnx.ModelProto:
-    o, c = 16, 8
+def qlinearconv_model(per_channel: bool, rng, o: int = 16, c: int = 8) -> onnx.ModelProto:
     ws = rng.uniform(0.002, 0.02, o if per_channel else 1).astype(np.float32)
     inits = {
         "xs": np.float32(0.05), "xz": np.uint8(100),
@@ -176,13 +175,14 @@ def qlinearconv_model(per_channel: bool, rng) -> onnx.ModelProto:
     return model
 
 
-@pytest.mark.parametrize("per_channel", [False, True])
-def test_qlinearconv_matches_onnxruntime_exactly(per_channel: bool, tmp_path) -> None:
-    model = qlinearconv_model(per_channel, np.random.default_rng(4))
+@pytest.mark.parametrize("per_channel, o, c", [(False, 16, 8), (True, 16, 8), (True, 6, 5)])
+def test_qlinearconv_matches_onnxruntime_exactly(per_channel: bool, o, c, tmp_path) -> None:
+    """(6, 5): odd channel counts run padded to 8 (`graph.passes.qdq_channels`)."""
+    model = qlinearconv_model(per_channel, np.random.default_rng(4), o, c)
     _, graph = load_model(model)
     assert graph.op_counts()["qconv2d"] == 1
     compile_graph(graph, "cpu", optimized=True).save(tmp_path / "q.tfa", jobs=2)
-    x = {"x": np.random.default_rng(5).uniform(-6, 6, (1, 8, 9, 9)).astype(np.float32)}
+    x = {"x": np.random.default_rng(5).uniform(-6, 6, (1, c, 9, 9)).astype(np.float32)}
     want = ort.InferenceSession(model.SerializeToString()).run(None, x)[0]
     (got,) = GraphExecutor.load(tmp_path / "q.tfa").run(x).values()
     np.testing.assert_array_equal(got, want)

@@ -137,9 +137,9 @@ def test_json_logs_of_the_workers_are_one_object_per_line(capsys) -> None:
     """`--log-json`: what Celery's logger setup installs gets the JSON formatter too."""
     import logging
 
-    from celery.signals import after_setup_logger, after_setup_task_logger
+    from celery.signals import after_setup_logger
 
-    from tunefarm.distributed.logs import JSONFormatter, _json_handlers, use_json_logs
+    from tunefarm.distributed.logs import JSONFormatter, stop_json_logs, use_json_logs
 
     root = logging.getLogger()
     saved = root.handlers[:], root.level
@@ -159,8 +159,7 @@ def test_json_logs_of_the_workers_are_one_object_per_line(capsys) -> None:
     finally:
         root.handlers = saved[0]
         root.setLevel(saved[1])
-        after_setup_logger.disconnect(_json_handlers)
-        after_setup_task_logger.disconnect(_json_handlers)
+        stop_json_logs()
     lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
     assert lines[0]["message"] == "task t1 failed" and lines[0]["job"] == "j-1"
     assert lines[0]["level"] == "WARNING" and lines[0]["ts"].endswith("Z")

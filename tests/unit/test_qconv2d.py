@@ -62,7 +62,52 @@ CASES = {
     "pointwise_int32": dict(data=(1, 32, 6, 6), weight=(16, 32, 1, 1), data_zero_point=255),
     # RGB stem: 3 input channels, stride 2, 7x7
     "stem_7x7": dict(data=(1, 3, 20, 20), weight=(16, 3, 7, 7), strides=2, padding=3, bias=True),
+    # dilation 2, 13 input channels (padded to 16), a QDQ model's Conv -> Q -> DQ ->
+    # LeakyRelu -> Q as one requantizing epilogue
+    "dilated_leaky_relu": dict(
+        data=(1, 13, 12, 12),
+        weight=(28, 13, 3, 3),
+        padding=2,
+        dilation=2,
+        data_zero_point=7,
+        bias=True,
+        out_dtype="uint8",
+        out_zero_point=90,
+        activation=["leaky_relu:0.1", 0.05, 120, 0.03],
+    ),
+    # Conv -> HardSwish -> Q: the activation on the accumulator's own scale, no rounding first
+    "hard_swish_unrounded": dict(
+        data=(1, 8, 9, 9),
+        weight=(16, 8, 3, 3),
+        padding=1,
+        data_zero_point=3,
+        bias=True,
+        out_dtype="uint8",
+        out_zero_point=40,
+        activation=["hard_swish", 0.0, 0, 0.05],
+    ),
+    # QLinearAdd's float rounding fused, the residual as the Add's first operand
+    "float_residual": dict(
+        data=(1, 16, 7, 7),
+        weight=(16, 16, 1, 1),
+        data_zero_point=5,
+        out_dtype="uint8",
+        out_zero_point=100,
+        residual=[0.05, 0.04, 0.07, 90, 110],
+        residual_rule="float",
+        residual_first=True,
+    ),
 }
+# the kernel's exp is a 2-ulp polynomial: one quantization step off numpy is allowed
+SIGMOID = dict(
+    data=(1, 8, 9, 9),
+    weight=(16, 8, 3, 3),
+    padding=1,
+    bias=True,
+    out_dtype="uint8",
+    out_zero_point=0,
+    activation=["sigmoid", 0.04, 128, 1 / 255],
+)
 
 
 @pytest.mark.parametrize("isa", ISAS)
@@ -72,6 +117,25 @@ def test_conv2d_int8_is_bit_exact(name: str, isa: str) -> None:
     runs = run_op(task, sweep=2, settings=QUICK, seed=1)
     for run in runs:
         assert run.ok, (run.values, run.error_msg)
+
+
+@pytest.mark.parametrize("isa", ISAS)
+def test_sigmoid_epilogue_within_one_step(isa: str) -> None:
+    task = Task.make("conv2d_int8", target=f"cpu -isa={isa}", **SIGMOID)
+    one_step = MeasureSettings(repeat=1, min_repeat_ms=1, rtol=0.0, atol_rel=1.5 / 255)
+    for run in run_op(task, sweep=2, settings=one_step, seed=1):
+        assert run.ok, (run.values, run.error_msg)
+
+
+@pytest.mark.parametrize("name", ["dilated_leaky_relu", "hard_swish_unrounded"])
+def test_activation_reference_spans_the_grid(name: str) -> None:
+    """The activation cases are not all saturated: the oracle's outputs spread over the
+    uint8 grid (LeakyRelu's negative side included), so a wrong epilogue would show."""
+    task = Task.make("conv2d_int8", **CASES[name])
+    io = registry.reference_io(MeasureInput(task, registry.default_config(task)), seed=0)
+    out = io.expected[len(io.args) - 1]
+    assert len(np.unique(out)) > 40
+    assert (out < CASES[name]["out_zero_point"]).mean() > 0.02
 
 
 @pytest.mark.parametrize(
@@ -105,6 +169,9 @@ def test_reference_saturates_at_both_ends() -> None:
         (dict(residual=[0.1, 0.1]), "'residual' must be [s_y, s_r, s_out, z_r, z_out]"),
         (dict(residual=[0.1, -0.1, 0.1, 0, 0]), "positive"),
         (dict(blocks=[6, 16]), "ib must be a multiple of 4"),
+        (dict(out_dtype="uint8", activation=["tanh", 0, 0, 1]), "use leaky_relu:ALPHA"),
+        (dict(out_dtype="uint8", activation=["sigmoid", 0.1, 0]), "'activation' must be"),
+        (dict(residual=[0.1, 0.1, 0.1, 0, 0], residual_rule="max"), "'residual_rule' must"),
     ],
 )
 def test_bad_int8_conv_params_name_the_param(params: dict, message: str) -> None:
@@ -128,6 +195,20 @@ DEPTHWISE = {
         bias=True,
         out_zero_point=4,
         relu=True,
+    ),
+    # dilation 2, LeakyRelu and a float-rule residual in one epilogue
+    "dw_dilated_act_residual": dict(
+        data=(1, 16, 10, 10),
+        weight=(16, 1, 3, 3),
+        padding=2,
+        dilation=2,
+        data_zero_point=5,
+        bias=True,
+        out_dtype="uint8",
+        out_zero_point=100,
+        activation=["leaky_relu:0.2", 0.05, 110, 0.04],
+        residual=[0.04, 0.04, 0.07, 90, 110],
+        residual_rule="float",
     ),
     "dw_odd_uint8": dict(
         data=(1, 6, 7, 7),

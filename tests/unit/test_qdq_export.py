@@ -26,6 +26,15 @@ def conv_tasks(graph: Graph) -> Counter:
     return Counter(str(qconv_task(graph.shape, n, "cpu")) for n in graph.nodes if n.op == "qconv2d")
 
 
+def geometry(graph: Graph) -> Counter:
+    """The int8 convs' shapes and strides, whatever their epilogues."""
+    convs = [n for n in graph.nodes if n.op == "qconv2d"]
+    return Counter(
+        (graph.shape(n.inputs[0]), graph.shape(n.inputs[1]), tuple(n.attrs["strides"]))
+        for n in convs
+    )
+
+
 def output_step(model: onnx.ModelProto) -> float:
     """The scale of the last QuantizeLinear's output that reaches the float tail."""
     inits = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer}
@@ -52,8 +61,13 @@ def test_export_runs_in_onnxruntime_and_reimports(name: str, tmp_path) -> None:
     _, again = load_model(str(path))
     have, want = conv_tasks(again), conv_tasks(qgraph)
     residual = sum(n.attrs.get("residual") is not None for n in qgraph.nodes if n.op == "qconv2d")
-    assert sum((have & want).values()) == sum(want.values()) - residual
-    assert again.op_counts().get("qadd", 0) == residual
+    # every residual add comes back as a QDQ Add, which folds into one of its two convs
+    # with ONNX Runtime's float rounding: the two convs around it change tasks, no other
+    assert sum((have & want).values()) >= sum(want.values()) - 2 * residual
+    assert geometry(again) == geometry(qgraph)
+    again_convs = [n for n in again.nodes if n.op == "qconv2d"]
+    assert sum(n.attrs.get("residual_rule") == "float" for n in again_convs) == residual
+    assert again.op_counts().get("qadd", 0) == 0
     assert "conv2d" in again.op_counts()  # the first conv stays float, as quantized
     reimported = next(iter(run_graph(again, x).values()))
     assert np.abs(reimported - theirs).max() <= np.abs(ours - theirs).max() + 1e-6

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tunefarm.compiler.select import _clear_winner
+from tunefarm.compiler.select import clear_winner
 from tunefarm.measure.errors import MeasureErrorNo
 from tunefarm.measure.runner import max_cv
 from tunefarm.measure.types import MeasureResult, MeasureSettings
@@ -70,11 +70,11 @@ def test_a_noisy_measurement_is_taken_again(monkeypatch):
 
 def test_selection_keeps_the_best_record_unless_another_wins_clearly():
     best = [1.00, 1.00, 1.00, 1.00, 1.00]
-    assert _clear_winner([best, [0.90] * 5]) == 1  # 10% faster every round
-    assert _clear_winner([best, [0.99] * 5]) == 0  # within the margin
+    assert clear_winner([best, [0.90] * 5]) == 1  # 10% faster every round
+    assert clear_winner([best, [0.99] * 5]) == 0  # within the margin
     lucky = [0.80, 0.80, 1.10, 1.10, 0.80]  # a better median, but only 3 of 5 rounds
-    assert _clear_winner([best, lucky]) == 0
-    assert _clear_winner([best, [0.9] * 5, [0.8] * 5]) == 2
+    assert clear_winner([best, lucky]) == 0
+    assert clear_winner([best, [0.9] * 5, [0.8] * 5]) == 2
 
 
 def test_a_rerun_keeps_the_current_artifact_unless_the_new_one_wins_clearly():

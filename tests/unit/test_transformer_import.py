@@ -476,7 +476,12 @@ def test_bert_tiny_compiles_and_matches_onnxruntime(bert_tiny, tmp_path) -> None
 def test_cli_tasks_compile_run_bert_tiny(tmp_path, capsys) -> None:
     assert main(["tasks", "zoo:bert-tiny", "--json"]) == 0
     tasks = json.loads(capsys.readouterr().out)["tasks"]
-    assert {t["op"] for t in tasks} == {"dense"} and sum(t["weight"] for t in tasks) == 13
+    weights = {
+        op: sum(t["weight"] for t in tasks if t["op"] == op) for op in ("dense", "attention")
+    }
+    # 13 dense layers; both layers' attention fused (the additive and the Where mask)
+    assert {t["op"] for t in tasks} == {"dense", "attention"}
+    assert weights == {"dense": 13, "attention": 2}
     net = tmp_path / "b.tfa"
     assert main(["compile", "zoo:bert-tiny", "-o", str(net)]) == 0
     capsys.readouterr()

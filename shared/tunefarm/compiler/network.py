@@ -26,7 +26,13 @@ import numpy as np
 from tunefarm.backends import canonical, check_networks, registry
 from tunefarm.compiler import gpu, quantized
 from tunefarm.compiler.layouts import Layout, block, physical_shape, same_memory
-from tunefarm.graph.extract import TUNABLE_OPS, anchor_alternatives, choose_alternative
+from tunefarm.graph.extract import (
+    TUNABLE_OPS,
+    anchor_alternatives,
+    attention_task,
+    choose_alternative,
+    for_target,
+)
 from tunefarm.graph.ir import Graph, GraphError, Node, input_ranges
 from tunefarm.graph.passes import optimize
 from tunefarm.measure.types import Config, MeasureInput
@@ -454,6 +460,14 @@ class _Lowering:
         self.buf_of[node.outputs[0]] = self.view(out, out_shape)
         self.layout[node.outputs[0]] = None
 
+    def attention(self, node: Node) -> None:
+        """One fused kernel in the logical layout; its task is the one task extraction
+        gives the node, so a tuned record of it applies."""
+        bufs = [self.logical(v) for v in node.inputs]
+        task = attention_task(self.g, node, self.target)
+        out = self.define(node.outputs[0], self.g.shape(node.outputs[0]), None)
+        self.call_default(task, [*bufs, out])
+
     def cast(self, node: Node) -> None:
         src = self.logical(node.inputs[0])
         spec = self.buffers[src]
@@ -551,6 +565,7 @@ GENERIC_PARAMS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 # graph op -> the _Lowering method that compiles it (ops with their own argument handling)
 OTHER_OPS = {
+    "attention": "attention",
     "cast": "cast",
     "where": "where",
     "gather": "gather",
@@ -585,6 +600,7 @@ def compile_graph(
     target = canonical(target)
     if not optimized:
         graph = optimize(graph)
+    graph = for_target(graph, target)
     low = _Lowering(graph, target, _history(records, device_key), device_key, overrides or {})
     inputs = low.bind_inputs()
     for node in graph.nodes:

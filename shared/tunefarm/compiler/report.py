@@ -118,9 +118,13 @@ def model_histogram(model: Any) -> dict[str, int]:
 
 
 def fused_histogram(graph: Graph) -> dict[str, int]:
-    """Anchor ops with the epilogue they absorbed, e.g. {"conv2d+bias+relu": 16}."""
+    """Anchor ops with the epilogue they absorbed, e.g. {"conv2d+bias+relu": 16}, and the
+    fused attentions (`graph.passes.attention`: matmul, scale, mask, softmax, matmul)."""
     found: Counter[str] = Counter()
     for node in graph.nodes:
+        if node.op == "attention":
+            mask = "+mask" if len(node.inputs) > 3 else ""
+            found[f"attention(matmul+scale{mask}+softmax+matmul)"] += 1
         epilogue = node.attrs.get("epilogue") or ()
         if epilogue:
             found["+".join([node.op, *(str(e) for e in epilogue)])] += 1
@@ -156,39 +160,52 @@ def _line(task: NetworkTask, graph: Graph) -> KernelLine:
 
 
 FOLDING_EPILOGUE = ("bias", "relu", "clip")  # what graph.passes.qdq folds with a conv
+# activations the int8 conv folds between the conv and its QuantizeLinear
+FOLDING_ACTIVATIONS = ("relu", "clip", "leaky_relu", "sigmoid", "hard_swish")
+FOLDING_NAMES = "Relu, Clip(0, hi), LeakyRelu, Sigmoid or HardSwish"
 
 
 def stays_float(graph: Graph) -> list[tuple[str, str]]:
     """Anchors of a QDQ model left in float (their data comes from a DequantizeLinear: the
     QDQ fold did not take them), each with the first of `graph.passes.qdq`'s conditions
     its node visibly misses."""
-    producers = graph.producers()
+    producers, readers = graph.producers(), graph.consumers()
     out = []
     for node in graph.nodes:
         src = producers.get(node.inputs[0]) if node.inputs else None
         if node.op not in ("conv2d", "dense") or src is None or src.op != "dequantize":
             continue
-        out.append((node.name, _float_reason(graph, node)))
+        out.append((node.name, _float_reason(graph, node, readers)))
     return out
 
 
-def _float_reason(graph: Graph, node) -> str:
+def _float_reason(graph: Graph, node, readers: dict) -> str:
     a = node.attrs
     extra = [e for e in a.get("epilogue", []) if str(e).split(":")[0] not in FOLDING_EPILOGUE]
     if extra:
         return (
-            f"epilogue {','.join(map(str, extra))}: only a bias, then Relu or Clip(0, hi) "
+            f"epilogue {','.join(map(str, extra))}: only a bias, then one of {FOLDING_NAMES} "
             "before the QuantizeLinear, fold into int8"
         )
     w = graph.shape(node.inputs[1])
     groups = int(a.get("groups", 1))
     if node.op == "conv2d" and groups > 1 and not (w[1] == 1 and groups == w[0]):
         return f"grouped conv ({groups} groups, not depthwise): no int8 grouped kernel"
-    if node.op == "conv2d" and (w[0] % 4 or (w[1] % 4 and groups == 1)):
-        return f"channels {w[0]} out / {w[1]} in: int8 packs 4 channels per word"
+    if node.op == "dense" and (w[0] % 4 or w[1] % 4):
+        return f"dense {w[1]} -> {w[0]}: the int8 matmul packs 4 channels per word"
+    users = readers.get(node.outputs[0], [])
+    if len(users) != 1:
+        return f"its output has {len(users)} readers: the fold needs one QuantizeLinear"
+    user = users[0]
+    if user.op not in ("quantize", *FOLDING_ACTIVATIONS):
+        return (
+            f"{user.op} {user.name!r} between it and its QuantizeLinear: only {FOLDING_NAMES} "
+            "fold into the int8 epilogue"
+        )
     return (
-        "not a uint8 DequantizeLinear -> conv/dense with int8 constant weights -> one "
-        "QuantizeLinear (graph.passes.qdq's fold rules)"
+        "not a uint8 per-tensor DequantizeLinear -> conv/dense with symmetric int8 constant "
+        "weights (int32 bias) -> [activation] -> one uint8 QuantizeLinear (graph.passes.qdq's "
+        "fold rules)"
     )
 
 
@@ -198,7 +215,8 @@ def compile_report(graph: Graph, target: str, model: Any = None) -> CompileRepor
     anchors: dict[int, NetworkTask] = {}
     for t in extract_tasks(graph, target):
         anchors.setdefault(t.group, t)  # a node's direct task, not its alternatives
-    tasks = [*anchors.values(), *op_tasks(graph, target)]
+    known = {t.task for t in anchors.values()}  # attention: extracted and called by default
+    tasks = [*anchors.values(), *(t for t in op_tasks(graph, target) if t.task not in known)]
     lines = [_line(t, graph) for t in tasks]
     total = sum(k.cost for k in lines) or 1.0
     kernels = sorted(

@@ -164,11 +164,11 @@ def select_in_network(
             [_task_ms(round_, owner, t.task) for round_ in samples[v]] for v in range(len(cands))
         ]
         ms = tuple(statistics.median(r) for r in per_round)
-        rows.append(TaskSelection(t.task, t.nodes, tuple(cands), ms, _clear_winner(per_round)))
+        rows.append(TaskSelection(t.task, t.nodes, tuple(cands), ms, clear_winner(per_round)))
     return Selection(tuple(rows))
 
 
-def _clear_winner(per_round: list[list[float]], margin: float = CLEAR_MARGIN) -> int:
+def clear_winner(per_round: list[list[float]], margin: float = CLEAR_MARGIN) -> int:
     """The candidate to ship: the best measured record (0) unless another beat it by more
     than `margin` in its median AND in at least `CLEAR_ROUNDS` of the interleaved rounds.
     On a busy machine a few noisy rounds must not swap a good config for a worse one."""

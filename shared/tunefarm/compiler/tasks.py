@@ -29,7 +29,7 @@ import numpy as np
 
 from tunefarm.backends import canonical, check_networks, registry
 from tunefarm.compiler.network import _Lowering
-from tunefarm.graph.extract import NetworkTask, extract_tasks
+from tunefarm.graph.extract import NetworkTask, extract_tasks, for_target
 from tunefarm.graph.ir import Graph
 from tunefarm.graph.passes import optimize
 from tunefarm.measure.types import Config
@@ -73,6 +73,7 @@ def op_tasks(graph: Graph, target: str, optimized: bool = True) -> list[NetworkT
     check_networks(target)
     if not optimized:
         graph = optimize(graph)
+    graph = for_target(graph, target)
     survey = _Survey(graph, canonical(target))
     survey.bind_inputs()
     for node in graph.nodes:
@@ -137,7 +138,10 @@ def network_tasks(
     costs = [estimated_cost(t) for t in ops]
     total += sum(costs)
     out = list(anchors)
+    known = {t.task for t in anchors}  # attention is extracted and called by default
     for t, cost in zip(ops, costs, strict=True):
+        if t.task in known:
+            continue
         if cost >= min_share * total and tunable(t.task, policy) is None:
             out.append(NetworkTask(t.task, t.weight, t.nodes, t.flops, len(out)))
     return out
@@ -145,8 +149,8 @@ def network_tasks(
 
 def is_op_task(task: NetworkTask) -> bool:
     """Whether a network task is a non-anchor kernel (anchors: conv2d, dense and their
-    alternatives, which carry a weight)."""
-    return "weight" not in task.task.args
+    alternatives, which carry a weight, and the fused attention, extracted as they are)."""
+    return "weight" not in task.task.args and task.task.op != "attention"
 
 
 def op_share(tasks: list[NetworkTask]) -> float:

@@ -59,6 +59,15 @@ def use_json_logs(level: str = "INFO") -> None:
     after_setup_task_logger.connect(_json_handlers, weak=False)
 
 
+def stop_json_logs() -> None:
+    """Stop giving Celery's loggers the JSON formatter (`use_json_logs` undone for loggers
+    set up later; a test or an embedded caller that switches logging back)."""
+    from celery.signals import after_setup_logger, after_setup_task_logger
+
+    after_setup_logger.disconnect(_json_handlers)
+    after_setup_task_logger.disconnect(_json_handlers)
+
+
 def json_dictconfig(level: str = "INFO") -> dict[str, Any]:
     """A `logging.config.dictConfig` document sending everything to stderr as JSON lines
     (gunicorn takes it as `logconfig_dict`: its error and access logs included)."""

@@ -390,8 +390,64 @@ def _data_4d(cx: _Ctx, what: str) -> tuple[int, ...]:
     return shape
 
 
+def _window_1d(cx: _Ctx, k: int, size: int) -> tuple[list[int], list[int], list[int]]:
+    """A 1-D window's stride, (begin, end) padding and dilation; auto_pad resolved."""
+    (s,), (d,) = cx.ints("strides", [1], 1), cx.ints("dilations", [1], 1)
+    if min(s, d) < 1:
+        raise cx.fail(f"attributes strides={[s]} and dilations={[d]} must be >= 1")
+    auto = cx.attr("auto_pad", "NOTSET")
+    if auto == "NOTSET":
+        return [s], cx.ints("pads", [0, 0], 2), [d]
+    if auto == "VALID":
+        return [s], [0, 0], [d]
+    if auto not in ("SAME_UPPER", "SAME_LOWER"):
+        raise cx.fail(f"unknown auto_pad {auto!r}")
+    total = max(0, (-(-size // s) - 1) * s + (k - 1) * d + 1 - size)
+    begin = total // 2 if auto == "SAME_UPPER" else total - total // 2
+    return [s], [begin, total - begin], [d]
+
+
+def _conv1d(cx: _Ctx) -> None:
+    """Conv of 3-D [N, C, L] data (Whisper's front end) as a conv2d over [N, C, 1, L] with
+    the weight [O, C/g, 1, K]: the same sums, with the 2-D templates and fusion."""
+    n, c, length = cx.shape(0)
+    w = cx.maybe_const(1)
+    if w is None or np.asarray(w).ndim != 3 or 0 in np.asarray(w).shape:
+        raise cx.fail(f"weight {cx.input(1)!r} must be a constant non-empty 3-D OIK tensor")
+    w = np.asarray(w, np.float32)
+    if cx.has(2) and cx.maybe_const(2) is None:
+        raise cx.fail(f"input 2 (bias) {cx.input(2)!r} must be a constant initializer")
+    (k,) = cx.ints("kernel_shape", [w.shape[2]], 1)
+    if k != w.shape[2]:
+        raise cx.fail(f"kernel_shape {[k]} differs from the weight's {[w.shape[2]]}")
+    (s,), pads, (d,) = _window_1d(cx, k, length)
+    x4 = cx.emit("reshape", [cx.value(0)], {"shape": [n, c, 1, length]})
+    inputs = [x4, cx.param(f"{cx.name}/weight_2d", w.reshape(w.shape[0], w.shape[1], 1, k))]
+    if cx.has(2):
+        inputs.append(cx.value(2))
+    attrs = {
+        "strides": [1, s],
+        "padding": [0, pads[0], 0, pads[1]],
+        "dilation": [1, d],
+        "groups": int(cx.attr("group", 1)),
+        "epilogue": ["bias"] if cx.has(2) else [],
+    }
+    y4 = cx.emit("conv2d", inputs, attrs)
+    out = cx.imp.graph.values[y4].shape
+    cx.emit("reshape", [y4], {"shape": [out[0], out[1], out[3]]}, cx.outputs[0])
+
+
 def _conv(cx: _Ctx) -> None:
-    x, w = _data_4d(cx, "convolution"), cx.shape(1)
+    shape = cx.shape(0)
+    if len(shape) == 3:
+        _conv1d(cx)
+        return
+    if len(shape) != 4:
+        raise cx.fail(
+            f"only 1-D and 2-D convolution (3-D or 4-D data) is supported, got data shape "
+            f"{list(shape)}"
+        )
+    x, w = shape, cx.shape(1)
     for i, what, whats in ((1, "weight", "weights"), (2, "bias", "biases")):
         if cx.has(i) and cx.maybe_const(i) is None:
             raise cx.fail(
@@ -811,7 +867,8 @@ def _cast(cx: _Ctx) -> None:
     """Run-time casts. Booleans and integers computed at run time are float32 values (exact
     below 2**24), so: a no-op between equal types, to float32/float64 and between integer
     types; integer graph inputs go through one cast node to float32; a float to an integer
-    truncates (float32 -> int32 -> float32); anything to bool is x != 0."""
+    truncates (float32 -> int32 -> float32); anything to bool is x != 0; to float16 rounds
+    to half precision (a cast there and back), the value staying float32."""
     to = np.dtype(_cast_to(cx))
     src = np.dtype(cx.imp.dtype(cx.input(0), cx))
     if to == np.float32 and onnx_quant.is_int8_accumulator(cx):
@@ -823,6 +880,11 @@ def _cast(cx: _Ctx) -> None:
         cx.emit("where", [x, cx.scalar("one", 1.0), cx.scalar("zero", 0.0)], {}, cx.outputs[0])
     elif to.kind == "f" and to != np.float16 and src.kind in "biuf":
         cx.imp.alias[cx.outputs[0]] = cx.number(0)
+    elif to == np.float16 and src.kind in "biuf":
+        # run-time values are float32: a float16 Cast rounds to half precision (to nearest
+        # even, overflowing to inf, as ONNX Runtime's) and the value goes on as float32
+        half = cx.emit("cast", [cx.number(0)], {"dtype": "float16"})
+        cx.emit("cast", [half], {"dtype": "float32"}, cx.outputs[0])
     elif to.kind in "iu" and src.kind in "biu":
         cx.imp.alias[cx.outputs[0]] = cx.number(0)
     elif to.kind in "iu" and src == np.float32:

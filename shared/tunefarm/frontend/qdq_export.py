@@ -182,6 +182,11 @@ class _Exporter:
                 )
         if a.get("out_dtype", "uint8") != "uint8":
             raise ExportError(f"{node.where()}: only uint8 outputs are exported")
+        if a.get("activation") is not None or a.get("residual_rule", "fixed") != "fixed":
+            raise ExportError(
+                f"{node.where()}: an activation or float-rule residual epilogue (from a QDQ "
+                "import) has no export; export the float model's quantization instead"
+            )
         x, w, b = node.inputs[:3]
         s_x, z_x = float(a["data_scale"]), int(a.get("data_zero_point", 0))
         s_w = np.broadcast_to(np.asarray(a["weight_scale"], np.float32), (self.g.shape(w)[0],))

@@ -1,5 +1,5 @@
-"""Task extraction: one tuning task per distinct fused anchor (conv2d, dense) of an
-optimised graph, weighted by how often it occurs.
+"""Task extraction: one tuning task per distinct fused anchor (conv2d, dense) and per
+distinct fused attention of an optimised graph, weighted by how often it occurs.
 
 The task carries the anchor's whole fused subgraph (shapes, attributes and epilogue), as in
 the auto-scheduler, so the kernel measured while tuning is exactly the one the network runs.
@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from tunefarm.backends import check_networks, registry
+from tunefarm.backends import check_networks, parse_target, registry
 from tunefarm.graph.ir import Graph, Node
+from tunefarm.graph.passes import unfuse_attention
 from tunefarm.graph.quant_ops import qconv_task
 from tunefarm.task import Task
 from tunefarm.tune.dispatch import ApplyHistoryBest
@@ -51,11 +52,40 @@ def logical_task(graph: Graph, node: Node, target: str) -> Task:
     )
 
 
+def for_target(graph: Graph, target: str) -> Graph:
+    """`graph` as `target` runs it: its fused attentions written out again where the
+    target's backend has no attention kernel (models are optimised before the target is
+    known)."""
+    if "attention" in registry.ops(parse_target(target).kind):
+        return graph
+    return unfuse_attention(graph)
+
+
+def attention_task(graph: Graph, node: Node, target: str) -> Task:
+    """The task of an `attention` node: its operands' shapes, scale and layouts (the same
+    task the network compiler calls, so a record of it is applied)."""
+    shapes = [graph.shape(v) for v in node.inputs]
+    mask = {"mask": shapes[3]} if len(shapes) > 3 else {}
+    layouts = {k: str(v) for k, v in node.attrs.items() if k.endswith("_layout")}
+    return Task.make(
+        "attention",
+        target=target,
+        q=shapes[0],
+        k=shapes[1],
+        v=shapes[2],
+        **mask,
+        scale=float(node.attrs["scale"]),
+        **layouts,
+    )
+
+
 def anchor_alternatives(graph: Graph, node: Node, target: str) -> list[Task]:
     """The tasks that can compute an anchor node on `target`, the default algorithm first
     (an int8 conv, `qconv2d`, has one: `conv2d_int8`)."""
     if node.op == "qconv2d":
         return registry.anchor_variants(qconv_task(graph.shape, node, target))
+    if node.op == "attention":
+        return [attention_task(graph, node, target)]
     return registry.anchor_variants(logical_task(graph, node, target))
 
 
@@ -95,7 +125,7 @@ class NetworkTask:
     def describe(self, graph: Graph) -> str:
         """Shapes and attributes in a line, e.g. conv2d 1x64x56x56 * 64x64x3x3 s1 p1 +bias,relu."""
         a = self.task.args
-        if "weight" not in a:
+        if "weight" not in a:  # attention and the non-anchor kernels
             return describe_op(self.task)
         shapes = " * ".join("x".join(str(d) for d in a[k]) for k in ("data", "weight"))
         if self.task.op.startswith("conv2d"):
@@ -143,10 +173,11 @@ def extract_tasks(graph: Graph, target: str) -> list[NetworkTask]:
     """Tasks in order of first occurrence, each node's alternatives after its first task.
     `graph` should be optimised (passes.optimize) so tasks carry their fused epilogues."""
     check_networks(target)
+    graph = for_target(graph, target)
     found: dict[Task, list[str]] = {}
     first: dict[Task, Task] = {}
     for node in graph.nodes:
-        if node.op in TUNABLE_OPS or node.op == "qconv2d":
+        if node.op in TUNABLE_OPS or node.op in ("qconv2d", "attention"):
             alternatives = anchor_alternatives(graph, node, target)
             for task in alternatives:
                 found.setdefault(task, []).append(node.name)

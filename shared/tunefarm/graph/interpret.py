@@ -98,6 +98,12 @@ def _split(node: Node, a: list[np.ndarray]) -> list[np.ndarray]:
     return [np.ascontiguousarray(p) for p in np.split(a[0], cuts, axis=node.attrs["axis"])]
 
 
+def _cast(x: np.ndarray, dtype: str) -> np.ndarray:
+    """astype; a float16 cast overflowing to inf is what ONNX Runtime gives: no warning."""
+    with np.errstate(over="ignore"):
+        return x.astype(dtype)
+
+
 def _pad(node: Node, a: list[np.ndarray]) -> list[np.ndarray]:
     """Constant padding; negative pads crop (as ONNX)."""
     x, pads = a[0], node.attrs["pads"]
@@ -161,7 +167,7 @@ KERNELS: dict[str, Kernel] = {
     "gelu": _unary(R.gelu),
     "equal": _binary(R.equal),
     "where": lambda node, a: [R.where(*a)],
-    "cast": lambda node, a: [a[0].astype(node.attrs["dtype"])],
+    "cast": lambda node, a: [_cast(a[0], node.attrs["dtype"])],
     "gather": lambda node, a: [R.gather(a[0], a[1], node.attrs["axis"])],
     "expand": lambda node, a: [R.broadcast_to(a[0], node.attrs["shape"])],
     "slice": lambda node, a: [
@@ -170,6 +176,16 @@ KERNELS: dict[str, Kernel] = {
     "layer_norm": lambda node, a: [
         R.layer_norm(a[0], a[1], a[2] if len(a) > 2 else None, **_ln(node))
     ],
+    "attention": lambda node, a: [
+        R.attention(
+            a[0],
+            a[1],
+            a[2],
+            a[3] if len(a) > 3 else None,
+            node.attrs["scale"],
+            {k[:-7]: v for k, v in node.attrs.items() if k.endswith("_layout")},
+        )
+    ],  # fmt: skip
     **{op: quant_ops.kernel for op in quant_ops.QUANT_OPS},
     **{op: packed_ops.kernel for op in packed_ops.PACKED_OPS},
 }

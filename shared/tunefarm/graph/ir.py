@@ -34,6 +34,8 @@ Op set (logical NCHW layout for 4-D activations, OIHW weights; `attrs` as listed
   expand          shape                   numpy broadcast to `shape` (static)
   slice           axis begin end          x[..., begin:end, ...] on one axis (step 1)
   layer_norm      [x, gamma, (beta)]      axis epsilon  (statistics over axis..end)
+  attention       [q, k, v, (mask)]       scale k_layout  softmax(q K^T scale + mask) v,
+                                          4-D [B, H, S, D]; k is K^T ("BHDS") or K ("BHSD")
   quantize dequantize qconv2d qadd        int8 ops: see `tunefarm.graph.quant_ops`
   conv2d_packed int8_add                  accelerator-packed ops: `tunefarm.graph.packed_ops`
 Params (weights, constants) are numpy arrays keyed by value name.
@@ -86,6 +88,7 @@ OPS = (
     "expand",
     "slice",
     "layer_norm",
+    "attention",
     # quantized ops (rules and kernels in `tunefarm.graph.quant_ops`)
     "quantize",
     "dequantize",

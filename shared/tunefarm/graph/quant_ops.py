@@ -6,6 +6,8 @@
   qconv2d     [data (uint8), weight (int8 OIHW), bias (int32 [O]), scale (float32 [O]),
                (residual)]  strides padding dilation data_zero_point out_dtype
                out_zero_point relu residual([s_y, s_r, s_out, z_r, z_out] or null)
+               residual_rule (fixed|float) residual_first activation([spec, s_mid,
+               z_mid, s_out] or null: a requantizing LeakyRelu / Sigmoid / HardSwish)
                -> out_dtype NCHW: the int8 conv with its whole epilogue (see
                `tunefarm.ir.ops.qconv.conv_int8_epilogue`)
   qadd        [a, b (same shape and dtype)] scales [a, b, out] zero_points [a, b, out]
@@ -52,6 +54,14 @@ def _residual_params(node: Node) -> tuple | None:
     res = node.attrs.get("residual")
     if res is None:
         return None
+    if node.attrs.get("residual_rule", "fixed") == "float":
+        first = bool(node.attrs.get("residual_first", False))
+        scales = [float(res[0]), float(res[1])]
+        zps = [int(node.attrs.get("out_zero_point", 0)), int(res[3])]
+        if first:
+            scales, zps = scales[::-1], zps[::-1]
+        ratios = add_float_params([*scales, float(res[2])], [*zps, int(res[4])])
+        return "float", ratios, first
     mults = add_multipliers(float(res[0]), float(res[1]), float(res[2]))
     return mults, (int(res[3]), int(res[4]))
 
@@ -149,8 +159,17 @@ def kernel(node: Node, args: list[np.ndarray]) -> list[np.ndarray]:
         _residual_params(node),
         bool(a.get("relu", False)),
         a.get("out_max"),
+        _activation(a),
     )
     return [out]
+
+
+def _activation(a: dict) -> tuple | None:
+    """The epilogue's (spec, s_mid, z_mid, s_out, z_out) of a qconv2d's `activation` attr."""
+    act = a.get("activation")
+    if act is None:
+        return None
+    return (str(act[0]), float(act[1]), int(act[2]), float(act[3]), int(a.get("out_zero_point", 0)))
 
 
 def global_avg_pool_q(node: Node, x: np.ndarray) -> np.ndarray:
@@ -183,6 +202,12 @@ def qconv_task(shape_of, node: Node, target: str) -> Task:
         params["residual"] = [float(v) for v in a["residual"][:3]] + [
             int(v) for v in a["residual"][3:]
         ]
+        if a.get("residual_rule", "fixed") != "fixed":
+            params["residual_rule"] = str(a["residual_rule"])
+            params["residual_first"] = bool(a.get("residual_first", False))
+    if a.get("activation") is not None:
+        act = a["activation"]
+        params["activation"] = [str(act[0]), float(act[1]), int(act[2]), float(act[3])]
     if int(a.get("groups", 1)) > 1:
         return Task.make("depthwise_conv2d_int8", target=target, **params)
     return Task.make("conv2d_int8", target=target, **params)

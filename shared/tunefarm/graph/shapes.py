@@ -21,6 +21,7 @@ from tunefarm.graph import packed_ops, quant_ops
 from tunefarm.graph.ir import OPS, Graph, GraphError, Node, Value
 from tunefarm.ir import layouts
 from tunefarm.ir import reference as R
+from tunefarm.ir.ops.attention import LAYOUTS, attention_dims
 from tunefarm.ir.ops.epilogue import epilogue_inputs, parse_epilogue
 from tunefarm.task import TaskError
 
@@ -415,7 +416,8 @@ def _cast(node: Node, ins: list[Value]) -> list[Value]:
     # numbers to float32, and float32 to int32/int64 (truncating run-time integer values)
     to_float = dtype == "float32" and src.kind in "iuf"
     to_int = dtype in ("int32", "int64") and src == np.float32
-    if not (to_float or to_int):
+    to_half = dtype == "float16" and src == np.float32  # a float16 Cast's rounding
+    if not (to_float or to_int or to_half):
         raise _fail(
             node,
             "only casts of numbers to float32 and of float32 to int32/int64 are supported, "
@@ -486,6 +488,24 @@ def _layer_norm(node: Node, ins: list[Value]) -> list[Value]:
     return _same(node, ins)
 
 
+def _attention(node: Node, ins: list[Value]) -> list[Value]:
+    """q, k, v in the layouts the attrs name (`tunefarm.ir.ops.attention.LAYOUTS`), an
+    optional mask broadcastable to [B, H, Sq, Sk]: output [B, H, Sq, D] or [B, Sq, H, D]."""
+    _n_inputs(node, ins, (3, 4))
+    _float(node, ins)
+    scale = _attr(node, "scale")
+    if isinstance(scale, bool) or not isinstance(scale, int | float) or not math.isfinite(scale):
+        raise _fail(node, f"attr 'scale' must be a finite number, got {scale!r}")
+    mask = ins[3].shape if len(ins) == 4 else None
+    layouts = {w: str(_attr(node, f"{w}_layout", LAYOUTS[w][0])) for w in LAYOUTS}
+    try:
+        b, h, sq, _, d = attention_dims(ins[0].shape, ins[1].shape, ins[2].shape, mask, layouts)
+    except ValueError as exc:
+        raise _fail(node, str(exc)) from None
+    out = (b, h, sq, d) if layouts["out"] == "BHSD" else (b, sq, h, d)
+    return _out(node, [out], ins[0].dtype)
+
+
 RULES: dict[str, Rule] = {
     "conv2d": _conv2d,
     "dense": _dense,
@@ -524,6 +544,7 @@ RULES: dict[str, Rule] = {
     "expand": _expand,
     "slice": _slice,
     "layer_norm": _layer_norm,
+    "attention": _attention,
     **{op: quant_ops.shape_rule for op in quant_ops.QUANT_OPS},
     **{op: packed_ops.shape_rule for op in packed_ops.PACKED_OPS},
 }

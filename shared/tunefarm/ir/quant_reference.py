@@ -103,6 +103,35 @@ def dense_int(data, weight, data_zp, weight_zp) -> np.ndarray:
     return (x @ w.T).astype(np.int32)
 
 
+def activation(kind: str, alpha: float, v: np.ndarray) -> np.ndarray:
+    """`tunefarm.ir.ops.quantize.activation_float` on float32 values."""
+    v = np.asarray(v, np.float32)
+    if kind == "leaky_relu":
+        return np.where(v >= 0, v, v * np.float32(alpha)).astype(np.float32)
+    if kind == "sigmoid":
+        with np.errstate(over="ignore"):
+            return (np.float32(1.0) / (np.float32(1.0) + np.exp(-v))).astype(np.float32)
+    gate = _fma32(v, np.float32(1.0 / 6.0), np.float32(0.5))
+    return (v * np.clip(gate, np.float32(0.0), np.float32(1.0))).astype(np.float32)
+
+
+def activation_requantize(acc, scale, act, dtype="uint8") -> np.ndarray:
+    """`tunefarm.ir.ops.quantize.activation_value` on an int32 NCHW accumulator: act =
+    (spec, s_mid, z_mid, s_out, z_out); s_mid > 0 rounds the conv value at (s_mid, z_mid)
+    first, as a QDQ model's Q -> DQ between the conv and the activation does."""
+    spec, s_mid, z_mid, s_out, z_out = act
+    kind, *args = str(spec).split(":")
+    alpha = float(args[0]) if args else 0.0
+    acc = np.asarray(acc, np.int32)
+    if float(s_mid) > 0:
+        q = requantize(acc, scale, int(z_mid), dtype, axis=1).astype(np.int64)
+        v = (q - int(z_mid)).astype(np.float32) * np.float32(s_mid)
+    else:
+        v = acc.astype(np.float32) * _per_axis(scale, acc.ndim, 1, np.float32)
+    f = activation(kind, alpha, v)
+    return saturate(np.rint(f / np.float32(s_out)), int(z_out), dtype)
+
+
 def int8_conv_epilogue(
     x: np.ndarray,
     bias: np.ndarray | None,
@@ -113,17 +142,28 @@ def int8_conv_epilogue(
     residual_params: tuple | None = None,
     relu: bool = False,
     out_max: int | None = None,
+    act: tuple | None = None,
 ) -> np.ndarray:
     """The int8 conv epilogue on an int32 NCHW accumulator (already zero-point corrected):
-    + bias, requantize per channel, fixed-point residual add, ReLU at the zero point.
-    residual_params: (mults, (z_r, z_out)) as `add_multipliers` and the zero points."""
+    + bias, requantize per channel (or a requantizing activation `act`, see
+    `activation_requantize`), residual add, ReLU at the zero point.
+    residual_params: (mults, (z_r, z_out)) as `add_multipliers` and the zero points, for
+    the fixed-point add; or ("float", ratios, residual_first) for QLinearAdd's float rule
+    (`add_float`; ratios in the order of the model's Add operands)."""
     if bias is not None:
         x = (x.astype(np.int64) + np.asarray(bias).reshape(1, -1, 1, 1)).astype(np.int32)
     if out_dtype == "int32":
         return np.maximum(x, 0) if relu else x
-    q = requantize(x, scale, out_zero_point, out_dtype, axis=1)
+    if act is not None:
+        q = activation_requantize(x, scale, act, out_dtype)
+    else:
+        q = requantize(x, scale, out_zero_point, out_dtype, axis=1)
     z_final = out_zero_point
-    if residual_params is not None:
+    if residual_params is not None and residual_params[0] == "float":
+        _, ratios, first = residual_params
+        pair = (residual, q) if first else (q, residual)
+        q, z_final = add_float(*pair, ratios, out_dtype), 0
+    elif residual_params is not None:
         mults, (z_r, z_final) = residual_params
         q = add(q, residual, mults, (out_zero_point, z_r, z_final), out_dtype)
     if relu:

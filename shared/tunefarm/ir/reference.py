@@ -443,6 +443,39 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return e / e.sum(axis=ax, keepdims=True)
 
 
+def attention(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    mask: np.ndarray | None = None,
+    scale: float = 1.0,
+    layouts: dict[str, str] | None = None,
+) -> np.ndarray:
+    """softmax(q K^T * scale + mask) v in float64; q, v and the output [B,H,S,D] ("BHSD")
+    or [B,S,H,D] ("BSHD"), k as K^T [B,H,D,Sk] ("BHDS", the default), K [B,H,Sk,D] or
+    [B,Sk,H,D] (`layouts` by operand: q, k, v, out); the mask broadcast. A row whose every
+    key is masked by -inf gives 0 (the exporters' IsNaN/Where guard)."""
+    lay = {"q": "BHSD", "k": "BHDS", "v": "BHSD", "out": "BHSD", **(layouts or {})}
+
+    def logical(x: np.ndarray, what: str) -> np.ndarray:
+        x = _arr(x, what, 4).astype(np.float64)
+        return x.transpose([lay[what].index(c) for c in "BHSD"])
+
+    q, kk, v = logical(q, "q"), logical(k, "k"), logical(v, "v")
+    s = np.matmul(q, kk.transpose(0, 1, 3, 2)) * scale
+    if mask is not None:
+        s = s + _arr(mask, "mask", 4).astype(np.float64)
+    mx = s.max(axis=-1, keepdims=True)
+    live = mx > -np.inf
+    with np.errstate(invalid="ignore"):
+        e = np.exp(s - np.where(live, mx, 0.0))
+        p = np.where(live, e / e.sum(axis=-1, keepdims=True), 0.0)
+    out = np.matmul(p, v)
+    if lay["out"] == "BSHD":
+        out = out.transpose(0, 2, 1, 3)
+    return np.ascontiguousarray(out).astype(np.float32)
+
+
 def log_softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """x - logsumexp(x) along `axis`, computed stably."""
     x = _arr(x, "x")

@@ -4,8 +4,8 @@ What it owns (see `tunefarm.backends.base.Backend`):
 - target options `-isa` and `-cores` (`target.py`);
 - templates: conv2d in NCHW[x]c (`conv2d.py`), Winograd (`winograd.py`), depthwise
   (`depthwise.py`), grouped conv2d in NCHW[x]c (`group_conv2d.py`), packed dense
-  (`dense.py`), batch matmul (`batch_matmul.py`), pooling (`pool.py`), and a generic
-  template for every other op (`generic.py`);
+  (`dense.py`), batch matmul (`batch_matmul.py`), fused attention (`attention.py`),
+  pooling (`pool.py`), and a generic template for every other op (`generic.py`);
 - the layout policy for network tasks (`layout.py`: channel blocks, Winograd alternatives);
 - sketch rules for template-free schedules (`sketch_rules.py`);
 - the C emitter (`c_emitter.py`) and gcc's command line (`target.toolchain`);
@@ -19,6 +19,7 @@ import functools
 from collections.abc import Mapping
 
 from tunefarm.backends.cpu import (
+    attention,
     batch_matmul,
     conv2d,
     dense,
@@ -66,6 +67,7 @@ class CpuBackend:
             pool.GlobalPool2dNCHWc(),
             *generic.TEMPLATES,
             batch_matmul.BatchMatmul(),  # replaces the generic one
+            attention.Attention(),
             *quant.TEMPLATES,
             qconv2d.Conv2dInt8(),
             qdense.DenseInt8(),

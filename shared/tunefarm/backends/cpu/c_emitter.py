@@ -210,6 +210,10 @@ class CEmitter(IntLanes):
                     f"tf_v{width}_{e.op}({self.vec(a, av, width)}, {self.vec(b, bv, width)})",
                     True,
                 )
+        if isinstance(e, Call) and e.func == "fma" and e.dtype == "float32":
+            args = [self.vec(*self.vexpr(a, v, width), width) for a in e.args]
+            self.vector_calls.add(("fma", width))
+            return f"tf_v{width}_fma({', '.join(args)})", True
         if isinstance(e, Call) and e.func in VECTOR_MATH and e.dtype == "float32":
             arg, is_vec = self.vexpr(e.args[0], v, width)
             self.vector_calls.update((f, width) for f in VECTOR_MATH[e.func][1])
@@ -683,8 +687,20 @@ static inline tf_v{w}f tf_v{w}_tanh(tf_v{w}f x) {{
   return (tf_v{w}f)((tf_v{w}i)r | sign); }}"""
 
 
+def vector_fma(w: int) -> str:
+    """fma on vectors, rounded once per lane as C's fmaf (an int8 epilogue's QLinearAdd rule
+    and HardSwish are bit-exact against numpy only so): a lane loop of the builtin, which
+    GCC turns into one vfmadd where the target has FMA (the libm call elsewhere)."""
+    return f"""\
+static inline tf_v{w}f tf_v{w}_fma(tf_v{w}f a, tf_v{w}f b, tf_v{w}f c) {{
+  tf_v{w}f r;
+  for (int i = 0; i < {w}; ++i) r[i] = __builtin_fmaf(a[i], b[i], c[i]);
+  return r; }}"""
+
+
 # float32 calls vexpr vectorises: func -> (helper, the helpers it needs, in emission order)
 VECTOR_MATH = {
+    "fma": (vector_fma, ("fma",)),
     "exp": (vector_exp, ("exp",)),
     "erf": (vector_erf, ("exp", "erf")),
     "tanh": (vector_tanh, ("exp", "tanh")),

@@ -36,7 +36,7 @@ from tunefarm.ir import quant_reference as QR
 from tunefarm.ir import tensor as te
 from tunefarm.ir.ops.conv import conv_output_size
 from tunefarm.ir.ops.qconv import conv2d_nchwc_int8, conv_int8_epilogue, weight_sums
-from tunefarm.ir.ops.quantize import add_multipliers
+from tunefarm.ir.ops.quantize import add_float_params, add_multipliers, parse_activation
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace
 from tunefarm.schedule.template import (
@@ -102,15 +102,44 @@ def qconv_params(task: Task) -> dict[str, Any]:
     p["out_max"] = None
     if "out_max" in a and out_dtype != "int32":
         p["out_max"] = check_zero_point(op, "out_max", a["out_max"], out_dtype)
-    p["residual"] = _residual(task, out_dtype)
+    p["act"] = _activation(task, p)
+    p["residual"] = _residual(task, out_dtype, p["zo"])
     p["blocks"] = _blocks(task, p["cp"], o)
     return p
 
 
-def _residual(task: Task, out_dtype: str):
+def _activation(task: Task, p: dict[str, Any]) -> tuple | None:
+    """activation [spec, s_mid, z_mid, s_out] -> the epilogue's (spec, s_mid, z_mid, s_out,
+    out_zero_point): a requantizing LeakyRelu / Sigmoid / HardSwish (s_mid 0: applied to
+    the accumulator's own scale, the `scale` input, without rounding first)."""
+    value = task.args.get("activation")
+    if value is None:
+        return None
+    form = "[spec, s_mid, z_mid, s_out]"
+    if p["out_dtype"] != "uint8" or not isinstance(value, tuple | list) or len(value) != 4:
+        raise TaskError(
+            f"{task.op}: param 'activation' must be {form} with out_dtype uint8, got {value!r}"
+        )
+    try:
+        parse_activation(str(value[0]))
+        s_mid, z_mid, s_out = float(value[1]), int(value[2]), float(value[3])
+    except (TypeError, ValueError) as exc:
+        raise TaskError(f"{task.op}: param 'activation' {value!r}: {exc}") from None
+    if not (s_mid >= 0 and s_out > 0 and math.isfinite(s_mid) and math.isfinite(s_out)):
+        raise TaskError(f"{task.op}: param 'activation': scales must be finite, s_out > 0")
+    check_zero_point(task.op, "activation[2]", z_mid, "uint8")
+    if p["relu"] or p["out_max"] is not None:
+        raise TaskError(f"{task.op}: param 'activation' takes no relu or out_max")
+    return (str(value[0]), s_mid, z_mid, s_out, p["zo"])
+
+
+def _residual(task: Task, out_dtype: str, zo: int):
     value = task.args.get("residual")
     if value is None:
         return None
+    rule = task.args.get("residual_rule", "fixed")
+    if rule not in ("fixed", "float"):
+        raise TaskError(f"{task.op}: param 'residual_rule' must be fixed or float, got {rule!r}")
     if out_dtype == "int32" or not isinstance(value, tuple | list) or len(value) != 5:
         raise TaskError(
             f"{task.op}: param 'residual' must be [s_y, s_r, s_out, z_r, z_out] with an 8-bit "
@@ -119,6 +148,15 @@ def _residual(task: Task, out_dtype: str):
     z_r = check_zero_point(task.op, "residual[3]", value[3], out_dtype)
     z_out = check_zero_point(task.op, "residual[4]", value[4], out_dtype)
     try:
+        if rule == "float":  # QLinearAdd's rounding, the operands in the model's order
+            first = _flag(task, "residual_first")
+            scales, zps = [float(value[0]), float(value[1])], [zo, z_r]
+            if first:
+                scales, zps = scales[::-1], zps[::-1]
+            ratios = add_float_params([*scales, float(value[2])], [*zps, z_out])
+            if task.args.get("relu") or task.args.get("out_max") is not None:
+                raise ValueError("the float rule takes no relu or out_max")
+            return "float", ratios, first
         mults = add_multipliers(*(float(s) for s in value[:3]))
     except (TypeError, ValueError) as exc:
         raise TaskError(f"{task.op}: param 'residual': {exc}") from None
@@ -145,6 +183,8 @@ def _scale_range(p: dict[str, Any]) -> InputSpec:
     """Requantize scales that put the typical accumulator near the int8 range, so random
     data saturates at both ends and still fills the middle."""
     typical = math.sqrt(p["c"] * p["kh"] * p["kw"]) * 127 * 74
+    if p["act"] is not None and p["act"][1] == 0:  # the activation's float input: |v| ~ 4-16
+        return InputSpec("float32", 2 / typical, 8 / typical)
     return InputSpec("float32", 64 / typical, 256 / typical)
 
 
@@ -198,7 +238,10 @@ class Conv2dInt8(Template):
         }
 
     def exact_output(self, task):
-        return True
+        """Bit-exact, except a Sigmoid epilogue: the kernel's vector exp is a polynomial
+        (2 ulp), so a value at a rounding boundary can land one step off numpy's."""
+        act = task.args.get("activation")
+        return act is None or not str(act[0]).startswith("sigmoid")
 
     def reference(self, task, inputs):
         p = self.validate(task)
@@ -226,6 +269,7 @@ class Conv2dInt8(Template):
             p["residual"],
             p["relu"],
             p["out_max"],
+            p["act"],
         )
 
     @staticmethod
@@ -307,6 +351,7 @@ class Conv2dInt8(Template):
             p["residual"],
             p["relu"],
             out_max=p["out_max"],
+            activation=p["act"],
         )
         steps: list[S.Step] = []
         if wsum is not None:

@@ -114,6 +114,7 @@ class DepthwiseInt8(Conv2dInt8):
             p["residual"],
             p["relu"],
             out_max=p["out_max"],
+            activation=p["act"],
         )
         steps = []
         if any(p["padding"]):

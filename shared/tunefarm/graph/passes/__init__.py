@@ -9,6 +9,7 @@ task, so the network compiler does it (see `tunefarm.compiler.layout`).
 from __future__ import annotations
 
 from tunefarm.graph.ir import Graph
+from tunefarm.graph.passes.attention import fuse_attention, unfuse_attention
 from tunefarm.graph.passes.batch_norm import fold_batch_norm
 from tunefarm.graph.passes.constants import fold_constants
 from tunefarm.graph.passes.dead_code import eliminate_dead_code
@@ -16,11 +17,14 @@ from tunefarm.graph.passes.fuse import fuse_epilogues
 from tunefarm.graph.passes.transformer import fuse_gelu, fuse_layer_norm, hoist_through_reshape
 
 
-def optimize(graph: Graph) -> Graph:
-    """Constant folding, batch-norm folding, layer-norm and GELU recognition, hoisting a
-    dense's tail through reshapes, epilogue fusion, dead-code elimination."""
+def optimize(graph: Graph, attention: bool = True) -> Graph:
+    """Constant folding, batch-norm folding, attention recognition (unless `attention` is
+    False: benchmarks compare with and without it), layer-norm and GELU recognition,
+    hoisting a dense's tail through reshapes, epilogue fusion, dead-code elimination."""
     graph = fold_constants(graph)
     graph = fold_batch_norm(graph)
+    if attention:
+        graph = fuse_attention(graph)
     graph = fuse_layer_norm(graph)
     graph = fuse_gelu(graph)
     graph = hoist_through_reshape(graph)
@@ -31,10 +35,12 @@ def optimize(graph: Graph) -> Graph:
 __all__ = [
     "eliminate_dead_code",
     "fold_batch_norm",
+    "fuse_attention",
     "fold_constants",
     "fuse_epilogues",
     "fuse_gelu",
     "fuse_layer_norm",
     "hoist_through_reshape",
     "optimize",
+    "unfuse_attention",
 ]

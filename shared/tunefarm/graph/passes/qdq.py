@@ -17,6 +17,8 @@ import numpy as np
 
 from tunefarm.graph.ir import Graph, Node
 from tunefarm.graph.passes.dead_code import eliminate_dead_code
+from tunefarm.graph.passes.qdq_channels import pad_int8_channels
+from tunefarm.graph.passes.qdq_epilogue import fuse_int8_epilogues
 from tunefarm.graph.shapes import infer_shapes
 
 QDQ_INT, QDQ_SCALE = "#qdq_int", "#qdq_scale"  # as frontend.onnx_quant names them
@@ -58,7 +60,11 @@ def fold_qdq(graph: Graph) -> Graph:
         if n.name not in dropped:
             nodes += extra.get(n.name, [n])
     g.nodes = nodes
-    return eliminate_dead_code(infer_shapes(g)) if replaced else graph
+    if not replaced and not any(n.op == "qconv2d" for n in g.nodes):  # (QLinearConv makes some)
+        return graph
+    if replaced:
+        g = eliminate_dead_code(infer_shapes(g))
+    return pad_int8_channels(fuse_int8_epilogues(g))
 
 
 def _per_tensor(node: Node) -> bool:
@@ -170,10 +176,25 @@ def _fold_dense(g: Graph, node: Node, producers: dict, readers: dict):
     return quant, [rows, Node(node.name, "qconv2d", ins, [y4], attrs), cols], []
 
 
+def activation_spec(node: Node) -> str | None:
+    """The requantizing epilogue's spec of a LeakyRelu / Sigmoid / HardSwish node (see
+    `tunefarm.ir.ops.quantize.activation_value`), None for any other op."""
+    if node.op == "leaky_relu":
+        return f"leaky_relu:{float(node.attrs.get('alpha', 0.01))!r}"
+    return node.op if node.op in ("sigmoid", "hard_swish") else None
+
+
 def _activation(readers: dict, value: str) -> tuple[Node | None, Node | None]:
-    """(relu or clip-at-zero node, the quantize reading it) after `value`, or (None, None)."""
+    """(relu, clip-at-zero or requantizing activation node, the quantize reading it) after
+    `value`, or (None, None)."""
     users = readers.get(value, [])
-    if len(users) != 1 or users[0].op not in ("relu", "clip"):
+    if len(users) != 1 or users[0].op not in (
+        "relu",
+        "clip",
+        "leaky_relu",
+        "sigmoid",
+        "hard_swish",
+    ):
         return None, None
     act = users[0]
     if act.op == "clip" and float(act.attrs.get("lo", -1.0)) != 0.0:
@@ -208,9 +229,7 @@ def _fold_conv(g: Graph, node: Node, producers: dict, readers: dict):
     depthwise = groups > 1 and w_int.shape[1] == 1 and groups == w_int.shape[0]
     if groups > 1 and not depthwise:
         return None
-    if w_int.shape[0] % 4 or (w_int.shape[1] % 4 and not depthwise):  # packed words
-        return None
-    o = w_int.shape[0]
+    o = w_int.shape[0]  # any channel count: `qdq_channels` pads them
     s_w = np.broadcast_to(s_w, (o,)).astype(np.float32)
     acc_scale = np.float32(s_x) * s_w
     bias = np.zeros(o, np.int32)
@@ -219,7 +238,9 @@ def _fold_conv(g: Graph, node: Node, producers: dict, readers: dict):
         if b is None or b[0].dtype != np.int32:
             return None
         bias = b[0].reshape(-1).astype(np.int32)
-    requant = (acc_scale / np.float32(s_y)).astype(np.float32)
+    spec = activation_spec(act) if act is not None else None
+    # Conv -> f -> Q: f on the accumulator's own scale, one rounding (activation_value)
+    requant = acc_scale if spec else (acc_scale / np.float32(s_y)).astype(np.float32)
     ins = [
         deq.inputs[0],
         g.add_param(f"{node.name}.weight_q", w_int),
@@ -228,7 +249,9 @@ def _fold_conv(g: Graph, node: Node, producers: dict, readers: dict):
     ]
     attrs = {k: a[k] for k in ("strides", "padding", "dilation", "groups") if k in a}
     attrs.update(data_zero_point=int(z_x), out_dtype="uint8", out_zero_point=int(z_y))
-    attrs.update(relu=act is not None, residual=None)
+    attrs.update(relu=act is not None and spec is None, residual=None)
+    if spec is not None:
+        attrs["activation"] = [spec, 0.0, 0, float(s_y)]
     if act is not None and act.op == "clip" and float(act.attrs["hi"]) < 3e38:
         top = int(z_y) + np.rint(np.float32(act.attrs["hi"]) / np.float32(s_y))
         attrs["out_max"] = int(min(max(top, int(z_y)), 255))  # the bound on the output grid

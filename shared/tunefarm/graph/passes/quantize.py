@@ -8,7 +8,7 @@ What it does, in order:
    N seeded random ones) and record each activation's range, by min/max or a percentile;
    in global-scale mode (the VTA tutorial's `global_scale=8.0`) every range is [-g, g]
    (or [0, g] for a value that is never negative);
-2. pick the convs: dense or depthwise, dilation 1, channel counts divisible by 4, an
+2. pick the convs: dense or depthwise, any dilation, channel counts divisible by 4, an
    epilogue of bias / residual add / ReLU or ReLU6 (a clip at 0; its upper bound becomes
    an `out_max` on the output grid); skipped by name or by conv index, and the
    first conv stays float by default (as the tutorial's `skip_conv_layers=[0]`);
@@ -147,8 +147,6 @@ def _why_float(g: Graph, node: Node, index: int, opts: QuantizeOptions) -> str |
     depthwise = groups > 1 and c == 1 and groups == o == g.shape(node.inputs[0])[1]
     if groups != 1 and not depthwise:
         return "grouped conv"
-    if list(a.get("dilation", [1, 1])) != [1, 1]:
-        return "dilated conv"
     if (c % 4 and not depthwise) or o % 4:
         return f"channels {c} -> {o} are not multiples of 4"
     epi = [e for e in a.get("epilogue", []) if not _relu6(e)]

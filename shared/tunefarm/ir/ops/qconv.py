@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from tunefarm.ir import tensor as te
 from tunefarm.ir.expr import Const, Expr, cast, dot4, max_
 from tunefarm.ir.ops.conv import _conv_attrs, _out_hw, _window, pad
-from tunefarm.ir.ops.quantize import add_value, requant_value
+from tunefarm.ir.ops.quantize import activation_value, add_float_value, add_value, requant_value
 from tunefarm.ir.tensor import Tensor
 
 ONES = 0x01010101  # a word of four uint8 ones: dot4(ONES, w) sums w's four int8 lanes
@@ -102,6 +102,7 @@ def conv_int8_epilogue(
     relu: bool = False,
     name: str = "out",
     out_max: int | None = None,
+    activation: tuple | None = None,
 ) -> Tensor:
     """The int8 conv's epilogue as one elementwise stage on the int32 accumulator:
 
@@ -109,6 +110,11 @@ def conv_int8_epilogue(
     q = saturate(rint(float32(x) * scale[c]) + zo)    (requantize, unless out_dtype int32)
     q = qadd(q, residual) with (mults, (zr, zf))      (residual add, rescaled in fixed point)
     q = max(q, z_final)                               (ReLU: real zero is the zero point)
+
+    activation (spec, s_mid, z_mid, s_out, z_out) replaces the requantize with a
+    requantizing LeakyRelu / Sigmoid / HardSwish (`quantize.activation_value`); a residual
+    ("float", (ra, rb, c), residual_first) adds with QLinearAdd's float rule
+    (`quantize.add_float_value`, the operands in the model's order).
 
     extra holds the optional "bias" (int32 [O/ob, ob]), "scale" (float32 [O/ob, ob]) and
     "residual" (out_dtype, the output's shape) tensors.
@@ -128,12 +134,24 @@ def conv_int8_epilogue(
         # ReLU (at the final zero point) and the upper clip are folded into the last
         # saturation's bounds; a requantized value feeding the residual add stays int32
         # (it is in the dtype's range already), so no narrowing and widening in between
-        z_final = residual[1][1] if residual is not None and res is not None else out_zero_point
+        fixed = residual is not None and res is not None and residual[0] != "float"
+        z_final = residual[1][1] if fixed else out_zero_point  # type: ignore[index]
         bounds = {"floor": z_final if relu else None, "ceil": out_max}
         zo = Const(out_zero_point, "int32")
-        if residual is None or res is None:
+        fused = residual is not None and res is not None
+        if activation is not None:
+            kw = {"as_int32": True} if fused else bounds
+            q = activation_value(x, scale[ch], activation, out_dtype, **kw)  # type: ignore[index]
+        elif not fused:
             return requant_value(x, scale[ch], zo, out_dtype, **bounds)  # type: ignore[index]
-        q = requant_value(x, scale[ch], zo, out_dtype, as_int32=True)  # type: ignore[index]
+        else:
+            q = requant_value(x, scale[ch], zo, out_dtype, as_int32=True)  # type: ignore[index]
+        if not fused:
+            return q
+        if residual[0] == "float":  # type: ignore[index]
+            _, ratios, first = residual  # type: ignore[misc]
+            pair = (res[idx], q) if first else (q, res[idx])  # type: ignore[index]
+            return add_float_value(*pair, ratios, out_dtype, **bounds)
         mults, (z_res, _) = residual
         return add_value(q, res[idx], (out_zero_point, z_res, z_final), mults, out_dtype, **bounds)
 

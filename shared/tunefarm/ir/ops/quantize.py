@@ -234,3 +234,61 @@ def add_float(
         return saturate(nearbyint(value), const(0, "int32"), dtype)
 
     return te.compute(a.shape, body, name=name, tag="qadd")
+
+
+# ---- requantizing activations (the int8 conv's LeakyRelu / Sigmoid / HardSwish epilogue)
+QUANT_ACTIVATIONS = ("leaky_relu", "sigmoid", "hard_swish")
+
+
+def parse_activation(spec: str) -> tuple[str, float]:
+    """("leaky_relu", alpha) from "leaky_relu:ALPHA"; ("sigmoid" | "hard_swish", 0.0)."""
+    kind, *args = str(spec).split(":")
+    if kind not in QUANT_ACTIVATIONS or len(args) != (kind == "leaky_relu"):
+        raise ValueError(f"activation {spec!r}: use leaky_relu:ALPHA, sigmoid or hard_swish")
+    return kind, float(args[0]) if args else 0.0
+
+
+def activation_float(kind: str, alpha: float, v: Expr) -> Expr:
+    """The activation on a float32 value, as ONNX defines it. HardSwish is
+    v * clamp(v / 6 + 1/2, 0, 1) with an explicit fma (the C compiler contracts a multiply
+    and an add into one anyway: written out, the numpy oracle computes the same)."""
+    if kind == "leaky_relu":  # max(v, 0) + min(v, 0) * alpha: one term is 0, so exact
+        # (contracted into an fma or not) and vectorisable, where a select of two loads
+        # of the accumulator falls back to a scalar loop in the C emitter
+        return max_(v, const(0.0)) + min_(v, const(0.0)) * const(alpha)
+    if kind == "sigmoid":
+        return const(1.0) / (const(1.0) + call("exp", -v))
+    gate = call("fma", v, const(float(np.float32(1.0 / 6.0))), const(0.5))
+    return v * min_(max_(gate, const(0.0)), const(1.0))
+
+
+def activation_value(acc: Expr, scale: Expr, activation: Sequence, dtype: str, **bounds) -> Expr:
+    """int32 accumulator -> quantized f(value), activation = (spec, s_mid, z_mid, s_out,
+    z_out). With s_mid > 0 (a QDQ model's Conv -> Q -> DQ -> f -> Q) the conv value is
+    requantized at (s_mid, z_mid) first, as the model rounds it, then dequantized:
+    v = (saturate(rint(acc * scale) + z_mid) - z_mid) * s_mid; with s_mid == 0 (Conv -> f
+    -> Q) v = acc * scale, `scale` being the accumulator's own scale s_x * s_w. Then
+    saturate(rint(f(v) / s_out) + z_out), QuantizeLinear's rule; `bounds`: saturate's."""
+    spec, s_mid, z_mid, s_out, z_out = activation
+    kind, alpha = parse_activation(spec)
+    if float(s_mid) > 0:
+        q = saturate(
+            nearbyint(cast(acc, "float32") * scale),
+            const(int(z_mid), "int32"),
+            dtype,
+            as_int32=True,
+        )
+        v = cast(q - int(z_mid), "float32") * const(float(s_mid))
+    else:
+        v = cast(acc, "float32") * scale
+    f = activation_float(kind, alpha, v)
+    return saturate(nearbyint(f / const(float(s_out))), const(int(z_out), "int32"), dtype, **bounds)
+
+
+def add_float_value(a: Expr, b: Expr, ratios: Sequence[float], dtype: str, **bounds) -> Expr:
+    """`add_float`'s value of two quantized expressions (ratios from `add_float_params`):
+    saturate(rint(fma(a, ra, fma(b, rb, c)))); `bounds`: saturate's floor / ceil."""
+    ra, rb, c = ratios
+    fa, fb = cast(cast(a, "int32"), "float32"), cast(cast(b, "int32"), "float32")
+    value = call("fma", fa, const(ra), call("fma", fb, const(rb), const(c)))
+    return saturate(nearbyint(value), const(0, "int32"), dtype, **bounds)
