@@ -17,7 +17,8 @@ Two modes:
   the rule tunefarm's runner uses), so both systems are timed alike.
 
 Workloads (`--workload`): `conv:N,C,H,W,O,KH,KW,SH,SW,PH,PW,G` (NCHW, OIHW with I = C/G),
-`dense:M,N,K` (y = x @ w.T) and `bmm:B,M,N,K` (a [B,M,K] @ b [B,K,N]).
+`dense:M,N,K` (y = x @ w.T), `bmm:B,M,N,K` (a [B,M,K] @ b [B,K,N]), and `softmax:dims` and
+`layer_norm:dims` over the last axis.
 """
 
 from __future__ import annotations
@@ -60,9 +61,16 @@ def workload(spec: str):
         b, m, n, k = v
         a, bt = te.placeholder((b, m, k), name="a"), te.placeholder((b, k, n), name="b")
         return [a, bt, topi.nn.batch_matmul(a, bt, transpose_b=False)]
+    if kind == "softmax" and v:  # over the last axis
+        x = te.placeholder(tuple(v), name="x")
+        return [x, topi.nn.softmax(x, axis=-1)]
+    if kind == "layer_norm" and v:  # over the last axis, epsilon 1e-12 (BERT's)
+        x = te.placeholder(tuple(v), name="x")
+        gamma, beta = te.placeholder((v[-1],), name="gamma"), te.placeholder((v[-1],), name="beta")
+        return [x, gamma, beta, topi.nn.layer_norm(x, gamma, beta, axis=[-1], epsilon=1e-12)]
     raise ValueError(
-        f"workload {spec!r}: expected conv:N,C,H,W,O,KH,KW,SH,SW,PH,PW,G, dense:M,N,K "
-        "or bmm:B,M,N,K"
+        f"workload {spec!r}: expected conv:N,C,H,W,O,KH,KW,SH,SW,PH,PW,G, dense:M,N,K, "
+        "bmm:B,M,N,K, softmax:D0,...,Dn or layer_norm:D0,...,Dn"
     )
 
 

@@ -151,6 +151,9 @@ def tvm_workload(task: Task) -> str | None:
     if task.op == "batch_matmul":
         (b, m, k), (_, _, n) = a["a"], a["b"]
         return f"bmm:{b},{m},{n},{k}"
+    last = task.op in ("softmax", "layer_norm") and a.get("axis", -1) in (-1, len(a["shape"]) - 1)
+    if last and (task.op == "softmax" or a.get("epsilon") == 1e-12):
+        return f"{task.op}:" + ",".join(map(str, a["shape"]))
     return None
 
 

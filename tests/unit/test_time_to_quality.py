@@ -66,7 +66,11 @@ def test_ops_map_to_tvm_workloads_or_to_none():
     assert ttq.tvm_workload(ops["conv_17_128_128_1x7"].task) == "conv:1,128,17,17,128,1,7,1,1,0,3,1"
     assert ttq.tvm_workload(ops["dense_768x3072"].task) == "dense:128,3072,768"
     assert ttq.tvm_workload(ops["bmm_qk"].task) == "bmm:12,128,128,64"
-    assert ttq.tvm_workload(ops["softmax_12x128x128"].task) is None
+    assert ttq.tvm_workload(ops["softmax_12x128x128"].task) == "softmax:12,128,128"
+    assert ttq.tvm_workload(ops["layer_norm_128x768"].task) == "layer_norm:1,128,768"
+    assert ttq.tvm_workload(ops["conv_224_3_64_7x7_s2"].task) == "conv:1,3,224,224,64,7,7,2,2,3,3,1"
+    other = ttq.Task.make("layer_norm", shape=(4, 8), axis=-1, epsilon=1e-5)
+    assert ttq.tvm_workload(other) is None  # the TVM side fixes BERT's epsilon
     assert len(ttq.select_ops("resnet18-convs,bert,extra")) == 11 + 7 + 2
 
 
