@@ -177,6 +177,7 @@ class History:
     schedules: dict[int, Any] = field(default_factory=dict)
     wall_s: float = 0.0
     skipped: str | None = None
+    search_best_s: float | None = None  # the search's own figure for its final best
 
     def best_at(self, t: float) -> int | None:
         """The handle of the best schedule the search held at `t` seconds."""
@@ -208,6 +209,7 @@ def search_tunefarm(system: str, task: Task, budget_s: float, seed: int, batch: 
             hist.points.append((time.perf_counter() - start, tuner.trials, handle))
             if summary.trials == 0:
                 break
+        hist.search_best_s = tuner.best_cost if math.isfinite(tuner.best_cost) else None
     finally:
         option.close()
     hist.wall_s = time.perf_counter() - start
@@ -260,6 +262,7 @@ def run_metaschedule(
                 hist.schedules[handle] = rec["trace"]
             if rec["t"] <= budget_s:
                 hist.points.append((rec["t"], rec["candidates"], handle))
+                hist.search_best_s = rec["best_s"] if math.isfinite(rec["best_s"]) else None
     if proc.returncode not in (0, -signal.SIGTERM, -signal.SIGKILL):
         why = f"MetaSchedule failed (rc {proc.returncode}): {tail(work / 'ms.log')}"
         hist.skipped = None if hist.points else why
@@ -477,6 +480,7 @@ def bench_op(op: autosched.Op, args: argparse.Namespace, index: int) -> dict[str
         "ttq": time_to_quality(curves, args.points),
         "candidates": {s: h.candidates() for s, h in hists.items()},
         "search_wall_s": {s: h.wall_s for s, h in hists.items()},
+        "search_own_best_s": {s: h.search_best_s for s, h in hists.items()},
         "candidates_per_s": {s: h.candidates() / max(h.wall_s, 1e-9) for s, h in hists.items()},
         "skipped": skipped,
         "loadavg_after": os.getloadavg(),
