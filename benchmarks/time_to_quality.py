@@ -91,6 +91,7 @@ TUNERS = {"sketch": "sketch", "template": "xgb"}  # tunefarm system -> make_tune
 BATCH = 16
 TIMER = MeasureSettings(repeat=1, min_repeat_ms=50, timeout_s=30)
 QUALITY = 0.95
+COLOURS = {"sketch": "tab:blue", "template": "tab:orange", "metaschedule": "tab:green"}
 EXTRA_OPS = [
     autosched.Op(
         "depthwise_56_128_3x3",
@@ -541,10 +542,11 @@ def plot(doc: dict[str, Any], path: str) -> None:
     nrows = math.ceil(len(rows) / cols) or 1
     fig, axes = plt.subplots(nrows, cols, figsize=(4.5 * cols, 3.4 * nrows), squeeze=False)
     for ax, r in zip(axes.flat, rows, strict=False):
-        for s, c in r["curves"].items():
+        for s in (x for x in SYSTEMS if x in r["curves"]):  # the same colour everywhere
+            c = r["curves"][s]
             xs = [t for t, v in zip(r["checkpoints_s"], c, strict=True) if v is not None]
             ys = [v * 1e3 for v in c if v is not None]
-            ax.plot(xs, ys, marker="o", drawstyle="steps-post", label=s)
+            ax.plot(xs, ys, marker="o", drawstyle="steps-post", label=s, color=COLOURS[s])
         if r["ttq"]["target_s"]:
             ax.axhline(r["ttq"]["target_s"] * 1e3, color="grey", ls=":", lw=1,
                        label=f"{QUALITY:.0%} of best")  # fmt: skip
