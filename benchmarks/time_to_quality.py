@@ -221,8 +221,9 @@ def search_metaschedule(
     python: Path, spec: str, budget_s: float, seed: int, batch: int, work: Path
 ) -> History:
     """MetaSchedule in TVM's venv until `budget_s` seconds after its search started. A process
-    that dies before its search starts (seen once under heavy load: a builder-pool worker
-    terminated during start-up) is started again, once: its clock had not started."""
+    that dies before its search starts is started again, once: its clock had not started (the
+    start-up deaths seen while writing this had causes since fixed: the builder's 30 s
+    start-up timeout on a loaded core, and its workers not finding `_tvm_metaschedule`)."""
     for attempt in range(2):
         hist = run_metaschedule(python, spec, budget_s, seed, batch, work / f"try{attempt}")
         if not (hist.skipped or "").startswith("MetaSchedule did not start"):
