@@ -10,6 +10,12 @@ wall: the host is shared. Machine code: `objdump -d` (addresses blanked) and .ro
 two .so files compared; the exit status is 1 if any state's differ.
 
     nice -n 19 python benchmarks/build_speed.py --states 6 --rounds 2
+
+--int8 builds int8 kernels instead (conv2d, dense and depthwise int8 at every ISA's dot4:
+VNNI, AVX-512BW, AVX2 and scalar; the template's default config and `--states` random ones
+of its space), to check the int8 helpers written without <immintrin.h>:
+
+    nice -n 19 python benchmarks/build_speed.py --int8 --base 5bb6f16 --states 2
 """
 
 from __future__ import annotations
@@ -47,6 +53,52 @@ def emit(ops: list[str], n: int, seed: int) -> dict:
     return {"flags": list(cflags(parse_target("cpu"))), "codes": codes}
 
 
+INT8_ISAS = ("avx512vnni", "avx512", "avx2", "sse4")
+INT8_OPS = {  # name: (op, params); uint8 outputs narrow lanes and requantize with nearbyint
+    "qconv_res_u8": ("conv2d_int8", dict(
+        data=(2, 16, 7, 7), weight=(32, 16, 3, 3), padding=(1, 0, 1, 2), data_zero_point=128,
+        out_dtype="uint8", out_zero_point=100, residual=[0.05, 0.04, 0.07, 90, 110], relu=True)),
+    "qconv_14": ("conv2d_int8", dict(
+        data=(1, 64, 14, 14), weight=(64, 64, 3, 3), padding=1, data_zero_point=3, bias=True,
+        out_zero_point=-2, relu=True)),
+    "qdense": ("dense_int8", dict(data=(4, 64), weight=(48, 64), data_zero_point=5, bias=True,
+                                  out_dtype="uint8", out_zero_point=7)),
+    "qdw": ("depthwise_conv2d_int8", dict(
+        data=(1, 32, 9, 9), weight=(32, 1, 3, 3), strides=2, padding=1, data_zero_point=4,
+        out_dtype="uint8", relu=True)),
+}  # fmt: skip
+
+
+def emit_int8(n: int, seed: int) -> dict:
+    """The C of int8 kernels at every dot4 ISA (default config + `n` random ones), and the
+    flags of each (they differ by ISA: `flags` maps a code's key to its gcc flags)."""
+    import random
+
+    from tunefarm.backends import parse_target, registry
+    from tunefarm.backends.cpu.target import cflags
+    from tunefarm.measure import Config, MeasureInput
+    from tunefarm.task import Task
+
+    rng = random.Random(seed)
+    codes, flags = {}, {}
+    for name, (op, params) in INT8_OPS.items():
+        for isa in INT8_ISAS:
+            target = f"cpu -isa={isa}"
+            task = Task.make(op, target=target, **params)
+            space = registry.config_space(task)
+            configs = [registry.default_config(task)]
+            configs += [Config.make(space.get(i), index=i)
+                        for i in rng.sample(range(space.size), min(n, space.size))]  # fmt: skip
+            for i, config in enumerate(configs):
+                key = f"{name}-{isa}/{i}"
+                try:
+                    codes[key] = registry.generate_source(MeasureInput(task, config)).code
+                except Exception:  # a config the template refuses: not a build to compare
+                    continue
+                flags[key] = list(cflags(parse_target(target)))
+    return {"flags": flags, "codes": codes}
+
+
 def emit_from(rev: str, args: argparse.Namespace, tmp: Path) -> dict:
     """`emit` run on revision `rev` of shared/ (git archive), in a child process."""
     repo = Path(__file__).resolve().parents[1]
@@ -58,10 +110,16 @@ def emit_from(rev: str, args: argparse.Namespace, tmp: Path) -> dict:
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
     out = tmp / "base.json"
     cmd = [sys.executable, __file__, "--ops", args.ops, "--states", str(args.states)]
-    cmd += ["--seed", str(args.seed), "--emit", str(out)]
+    cmd += ["--seed", str(args.seed), "--emit", str(out)] + (["--int8"] if args.int8 else [])
     env = {**os.environ, "PYTHONPATH": str(tree / "shared")}
     subprocess.run(cmd, check=True, env=env)
     return json.loads(out.read_text())
+
+
+def flags_of(variant: dict, key: str) -> tuple[str, ...]:
+    """The gcc flags of one code: the variant's, or per code where they differ (--int8)."""
+    flags = variant["flags"]
+    return tuple(flags[key] if isinstance(flags, dict) else flags)
 
 
 def build(flags: tuple[str, ...], source: Path, artifact: Path) -> float:
@@ -80,9 +138,13 @@ ADDRESS = re.compile(
 )
 
 
+FUNCTION = re.compile(r"^_?<[^>]+>:$")  # a function's first line once its address is blanked
+
+
 def disassembly(artifact: Path) -> str:
-    """The instructions and read-only constants of a .so, addresses and offsets blanked (a
-    section placed elsewhere shifts them without changing what the kernel runs)."""
+    """The instructions (function by function) and read-only constants of a .so, addresses
+    and offsets blanked (a section placed elsewhere shifts them without changing what the
+    kernel runs)."""
     text = subprocess.run(
         ["objdump", "-d", "--no-show-raw-insn", str(artifact)],
         check=True,
@@ -96,9 +158,19 @@ def disassembly(artifact: Path) -> str:
         capture_output=True,
         text=True,
     ).stdout.splitlines()[3:]
-    return "\n".join(
-        [*(ADDRESS.sub("_", ln) for ln in lines), *(c.split(None, 1)[-1] for c in consts)]
-    )
+    return "\n".join([*by_function(ADDRESS.sub("_", ln) for ln in lines),
+                      *(c.split(None, 1)[-1] for c in consts)])  # fmt: skip
+
+
+def by_function(lines) -> list[str]:
+    """The disassembly's functions sorted by name: where gcc places a function in the
+    object (a kernel before or after its OpenMP outlined body) is not what it runs."""
+    blocks: list[list[str]] = [[]]
+    for ln in lines:
+        if FUNCTION.match(ln):
+            blocks.append([])
+        blocks[-1].append(ln)
+    return [ln for block in sorted(blocks) for ln in block]
 
 
 def main() -> int:
@@ -108,17 +180,21 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--base", default=BASE, help="the revision 'before' is built from")
+    ap.add_argument("--int8", action="store_true", help="int8 kernels at every dot4 ISA")
     ap.add_argument("--emit", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.int8:
+        args.ops = ",".join(INT8_OPS)
     ops = args.ops.split(",")
+    mine = emit_int8 if args.int8 else (lambda n, seed: emit(ops, n, seed))
     if args.emit:
-        Path(args.emit).write_text(json.dumps(emit(ops, args.states, args.seed)))
+        Path(args.emit).write_text(json.dumps(mine(args.states, args.seed)))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         var = {
             "before": emit_from(args.base, args, root),
-            "after": emit(ops, args.states, args.seed),
+            "after": mine(args.states, args.seed),
         }
         names, keys = list(var), list(var["after"]["codes"])
         cpu = {(v, k): 0.0 for v in names for k in keys}
@@ -133,20 +209,24 @@ def main() -> int:
                 for j in range(len(names)):
                     v = names[(i + j + r) % len(names)]
                     src, so = root / v / f"{stem}.c", root / v / f"{stem}.so"
-                    cpu[(v, k)] += build(tuple(var[v]["flags"]), src, so) / args.rounds
-        same = sum(
-            disassembly(root / "before" / f"{k.replace('/', '_')}.so")
-            == disassembly(root / "after" / f"{k.replace('/', '_')}.so")
+                    cpu[(v, k)] += build(flags_of(var[v], k), src, so) / args.rounds
+        diff = [
+            k
             for k in keys
-        )
+            if disassembly(root / "before" / f"{k.replace('/', '_')}.so")
+            != disassembly(root / "after" / f"{k.replace('/', '_')}.so")
+        ]
+        same = len(keys) - len(diff)
     print(
         f"{len(keys)} states x {args.rounds} rounds x 2 variants, {time.time() - wall:.0f} s wall"
     )
     for v in names:
-        print(f"{v}: gcc {' '.join(var[v]['flags'])}")
+        print(f"{v}: gcc {' '.join(flags_of(var[v], keys[0]))}")
     for op in ops:
-        mine = [k for k in keys if k.startswith(op + "/")]
-        per = {v: sum(cpu[(v, k)] for k in mine) / len(mine) for v in names}
+        of_op = [k for k in keys if k.split("/")[0].split("-")[0] == op]
+        if not of_op:
+            continue
+        per = {v: sum(cpu[(v, k)] for k in of_op) / len(of_op) for v in names}
         print(
             f"{op}: CPU per build before {per['before']:.3f} s, after {per['after']:.3f} s "
             f"({per['after'] / per['before']:.2f}x)"
@@ -154,6 +234,8 @@ def main() -> int:
     total = {v: sum(cpu[(v, k)] for k in keys) for v in names}
     print(f"all: after/before CPU {total['after'] / total['before']:.2f}x")
     print(f"same machine code (objdump -d, .rodata): {same}/{len(keys)} states")
+    if diff:
+        print("differ: " + ", ".join(diff))
     return 0 if same == len(keys) else 1
 
 

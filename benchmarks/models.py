@@ -3,6 +3,7 @@ match ONNX Runtime, and how fast is it untuned next to ONNX Runtime?
 
     /work/torchenv/bin/python tools/export_test_models.py --full --out /work/models-full
     python3 benchmarks/models.py --dir /work/models-full [--rounds 2] [--only resnet50,bert]
+        [--cores 1] [--profile 8]
 
 The first command exports the issue's list (torchvision at 224x224, Hugging Face base
 configs at sequence 128, GPT-2 at 64), random-initialised, with both exporters (dynamo,
@@ -11,7 +12,14 @@ file: import (a failure is its one-line message), compile untuned, run on the sa
 input, relative error against ONNX Runtime (max|got - want| / max|want|, match <= 1e-4),
 and the time of both, interleaved over `--rounds` rounds (each round: the median of
 `--repeat` runs of ONNX Runtime, then of tunefarm), reported as the median ratio
-tunefarm / ONNX Runtime (below 1: tunefarm faster).
+tunefarm / ONNX Runtime (below 1: tunefarm faster). `--cores N` compiles for `cpu -cores=N`
+and gives ONNX Runtime N intra-op threads (default: every core for both), so one core against
+one thread compares the kernels, not the threading, on a shared machine. `--profile K` adds
+each network's K slowest calls (the executor's per-call profile) to its row: where the time
+goes when a model is slower than ONNX Runtime. `--cpu-time` (with `--cores 1`) times both by
+the calling thread's CPU time instead of the wall clock: on a shared host, where a run is
+descheduled many times, the wall clock measures the neighbours; the thread's CPU time does
+not (both run on the calling thread with one core / one intra-op thread).
 """
 
 from __future__ import annotations
@@ -38,16 +46,24 @@ from tunefarm.runtime.executor import GraphExecutor  # noqa: E402
 MATCH = 1e-4
 
 
-def _median_ms(fn, repeat: int) -> float:
+def _median_ms(fn, repeat: int, clock=time.perf_counter) -> float:
     times = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         fn()
-        times.append((time.perf_counter() - start) * 1e3)
+        times.append((clock() - start) * 1e3)
     return statistics.median(times)
 
 
-def one(path: Path, workdir: Path, rounds: int, repeat: int) -> dict:
+def one(
+    path: Path,
+    workdir: Path,
+    rounds: int,
+    repeat: int,
+    cores: int = 0,
+    profile: int = 0,
+    cpu_time: bool = False,
+) -> dict:
     """Import, compile, check and time one export; every failure is a one-line message."""
     row: dict = {"file": path.name}
     feeds = dict(np.load(path.with_name(path.name.replace(".onnx", ".inputs.npz"))))
@@ -62,7 +78,7 @@ def one(path: Path, workdir: Path, rounds: int, repeat: int) -> dict:
     row["import_s"] = round(time.perf_counter() - start, 1)
     start = time.perf_counter()
     try:
-        compile_graph(graph, "cpu").save(workdir / "net.tfa")
+        compile_graph(graph, f"cpu -cores={cores}" if cores else "cpu").save(workdir / "net.tfa")
         net = GraphExecutor.load(workdir / "net.tfa")
         got = net.run(feeds)
     except Exception as err:
@@ -70,16 +86,18 @@ def one(path: Path, workdir: Path, rounds: int, repeat: int) -> dict:
         return row
     row["compile"] = "ok"
     row["compile_s"] = round(time.perf_counter() - start, 1)
-    session = onnxruntime_session(onnx.load(str(path)))
+    session = onnxruntime_session(onnx.load(str(path)), threads=cores or None)
     names = [o.name for o in session.get_outputs()]
     want = dict(zip(names, session.run(None, feeds), strict=True))
     row["rel_err"] = relative_error(got, want)
     row["match"] = row["rel_err"] <= MATCH
     ratios, ort_ms, tf_ms = [], [], []
     row["load_avg_1m"] = round(os.getloadavg()[0], 1)  # the host's load while timing
+    clock = time.thread_time if cpu_time else time.perf_counter
+    row["clock"] = "thread CPU time" if cpu_time else "wall"
     for _ in range(rounds):
-        a = _median_ms(lambda: session.run(None, feeds), repeat)
-        b = _median_ms(lambda: net.run(feeds), repeat)
+        a = _median_ms(lambda: session.run(None, feeds), repeat, clock)
+        b = _median_ms(lambda: net.run(feeds), repeat, clock)
         ort_ms.append(a)
         tf_ms.append(b)
         ratios.append(b / a)
@@ -88,6 +106,9 @@ def one(path: Path, workdir: Path, rounds: int, repeat: int) -> dict:
         untuned_ms=round(statistics.median(tf_ms), 2),
         untuned_ratio=round(statistics.median(ratios), 3),
     )
+    if profile:
+        calls = sorted(net.profile(repeat=3), key=lambda e: -e.ms)[:profile]
+        row["slowest"] = [[e.node, e.kernel, round(e.ms, 3)] for e in calls]
     return row
 
 
@@ -118,11 +139,19 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated name prefixes")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--cores", type=int, default=0, help="tunefarm cores = ORT threads (0: all)")
+    ap.add_argument("--profile", type=int, default=0, help="record the K slowest calls")
+    ap.add_argument("--cpu-time", action="store_true", help="time by thread CPU time (--cores 1)")
     ap.add_argument("--json", type=Path, default=Path("benchmarks/results-models.json"))
     ap.add_argument(
         "--collect", type=Path, nargs="*", help="only print the table of these results files"
     )
     args = ap.parse_args()
+    if args.cpu_time and args.cores != 1:
+        ap.error(
+            "--cpu-time needs --cores 1: with more threads the calling thread's CPU time "
+            "is not the run's"
+        )
     if args.collect:  # results of runs one file at a time (a long run done in pieces)
         parts = [json.loads(p.read_text()) for p in args.collect]
         rows = sorted((r for part in parts for r in part["rows"]), key=lambda r: r["file"])
@@ -139,7 +168,7 @@ def main() -> int:
     work = args.dir / "work"
     work.mkdir(exist_ok=True)
     for f in files:
-        rows.append(one(f, work, args.rounds, args.repeat))
+        rows.append(one(f, work, args.rounds, args.repeat, args.cores, args.profile, args.cpu_time))
         print(json.dumps(rows[-1]), flush=True)
     print(table(rows))
     failed = manifest.get("failed", {})

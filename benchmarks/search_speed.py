@@ -1,7 +1,10 @@
-"""Trials per second of the sketch search: one search, or an interleaved before/after.
+"""Trials per second of a search: one search, or an interleaved before/after.
 
-`one` runs one search (the settings of benchmarks/metaschedule.py: sketch policy, batches of
-16, `autoscheduler.SEARCH` timing) with a fresh build cache, and prints one JSON line.
+`one` runs one search (the settings of benchmarks/metaschedule.py: batches of 16,
+`autoscheduler.SEARCH` timing; the sketch policy, or with --policy template the template
+policy's default tuner, xgb) with a fresh build cache, and prints one JSON line. Where the
+tree has adaptive repeats (MeasureSettings.max_repeat), SEARCH's repeat=3 becomes at least 2
+and at most 6 repeats, stopping at a coefficient of variation of 5% (--fixed-repeats keeps 3).
 `compare` runs `one` in subprocesses, alternating between a baseline source tree (say a
 `git archive` of an earlier commit) and this one, same op, seed and trials, then measures the
 best schedule each search found again, interleaved, with this tree's runner (the `FINAL`
@@ -10,7 +13,11 @@ settings), so a faster search that finds worse kernels shows.
     python benchmarks/search_speed.py one --op conv_56_64_64_3x3 --trials 64
     git archive BASE shared | tar -x -C /tmp/base
     python benchmarks/search_speed.py compare --base /tmp/base --trials 64 --rounds 2 \\
-        [--ops conv_56_64_64_3x3,dense_768x3072] [--heavy-main] [--json out.json]
+        [--ops conv_56_64_64_3x3,dense_768x3072] [--policies sketch,template] \\
+        [--heavy-main] [--json out.json]
+
+Anything the "after" tree reads from the environment (TUNEFARM_PERSISTENT_MEASURER=0, the
+fresh child per candidate) can be given to `compare` with --after-env NAME=VALUE.
 
 CPU seconds are those of the search's whole process tree (parent, build workers, compilers,
 measurement children), read from the finished subprocess: on a shared host they are a
@@ -43,14 +50,21 @@ if os.environ.get(HEAVY_MAIN) == "1":
 
 def run_one(args: argparse.Namespace) -> int:
     """One search, one JSON line on stdout."""
+    import dataclasses
+
     import autoscheduler as autosched
+    from tunefarm.measure import MeasureSettings
     from tunefarm.tune.factory import make_tuner
     from tunefarm.tune.tuner import MeasureOption
 
     os.environ["TUNEFARM_CACHE"] = tempfile.mkdtemp(prefix="tunefarm-speed-")
     op = autosched.OPS[args.op]
-    tuner = make_tuner("sketch", op.task, args.seed)
-    option = MeasureOption.local(autosched.SEARCH)
+    tuner = make_tuner("sketch" if args.policy == "sketch" else "xgb", op.task, args.seed)
+    settings = autosched.SEARCH
+    adaptive = "max_repeat" in MeasureSettings.__dataclass_fields__ and not args.fixed_repeats
+    if adaptive:
+        settings = dataclasses.replace(settings, repeat=2, max_repeat=6, target_cv=0.05)
+    option = MeasureOption.local(settings)
     try:
         start = time.perf_counter()
         summary = tuner.tune(args.trials, option, batch_size=16)
@@ -59,7 +73,10 @@ def run_one(args: argparse.Namespace) -> int:
         option.close()
     _stop_forkserver()
     config = autosched.best_config(tuner)
-    row = {"op": args.op, "seed": args.seed, "trials": summary.trials, "tune_s": tune_s,
+    rechecks = list(getattr(tuner, "rechecks", ()))
+    row = {"op": args.op, "policy": args.policy, "seed": args.seed, "trials": summary.trials,
+           "tune_s": tune_s, "adaptive_repeats": adaptive, "rechecks": len(rechecks),
+           "refuted": sum(not r.believed for r in rechecks),
            "trials_per_s": summary.trials / tune_s, "search_gflops": summary.best_gflops,
            "errors": dict(summary.errors),
            "config": None if config is None else config.to_json()}  # fmt: skip
@@ -79,15 +96,19 @@ def _stop_forkserver() -> None:
 
 
 def _subprocess(
-    tree: Path | None, op: str, trials: int, seed: int, heavy_main: bool
+    tree: Path | None, op: str, args: argparse.Namespace, policy: str
 ) -> dict[str, Any]:
     """`one` in a subprocess importing tunefarm from `tree` (None: this checkout)."""
     env = dict(os.environ)
-    env[HEAVY_MAIN] = "1" if heavy_main else "0"
+    env[HEAVY_MAIN] = "1" if args.heavy_main else "0"
     if tree is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(tree / "shared"), str(HERE)])
-    cmd = [sys.executable, str(Path(__file__).resolve()), "one", "--op", op]
-    cmd += ["--trials", str(trials), "--seed", str(seed)]
+    else:
+        env.update(kv.split("=", 1) for kv in args.after_env)
+    cmd = [sys.executable, str(Path(__file__).resolve()), "one", "--op", op, "--policy", policy]
+    cmd += ["--trials", str(args.trials), "--seed", str(args.seed)]
+    if args.fixed_repeats:
+        cmd.append("--fixed-repeats")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -126,13 +147,14 @@ def compare(args: argparse.Namespace) -> int:
     base = Path(args.base).resolve()
     rows: list[dict[str, Any]] = []
     for rnd in range(args.rounds):
-        for op in args.ops.split(","):
+        for op, policy in [(o, p) for p in args.policies.split(",") for o in args.ops.split(",")]:
             order = ["before", "after"] if rnd % 2 == 0 else ["after", "before"]
             for which in order:
                 tree = base if which == "before" else None
-                row = _subprocess(tree, op, args.trials, args.seed, args.heavy_main)
-                row.update(which=which, round=rnd)
-                print(f"{which:6s} {op} r{rnd}: {row['trials']} trials in {row['tune_s']:.1f} s "
+                row = _subprocess(tree, op, args, policy)
+                row.update(which=which, round=rnd, policy=policy, load=os.getloadavg()[0])
+                print(f"{which:6s} {op} {policy} r{rnd}: {row['trials']} trials in "
+                      f"{row['tune_s']:.1f} s "
                       f"({row['trials_per_s']:.2f}/s, {row['cpu_s_per_trial']:.2f} CPU s/trial), "
                       f"search best {row['search_gflops']:.1f} GFLOPS",
                       file=sys.stderr, flush=True)  # fmt: skip
@@ -149,16 +171,18 @@ def table(rows: list[dict[str, Any]]) -> str:
     head = ["op", "trials", "trials/s before", "after", "ratio", "CPU s/trial before", "after",
             "ratio", "best GFLOPS before", "after"]  # fmt: skip
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for op in dict.fromkeys(r["op"] for r in rows):
+    for op, policy in dict.fromkeys((r["op"], r.get("policy", "sketch")) for r in rows):
+        mine = [r for r in rows if r["op"] == op and r.get("policy", "sketch") == policy]
 
-        def med(which: str, key: str, op: str = op) -> float:
-            return statistics.median(r[key] for r in rows if r["op"] == op and r["which"] == which)
+        def med(which: str, key: str, mine: list[dict[str, Any]] = mine) -> float:
+            return statistics.median(r[key] for r in mine if r["which"] == which)
 
         tps = [med(w, "trials_per_s") for w in ("before", "after")]
         cpu = [med(w, "cpu_s_per_trial") for w in ("before", "after")]
         gf = [med(w, "final_gflops") for w in ("before", "after")]
-        trials = max(r["trials"] for r in rows if r["op"] == op)
-        cells = [op, str(trials), f"{tps[0]:.2f}", f"{tps[1]:.2f}", f"{tps[1] / tps[0]:.2f}",
+        trials = max(r["trials"] for r in mine)
+        cells = [f"{op} ({policy})", str(trials), f"{tps[0]:.2f}", f"{tps[1]:.2f}",
+                 f"{tps[1] / tps[0]:.2f}",
                  f"{cpu[0]:.2f}", f"{cpu[1]:.2f}", f"{cpu[0] / cpu[1]:.2f}", f"{gf[0]:.1f}",
                  f"{gf[1]:.1f}"]  # fmt: skip
         lines.append("| " + " | ".join(cells) + " |")
@@ -170,9 +194,18 @@ def main(argv: list[str] | None = None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     one = sub.add_parser("one", help="one search, one JSON line")
     one.add_argument("--op", default="conv_56_64_64_3x3")
+    one.add_argument("--policy", choices=("sketch", "template"), default="sketch")
     cmp = sub.add_parser("compare", help="interleaved searches: --base tree against this one")
     cmp.add_argument("--base", required=True, help="a source tree with shared/tunefarm")
     cmp.add_argument("--ops", default=DEFAULT_OPS)
+    cmp.add_argument("--policies", default="sketch,template", help="sketch and/or template")
+    cmp.add_argument(
+        "--after-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set in the environment of the 'after' searches only",
+    )
     cmp.add_argument("--rounds", type=int, default=2)
     cmp.add_argument("--final-rounds", type=int, default=5)
     cmp.add_argument("--json", help="write the rows here")
@@ -185,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     for q in (one, cmp):
         q.add_argument("--trials", type=int, default=64)
         q.add_argument("--seed", type=int, default=0)
+        q.add_argument("--fixed-repeats", action="store_true", help="SEARCH's repeat=3 as is")
     args = p.parse_args(argv)
     return run_one(args) if args.cmd == "one" else compare(args)
 

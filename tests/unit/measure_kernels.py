@@ -50,6 +50,16 @@ KERNELS = {
     "segv": "*(volatile float*)0 = c[0];\n    return 0;",
     "loop": "volatile int spin = 1;\n    while (spin) {}\n    return 0;",
     "fail": "return 3;",
+    # two OpenMP threads: the pool outlives the kernel's library in a persistent measurer
+    "omp": (
+        "#pragma omp parallel for num_threads(2)\n"
+        "    for (int i = 0; i < N; ++i) c[i] = a[i] + b[i];\n    return 0;"
+    ),
+    # the right answer 64 times over: volatile stores cannot be merged, so about 64x "add"
+    "slow": (
+        "volatile float* vc = c;\n    for (int r = 0; r < 64; ++r)\n"
+        "        for (int i = 0; i < N; ++i) vc[i] = a[i] + b[i];\n    return 0;"
+    ),
 }
 
 

@@ -26,6 +26,7 @@ EXPECTED = {
     "roberta.legacy": 2, "roberta.dynamo": 2, "gpt2.legacy": 2, "gpt2.dynamo": 2,
     "hf_vit.legacy": 2, "hf_vit.dynamo": 2, "vit.legacy": 2, "vit.dynamo": 2,
     "swin.legacy": 3, "swin.dynamo": 3, "t5_encoder.legacy": 2,
+    "whisper_encoder.legacy": 2, "whisper_encoder.dynamo": 2,
 }  # fmt: skip
 
 

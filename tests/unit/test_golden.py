@@ -230,6 +230,13 @@ for _prec in ("tf32", "fp16"):
                   weight=(40, 72)),
         {},
     )  # fmt: skip
+    # conv2d on tensor cores: an implicit GEMM over NCHW staged in shared memory
+    CASES[("cuda", f"conv2d_{_prec}_mma")] = (
+        Task.make("conv2d", target=f"cuda -arch=sm_90 -precision={_prec}", data=(1, 24, 14, 14),
+                  weight=(40, 24, 3, 3), strides=(2, 2), padding=(1, 1, 1, 1),
+                  epilogue=("bias", "residual", "relu")),
+        {},
+    )  # fmt: skip
 SUFFIX = {"cpu": ".c", "cuda": ".cu", "opencl": ".cl", "vta": ".s"}
 
 

@@ -65,6 +65,7 @@ CASES: list[tuple[str, dict, dict, dict, int]] = [
     ),
     ("relu", {"x": (2, 3)}, {}, {}, 1),
     ("sigmoid", {"x": (2, 3)}, {}, {}, 1),
+    ("silu", {"x": (2, 3)}, {}, {}, 1),
     ("hard_swish", {"x": (2, 3)}, {}, {}, 1),
     ("leaky_relu", {"x": (2, 3)}, {"alpha": 0.1}, {}, 1),
     ("clip", {"x": (2, 3)}, {"lo": -0.5, "hi": 0.5}, {}, 1),
@@ -96,6 +97,14 @@ CASES: list[tuple[str, dict, dict, dict, int]] = [
     ("expand", {"x": (3, 1)}, {"shape": [2, 3, 4]}, {}, 1),
     ("slice", {"x": (3, 5)}, {"axis": -1, "begin": 1, "end": 4}, {}, 1),
     ("layer_norm", {"x": (2, 3, 4)}, {"axis": 1, "epsilon": 1e-5}, {"g": (3, 4), "b": (3, 4)}, 1),
+    # q [B,H,Sq,D], K^T [B,H,D,Sk], v [B,H,Sk,D], an additive mask over the keys
+    (
+        "attention",
+        {"q": (1, 2, 3, 4), "k": (1, 2, 4, 5), "v": (1, 2, 5, 4)},
+        {"scale": 0.5},
+        {"m": (1, 1, 1, 5)},
+        1,
+    ),
 ]
 # ops reading integers (gather's indices, cast's source): cases in test_transformer_import.py
 INT_INPUT_OPS = {"gather", "cast"}

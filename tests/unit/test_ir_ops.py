@@ -275,6 +275,7 @@ UNARY = [
     (lambda t: ops.relu(t), ref.relu),
     (lambda t: ops.clip(t, -0.5, 0.7), lambda a: ref.clip(a, -0.5, 0.7)),
     (lambda t: ops.sigmoid(t), ref.sigmoid),
+    (lambda t: ops.silu(t), ref.silu),
     (lambda t: ops.hard_sigmoid(t, 0.3, 0.4), lambda a: ref.hard_sigmoid(a, 0.3, 0.4)),
     (lambda t: ops.hard_swish(t), ref.hard_swish),
     (lambda t: ops.leaky_relu(t, 0.1), lambda a: ref.leaky_relu(a, 0.1)),

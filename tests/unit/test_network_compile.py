@@ -141,3 +141,94 @@ def test_grouped_conv_with_fused_epilogue_matches_onnxruntime(tmp_path) -> None:
     inputs = random_inputs(graph)
     got = GraphExecutor.load(tmp_path / "g.tfa").run(inputs)
     assert relative_error(got, onnxruntime_outputs(model, inputs)) <= TOLERANCE
+
+
+def _se_block_model(channels: int) -> bytes:
+    """conv -> squeeze-excite (global pool, 1x1 convs, sigmoid) -> x * gate, then x * a
+    per-channel constant [1, C, 1, 1], a per-channel divisor on the other side and a
+    [C, 1, 1] shift."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    c = channels
+
+    def arr(name: str, *shape: int) -> onnx.TensorProto:
+        return numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+
+    params = [arr("w", c, 3, 3, 3), arr("w1", 4, c, 1, 1), arr("w2", c, 4, 1, 1)]
+    params.append(numpy_helper.from_array(rng.uniform(0.5, 2, (1, c, 1, 1)).astype("f4"), "k"))
+    params.append(arr("k3", c, 1, 1))
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["a"], pads=[1, 1, 1, 1], name="conv"),
+        helper.make_node("Relu", ["a"], ["r"], name="relu"),
+        helper.make_node("GlobalAveragePool", ["r"], ["p"], name="pool"),
+        helper.make_node("Conv", ["p", "w1"], ["f1"], name="fc1"),
+        helper.make_node("Relu", ["f1"], ["f1r"], name="fc1_relu"),
+        helper.make_node("Conv", ["f1r", "w2"], ["f2"], name="fc2"),
+        helper.make_node("Sigmoid", ["f2"], ["gate"], name="gate"),
+        helper.make_node("Mul", ["gate", "r"], ["s"], name="excite"),  # the gate first
+        helper.make_node("Mul", ["s", "k"], ["sk"], name="scale"),
+        helper.make_node("Div", ["k", "sk"], ["d"], name="divide"),
+        helper.make_node("Add", ["d", "k3"], ["d3"], name="shift"),  # a [C, 1, 1] constant
+        helper.make_node("Conv", ["d3", "w1"], ["y"], name="head"),
+    ]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 12])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 12, 12])
+    model = helper.make_model(
+        helper.make_graph(nodes, "se", [x], [y], params),
+        opset_imports=[helper.make_opsetid("", 13)],
+    )
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model.SerializeToString()
+
+
+def test_per_channel_multiply_stays_blocked(tmp_path) -> None:
+    """A squeeze-excite gate and per-channel constants multiply a blocked activation in its
+    own layout: no layout transform around them, and ONNX Runtime's output."""
+    model = _se_block_model(32)
+    _, graph = load_model(model)
+    compiled = compile_graph(graph, "cpu", optimized=True)
+    assert [n.op for n in graph.nodes].count("mul") == 2 and "add" in [n.op for n in graph.nodes]
+    transforms = [c.node for c in compiled.plan.calls if "layout_transform" in c.kernel]
+    assert transforms == ["y->NCHW"]  # only the network's output, to the logical layout
+    compiled.save(tmp_path / "se.tfa")
+    inputs = random_inputs(graph, seed=2)
+    got = GraphExecutor.load(tmp_path / "se.tfa").run(inputs)
+    assert relative_error(got, onnxruntime_outputs(model, inputs)) <= TOLERANCE
+
+
+def test_conv_split_into_bands_stays_blocked_and_matches_onnxruntime(tmp_path) -> None:
+    """DeepLabV3's ASPP at rate 12 on a 14x14 map: split into bands (graph.passes.conv_taps),
+    whose slices along H and W and concats read and write the blocked layout."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(1)
+    w0 = numpy_helper.from_array(rng.standard_normal((32, 3, 3, 3)).astype(np.float32), "w0")
+    w1 = numpy_helper.from_array(rng.standard_normal((16, 32, 3, 3)).astype(np.float32), "w1")
+    b1 = numpy_helper.from_array(rng.standard_normal(16).astype(np.float32), "b1")
+    nodes = [
+        helper.make_node("Conv", ["x", "w0"], ["a"], pads=[1, 1, 1, 1], name="stem"),
+        helper.make_node(
+            "Conv", ["a", "w1", "b1"], ["c"], pads=[12] * 4, dilations=[12, 12], name="aspp"
+        ),  # fmt: skip
+        helper.make_node("Relu", ["c"], ["y"], name="relu"),
+    ]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 14, 14])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 14, 14])
+    model = helper.make_model(
+        helper.make_graph(nodes, "aspp", [x], [y], [w0, w1, b1]),
+        opset_imports=[helper.make_opsetid("", 13)],
+    )
+    model.ir_version = 8
+    _, graph = load_model(model.SerializeToString())
+    compiled = compile_graph(graph, "cpu")
+    kernels = [c.kernel.split("_", 1)[1] for c in compiled.plan.calls]
+    assert kernels.count("conv2d") == 10 and "slice" in kernels and "concat" in kernels
+    transforms = [c.node for c in compiled.plan.calls if "layout_transform" in c.kernel]
+    assert transforms == ["y->NCHW"]
+    compiled.save(tmp_path / "aspp.tfa")
+    inputs = random_inputs(graph, seed=3)
+    got = GraphExecutor.load(tmp_path / "aspp.tfa").run(inputs)
+    assert relative_error(got, onnxruntime_outputs(model.SerializeToString(), inputs)) <= TOLERANCE

@@ -96,7 +96,13 @@ def instantiate(task: Task, config: Config | Mapping[str, Any]) -> KernelDef:
     values = config.as_dict() if isinstance(config, Config) else dict(config)
     if is_sketch(values):
         steps = [S.step_from_list(s) for s in values[S.SKETCH_KNOB]]
-        return dataclasses.replace(base_kernel(task), steps=steps)
+        # a state that asks for an intrinsic (tensor cores) is rendered by the template that
+        # writes that code; any other state's steps schedule the compute definition
+        tensorize = getattr(tpl, "tensorize", None)
+        kdef = tensorize(task, steps, target) if tensorize is not None else None
+        if kdef is not None:
+            return kdef
+        return dataclasses.replace(base_kernel(task), steps=steps, code=None)
     return tpl.instantiate(task, values, target)
 
 
@@ -116,17 +122,24 @@ def base_kernel(task: Task) -> KernelDef:
     """The template's default kernel: the compute definition (and argument layouts) that
     sketches schedule. Its steps are the template's default schedule."""
     _, tpl, target = _lookup(task)
+    compute = getattr(tpl, "compute_kernel", None)  # a template that writes its own code
+    if compute is not None:
+        return compute(task, target)
     return tpl.instantiate(task, tpl.default_config(task, target), target)
 
 
 def sketches(task: Task) -> tuple[list[Sketch], SketchParams]:
     """The sketches the task's backend derives for its compute definition, and the backend's
     sampling numbers; TaskError when the backend has no sketch rules."""
-    backend, _, target = _lookup(task)
+    backend, tpl, target = _lookup(task)
     rules_of = getattr(backend, "sketch_rules", None)
     if rules_of is None:
         raise TaskError(f"target {task.target!r} has no sketch rules; use --policy template")
     rules, params = rules_of(target)
+    # a template that renders an intrinsic (tensor cores) adds the rule that asks for it
+    own = getattr(tpl, "sketch_rules", None)
+    if own is not None:
+        rules = (*own(target), *rules)
     kdef = base_kernel(task)
     return derive_sketches(kdef.outputs, kdef.inputs, rules), params
 
@@ -144,9 +157,11 @@ def generate_source(inp: MeasureInput) -> KernelSource:
         func = lower(Schedule(kdef.outputs, kdef.inputs).apply_all(kdef.steps))
         code = backend.emit(func, target)
     flop = float(tpl.flops(inp.task))
-    return KernelSource(
-        code, "tf_entry", tuple(specs), kdef.io_key, flop, backend.toolchain(target)
-    )
+    # a backend may build its candidates differently from its networks' kernels (OpenCL:
+    # compiled in the build worker to warm the driver's cache, `opencl/prebuild.py`)
+    candidate_toolchain = getattr(backend, "candidate_toolchain", None)
+    tc = candidate_toolchain(target, specs) if candidate_toolchain else backend.toolchain(target)
+    return KernelSource(code, "tf_entry", tuple(specs), kdef.io_key, flop, tc)
 
 
 def random_inputs(task: Task, seed: int) -> dict[str, np.ndarray]:
@@ -191,7 +206,9 @@ def local_builder(**options: Any) -> LocalBuilder:
 
 def local_runner(settings: MeasureSettings, kind: str = "cpu", seed: int = 0) -> LocalRunner:
     """A LocalRunner for this machine's device of `kind`, checking against this registry's
-    reference data. Device backends (`persistent_measurer`) keep one measurer process."""
+    reference data. Backends with `persistent_measurer` keep one measurer process; those with
+    `kernels_in_process` (host code) retire it after any failed candidate."""
     backend = get_backend(kind)
     persistent = bool(getattr(backend, "persistent_measurer", False))
-    return LocalRunner(settings, reference_io, backend.kernel_loader, seed, persistent)
+    in_process = bool(getattr(backend, "kernels_in_process", False))
+    return LocalRunner(settings, reference_io, backend.kernel_loader, seed, persistent, in_process)

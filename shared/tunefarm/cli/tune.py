@@ -124,7 +124,7 @@ def _json(result, graph, tgt: str) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     from tunefarm.compiler import CompileError
-    from tunefarm.recipe import TOLERANCE, JobOptions, RecipeError, check_log, run_job
+    from tunefarm.recipe import JobOptions, RecipeError, check_log, run_job, tolerance_for
     from tunefarm.runtime.artifact import ArtifactError
     from tunefarm.store import StoreError
 
@@ -186,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         report_choices(result.compiled, out)
     _print_latencies(result, out)
-    tolerance = INT8_TOLERANCE if quant else TOLERANCE
+    tolerance = INT8_TOLERANCE if quant else tolerance_for(tgt)
     ok = result.evaluation.end_to_end.relative_error <= tolerance
     if not ok:
         print(

@@ -90,6 +90,7 @@ UNARY_FNS = {
     "relu": "relu",
     "sigmoid": "sigmoid",
     "hard_swish": "hard_swish",
+    "silu": "silu",
     "leaky_relu": "leaky_relu",
     "clip": "clip",
     "hard_sigmoid": "hard_sigmoid",
@@ -361,25 +362,75 @@ class _Lowering:
         self.call_default(task, [buf, out])
 
     def binary(self, node: Node) -> None:
-        """Same-shaped activations stay in the first one's layout; broadcasts run logical."""
+        """Same-shaped activations stay in the first one's layout; so does a blocked
+        activation times (plus, ...) a per-channel value (`channel_operand`); other
+        broadcasts run logical."""
         a, b = node.inputs
         same = self.g.shape(a) == self.g.shape(b) and not (self.g.is_param(a) or self.g.is_param(b))
         layout = self.layout.get(a) if same else None
+        if not same:
+            blocked = self.channel_operand(a, b)
+            if blocked is not None:
+                task = Task.make(
+                    "elementwise",
+                    target=self.target,
+                    fn=BINARY_FNS[node.op],
+                    shapes=[self.buffers[x].shape for x in blocked[0]],
+                )
+                out_shape = physical_shape(self.g.shape(node.outputs[0]), blocked[1])
+                out = self.define(node.outputs[0], out_shape, blocked[1])
+                self.call_default(task, [*blocked[0], out])
+                return
         bufs = [self.in_layout(v, layout) for v in (a, b)]
         shapes = [self.buffers[x].shape for x in bufs]
         task = Task.make("elementwise", target=self.target, fn=BINARY_FNS[node.op], shapes=shapes)
         out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
         self.call_default(task, [*bufs, self.define(node.outputs[0], out_shape, layout)])
 
+    def channel_operand(self, a: str, b: str) -> tuple[list[str], Layout] | None:
+        """([buffer of a, buffer of b], layout) when one operand is a 4-D activation held in
+        a blocked layout and the other is per channel ([1 or N, C, 1, 1]: a squeeze-excite
+        gate, a computed scale; or a [C, 1, 1] constant: DenseNet's batch norms before
+        its convs) with the result the activation's shape: then both are
+        read blocked, the per-channel one as [., C/b, 1, 1, b], which is its own memory
+        (`same_memory`), and broadcasting does the rest. Without it the SE block's multiply
+        costs a layout transform each way around a logical kernel (regnet_y_400mf's legacy
+        export: 3 of its 11 ms). None otherwise."""
+        shapes = {v: tuple(self.g.shape(v)) for v in (a, b)}
+        for big, small in ((a, b), (b, a)):
+            layout = self.layout.get(big)
+            s, t = shapes[big], shapes[small]
+            if self.g.is_param(small) and t == (s[1:2] + (1, 1) if len(s) == 4 else None):
+                t = (1, *t)  # a [C, 1, 1] constant (a batch norm not after a conv)
+            if (
+                self.g.is_param(big)
+                or block(layout) <= 1
+                or len(s) != 4
+                or len(t) != 4
+                or t[1:] != (s[1], 1, 1)
+                or t[0] not in (1, s[0])
+            ):
+                continue
+            if self.g.is_param(small):
+                phys = physical_shape(t, layout)
+                key = f"as {layout}"
+                small_buf = self.param(small, lambda x, phys=phys: x.reshape(phys), key)
+            else:
+                small_buf = self.in_layout(small, layout)
+            bufs = {big: self.held(big), small: small_buf}
+            return [bufs[a], bufs[b]], layout
+        return None
+
     def concat(self, node: Node) -> None:
-        """Channel concat stays blocked when every input is in the same block (inception's
-        and squeezenet's branch outputs), else runs logical."""
+        """Concat along C, H or W stays blocked when every input is in the same block
+        (inception's and squeezenet's branch outputs; the bands of a split conv), else
+        runs logical."""
         ins = node.inputs
         rank = len(self.g.shape(ins[0]))
         axis = int(node.attrs["axis"]) % rank
         layouts = {self.layout.get(v) for v in ins}
         layout = next(iter(layouts)) if len(layouts) == 1 else None
-        if layout is not None and not (axis == 1 and rank == 4):
+        if layout is not None and not (axis in (1, 2, 3) and rank == 4):
             layout = None
         bufs = [self.in_layout(v, layout) for v in ins]
         shapes = [self.buffers[x].shape for x in bufs]
@@ -509,19 +560,25 @@ class _Lowering:
         self.buf_of[node.outputs[0]], self.layout[node.outputs[0]] = out, None
 
     def slice(self, node: Node) -> None:
-        src = self.logical(node.inputs[0])
-        a = node.attrs
+        """A slice along H or W of a blocked activation stays blocked: those axes index the
+        blocked array as they index the logical one (a conv split into bands slices its
+        input so); other slices run logical."""
+        value, a = node.inputs[0], node.attrs
+        rank, layout = len(self.g.shape(value)), self.layout.get(value)
+        axis = int(a["axis"])
+        if not (rank == 4 and axis % rank in (2, 3) and block(layout) > 1):
+            layout = None
+        src = self.in_layout(value, layout)
         task = Task.make(
             "slice",
             target=self.target,
             shape=self.buffers[src].shape,
-            axis=int(a["axis"]),
+            axis=axis % rank if layout else axis,
             begin=int(a["begin"]),
             end=int(a["end"]),
         )
-        self.call_default(
-            task, [src, self.define(node.outputs[0], self.g.shape(node.outputs[0]), None)]
-        )
+        out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
+        self.call_default(task, [src, self.define(node.outputs[0], out_shape, layout)])
 
     # -- the network's edges ---------------------------------------------------------------
     def bind_inputs(self) -> list[tuple[str, str]]:

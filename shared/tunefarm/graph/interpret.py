@@ -140,6 +140,7 @@ KERNELS: dict[str, Kernel] = {
     "relu": _unary(R.relu),
     "sigmoid": _unary(R.sigmoid),
     "hard_swish": _unary(R.hard_swish),
+    "silu": _unary(R.silu),
     "leaky_relu": _unary(R.leaky_relu, "alpha"),
     "clip": _unary(R.clip, "lo", "hi"),
     "hard_sigmoid": _unary(R.hard_sigmoid, "alpha", "beta"),

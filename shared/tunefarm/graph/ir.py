@@ -10,7 +10,7 @@ Op set (logical NCHW layout for 4-D activations, OIHW weights; `attrs` as listed
   dense           [data (N,K), weight (O,K), (bias (O,))]     (+ epilogue after fusion)
   matmul          [a, b]                  numpy matmul semantics (batched, broadcast)
   batch_norm      [data, scale, bias, mean, var]  epsilon
-  relu sigmoid hard_swish                 []
+  relu sigmoid silu hard_swish            []
   leaky_relu      alpha;  clip  lo hi;  hard_sigmoid  alpha beta
   add sub mul div [a, b]                  numpy broadcasting
   lrn             size alpha beta bias
@@ -56,6 +56,7 @@ OPS = (
     "batch_norm",
     "relu",
     "sigmoid",
+    "silu",
     "hard_swish",
     "leaky_relu",
     "clip",

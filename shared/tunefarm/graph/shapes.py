@@ -514,6 +514,7 @@ RULES: dict[str, Rule] = {
     "relu": _unary,
     "sigmoid": _unary,
     "hard_swish": _unary,
+    "silu": _unary,
     "leaky_relu": _unary,
     "clip": _clip,
     "hard_sigmoid": _unary,

@@ -408,6 +408,12 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False)
 
 
+def silu(x: np.ndarray) -> np.ndarray:
+    """x * sigmoid(x) (SiLU, swish: EfficientNet's activation)."""
+    x = _arr(x, "x")
+    return (x * sigmoid(x)).astype(x.dtype, copy=False)
+
+
 def hard_sigmoid(x: np.ndarray, alpha: float = 0.2, beta: float = 0.5) -> np.ndarray:
     """max(0, min(1, alpha * x + beta))."""
     x = _arr(x, "x")
@@ -653,7 +659,7 @@ OPS: dict[str, Callable[..., np.ndarray]] = {
         dense, matmul, batch_matmul,
         max_pool2d_nchw, avg_pool2d_nchw, global_avg_pool2d_nchw, global_max_pool2d_nchw,
         add, subtract, multiply, divide, maximum, minimum, bias_add,
-        relu, clip, sigmoid, hard_sigmoid, hard_swish, leaky_relu, cast,
+        relu, clip, sigmoid, silu, hard_sigmoid, hard_swish, leaky_relu, cast,
         softmax, log_softmax, layout_transform,
         erf, tanh, sqrt, square, gelu, equal, where, gather, broadcast_to, layer_norm,
     )

@@ -21,6 +21,7 @@ from tunefarm.measure.types import (
     MeasureInput,
     MeasureResult,
     MeasureSettings,
+    Recheck,
     Toolchain,
 )
 
@@ -40,6 +41,7 @@ __all__ = [
     "MeasureInput",
     "MeasureResult",
     "MeasureSettings",
+    "Recheck",
     "Runner",
     "SourceGenerator",
     "Timing",

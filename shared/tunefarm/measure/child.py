@@ -138,14 +138,32 @@ def check_outputs(
     return None
 
 
+IO_CACHE = 4  # reference-data files a persistent measurer keeps loaded (one per workload)
+_io_cache: dict[str, KernelIO] = {}
+
+
+def load_io(path: str) -> KernelIO:
+    """The reference data at `path`, read once per process: a persistent measurer times many
+    candidates of one workload, and reading a conv's .npz for each cost more than timing it.
+    `measure_job` hands each kernel copies (device loaders read outputs back into the arrays
+    they were given)."""
+    io = _io_cache.pop(path, None)
+    if io is None:
+        io = KernelIO.load(path)
+        while len(_io_cache) >= IO_CACHE:
+            _io_cache.pop(next(iter(_io_cache)))
+    _io_cache[path] = io  # most recent last
+    return io
+
+
 def measure_job(job: dict[str, Any]) -> dict[str, Any]:
     """Load, check and time one candidate in this process; its reply dict. The kernel is
     closed afterwards where its loader gives it a `close` (a persistent measurer unloads
     every candidate's module and frees its buffers)."""
     settings = MeasureSettings.from_json(job["settings"])
     specs = tuple(ArgSpec.from_json(s) for s in job["arg_specs"])
-    io = KernelIO.load(job["io_path"])
-    kernel = job["loader"](job["artifact"], io.args)
+    io = load_io(job["io_path"])
+    kernel = job["loader"](job["artifact"], [a.copy() for a in io.args])
     try:
         return _check_and_time(kernel, io, specs, settings)
     finally:

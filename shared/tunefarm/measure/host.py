@@ -7,6 +7,11 @@ Every argument is a 64-byte aligned buffer (one cache line, one zmm register). T
 the library with a monotonic clock keeps Python call overhead out of small kernels. Backends
 whose kernels run on the host CPU (`cpu`) emit code for this ABI and measure with
 `load_host_kernel`; the network runtime uses the same buffers.
+
+A persistent measurer loads thousands of candidates into one process, so `close` unloads
+each library again (dlclose): its code and data pages would otherwise stay mapped. The
+OpenMP runtime the kernels link (libgomp) is pinned first: unloading the last kernel would
+otherwise unload it too, under its idle pool threads, which then fault (SIGSEGV).
 """
 
 from __future__ import annotations
@@ -28,12 +33,31 @@ def aligned_copy(array: np.ndarray) -> np.ndarray:
     return out
 
 
+OPENMP_RUNTIMES = ("libgomp.so.1",)  # loaded once per process and never unloaded
+_pinned: list[ctypes.CDLL] = []
+
+
+def pin_openmp() -> None:
+    """Load the OpenMP runtime globally, once, so no dlclose of a kernel drops it."""
+    if _pinned:
+        return
+    for name in OPENMP_RUNTIMES:
+        try:
+            _pinned.append(ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL))
+        except OSError:  # not installed: the kernels cannot use it either
+            continue
+    if not _pinned:
+        _pinned.append(ctypes.CDLL(None))  # nothing to pin; do not look again
+
+
 class HostKernel:
     """A loaded host library and its argument buffers (aligned copies of the given arrays)."""
 
     def __init__(self, artifact: str, args: list[np.ndarray]) -> None:
         self.buffers = [aligned_copy(a) for a in args]
+        pin_openmp()
         lib = ctypes.CDLL(artifact)
+        self._handle: int | None = lib._handle
         self._entry, self._timer = lib.tf_entry, lib.tf_time
         argv_t = ctypes.POINTER(ctypes.c_void_p)
         self._entry.restype, self._entry.argtypes = ctypes.c_int32, [argv_t]
@@ -49,6 +73,21 @@ class HostKernel:
 
     def time(self, number: int) -> float:
         return float(self._timer(self._argv, number))
+
+    def close(self) -> None:
+        """Unload the library (once); the kernel cannot run afterwards."""
+        handle, self._handle = self._handle, None
+        if handle is None:
+            return
+        self._entry = self._timer = None
+        _dlclose(handle)
+
+
+def _dlclose(handle: int) -> None:
+    """dlclose through the process's own symbols (libc on glibc 2.34+, libdl before)."""
+    fn = ctypes.CDLL(None).dlclose
+    fn.argtypes, fn.restype = [ctypes.c_void_p], ctypes.c_int
+    fn(handle)
 
 
 def load_host_kernel(artifact: str, args: list[np.ndarray]) -> HostKernel:

@@ -1,5 +1,5 @@
-"""A persistent measurer: one long-lived process per device that measures candidate after
-candidate, replaced only when one of them breaks it.
+"""A persistent measurer: one long-lived process per device (or per core set, for host
+kernels) that measures candidate after candidate, replaced only when one of them breaks it.
 
 Why: a fresh process per candidate (`measure.zygote`) is right for host kernels, which run
 in the process and may scribble over its memory; on a GPU it costs a new device context per
@@ -13,6 +13,15 @@ returns. The parent turns each into an error reply for that candidate only: a ha
 at the time limit, a crash is read as the process's death, and after any exception while
 loading or running (the context may be poisoned) the measurer replies and exits. The next
 candidate gets a fresh measurer; the batch goes on.
+
+Host kernels (the `cpu` backend) run inside the measurer itself, so one that writes out of
+bounds could corrupt it unseen. What can be seen is handled: a segfault or a hang costs the
+candidate and the process as above, and a job marked `in_process` (a host kernel) that fails
+in any way, a wrong answer or a nonzero return included, also retires its measurer after the
+reply, so a candidate that scribbled and then answered wrong never shares a process with the
+next. A candidate that scribbles and still answers right is the residual risk that a fresh
+process per candidate (TUNEFARM_PERSISTENT_MEASURER=0) does not have; its price is about
+0.1 s of process start, reference-data load and library load per candidate.
 """
 
 from __future__ import annotations
@@ -39,8 +48,9 @@ def _error(error_no: MeasureErrorNo, msg: str) -> dict[str, Any]:
 def measure_in_place(job: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """(reply, whether this process may go on measuring) for one job measured here.
 
-    Wrong answers and clean kernel errors leave the process usable; an exception (a driver
-    error, a fault) may have poisoned the device context, so the process should exit."""
+    Wrong answers and clean kernel errors of a device kernel leave the process usable; an
+    exception (a driver error, a fault) may have poisoned the device context, so the process
+    should exit."""
     try:
         return child.measure_job(job), True
     except Exception as exc:
@@ -58,6 +68,8 @@ def measurer_main(conn: Connection) -> None:
         if job is None:
             return
         reply, healthy = measure_in_place(job)
+        if job.get("in_process") and reply["error_no"] != int(MeasureErrorNo.NO_ERROR):
+            healthy = False  # a failed host kernel may have scribbled over this process
         reply["measurer_pid"], reply["measurer_exits"] = os.getpid(), not healthy
         conn.send(reply)
         if not healthy:

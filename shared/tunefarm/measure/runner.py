@@ -1,10 +1,13 @@
 """Runners: built candidates -> measured costs (or an error code), batch in, batch out.
 
-`LocalRunner` measures one candidate at a time, each in a fresh child process, because a
+`LocalRunner` measures one candidate at a time, outside the tuner's process, because a
 generated kernel may segfault, scribble over memory or never return, and none of that may
 take the tuner down or poison the next measurement. Measurements never overlap, so they do
-not compete for cores or caches. The children are forked by a long-lived clean process
-(`measure.zygote`), which makes a fresh process per candidate cost milliseconds.
+not compete for cores or caches. Either each candidate gets a fresh child forked by a
+long-lived clean process (`measure.zygote`), or one long-lived measurer loads, times and
+unloads candidate after candidate and is replaced after any that crashes, hangs or fails
+(`measure.measurer`; the default of the registry's runners, TUNEFARM_PERSISTENT_MEASURER=0
+turns it off).
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ from tunefarm.measure.zygote import REAP_S, Zygote, can_fork
 
 IOFactory = Callable[[MeasureInput, int], KernelIO]  # (input, seed) -> reference data
 ENV_MAX_CV, DEFAULT_MAX_CV = "TUNEFARM_MAX_CV", 0.2
-ENV_PERSISTENT = "TUNEFARM_PERSISTENT_MEASURER"  # "0": a fresh process per device candidate
+ENV_PERSISTENT = "TUNEFARM_PERSISTENT_MEASURER"  # "0": a fresh process per candidate
+ENV_OVERLAP = "TUNEFARM_OVERLAP_HOST_BUILDS"  # "1": host builds overlap host measurement
 
 
 class Runner(ABC):
@@ -73,8 +77,11 @@ class LocalRunner(Runner):
         function, pickled by reference); the host ABI's by default.
     seed: passed to io_factory, so every candidate of a workload sees the same data.
     persistent: measure in one long-lived process (`measure.measurer`) instead of a fresh
-        one per candidate: for device kernels, which cannot touch the process's memory (the
-        GPU backends ask for it; TUNEFARM_PERSISTENT_MEASURER=0 turns it off).
+        one per candidate (the registry asks for it; TUNEFARM_PERSISTENT_MEASURER=0 turns it
+        off).
+    in_process: the kernels run in the measuring process (host code), so any failed
+        candidate retires a persistent measurer, and builds do not overlap measurement (they
+        would share its cores) unless TUNEFARM_OVERLAP_HOST_BUILDS=1.
     """
 
     def __init__(
@@ -84,6 +91,7 @@ class LocalRunner(Runner):
         loader: KernelLoader = load_host_kernel,
         seed: int = 0,
         persistent: bool = False,
+        in_process: bool = False,
     ) -> None:
         if not isinstance(settings, MeasureSettings):
             raise ValueError(f"settings must be a MeasureSettings, got {type(settings).__name__}")
@@ -101,6 +109,7 @@ class LocalRunner(Runner):
         if os.environ.get(ENV_PERSISTENT, "").strip() == "0":
             persistent = False
         self._measurer = Measurer(self._ctx) if persistent else None
+        self.in_process = bool(in_process)
         self._tmpdir = tempfile.mkdtemp(prefix="tunefarm-io-")
         self._finalizer = weakref.finalize(
             self, _cleanup, self._tmpdir, self._zygote, self._measurer
@@ -129,8 +138,11 @@ class LocalRunner(Runner):
     @property
     def overlaps_builds(self) -> bool:
         """Whether builds may run while this runner measures (a device's persistent measurer:
-        its kernels are timed on the device, not on the cores the builds use)."""
-        return self._measurer is not None
+        its kernels are timed on the device, not on the cores the builds use; host kernels
+        only where TUNEFARM_OVERLAP_HOST_BUILDS=1 lets builds share the measuring cores)."""
+        if self._measurer is None:
+            return False
+        return not self.in_process or os.environ.get(ENV_OVERLAP, "").strip() == "1"
 
     def close(self) -> None:
         """Delete the temporary reference-data files (also done at exit or on collection)."""
@@ -168,22 +180,25 @@ class LocalRunner(Runner):
             "arg_specs": [s.to_json() for s in build.arg_specs],
             "settings": self.settings.to_json(),
             "loader": self.loader,
+            "in_process": self.in_process,
         }
         reply = self._measure_in_child(job)
         error_no = MeasureErrorNo(reply["error_no"])
         if error_no != MeasureErrorNo.NO_ERROR:
             return result(error_no, reply["error_msg"])
         note = ""
-        if _cv(reply["costs"]) > self.max_cv:  # a neighbour got in the way: once more
+        # a neighbour got in the way: once more (adaptive repeats already measured more)
+        if _cv(reply["costs"]) > self.max_cv and not self.settings.adaptive:
             again = self._measure_in_child(job)
             if again["error_no"] == 0 and _cv(again["costs"]) < _cv(reply["costs"]):
                 reply = again
-            spread = _cv(reply["costs"])
-            if spread > self.max_cv:
-                note = (
-                    f"{NOISY_PREFIX} the repeats vary by {spread:.0%} (limit {self.max_cv:.0%}, "
-                    f"{ENV_MAX_CV}) after a re-measurement; the median is kept"
-                )
+        spread = _cv(reply["costs"])
+        if spread > self.max_cv:
+            again = "up to max_repeat" if self.settings.adaptive else "after a re-measurement"
+            note = (
+                f"{NOISY_PREFIX} the repeats vary by {spread:.0%} (limit {self.max_cv:.0%}, "
+                f"{ENV_MAX_CV}) {again}; the median is kept"
+            )
         used = replace(self.settings, number=int(reply["number"]))
         return result(error_no, note, tuple(reply["costs"]), used)
 

@@ -40,6 +40,26 @@ def flush_cache() -> None:
     _flush_buffer.fill(_flush_buffer[0] + 1)
 
 
+def _more(costs: list[float], number: int, settings: MeasureSettings) -> bool:
+    """Whether adaptive repeats take one more timed call (see `time_evaluator`)."""
+    if len(costs) >= settings.max_repeat or spread(costs) <= settings.target_cv:
+        return False
+    budget_s = settings.max_repeat * settings.min_repeat_ms / 1e3
+    return math.fsum(costs) * number < budget_s
+
+
+def spread(costs: list[float] | tuple[float, ...]) -> float:
+    """Coefficient of variation (sample stdev / mean) of `costs`; inf for fewer than two
+    (one sample says nothing about its spread), 0 for a zero mean."""
+    if len(costs) < 2:
+        return math.inf
+    mean = math.fsum(costs) / len(costs)
+    if mean <= 0:
+        return 0.0
+    var = math.fsum((c - mean) ** 2 for c in costs) / (len(costs) - 1)
+    return math.sqrt(var) / mean
+
+
 def _checked(per_run: float, number: int) -> float:
     value = float(per_run)
     if not math.isfinite(value) or value < 0:
@@ -75,6 +95,13 @@ def time_evaluator(
     `flush_cache` asks for a flush before every repeat, which that call did not have. `flush`
     replaces the default 64 MiB write. Raises ValueError if `fn_time` returns a non-finite or
     negative time; the measurement child turns that into a RUNTIME_ERROR.
+
+    With `settings.max_repeat` > `repeat`, calls continue past `repeat` while the spread of
+    the costs (`spread`) is above `settings.target_cv`, up to `max_repeat` calls and
+    `max_repeat * min_repeat_ms` of timed runs: a quiet measurement stops at `repeat`, a
+    noisy one buys more samples for its median where they are cheap. A kernel slower than
+    `min_repeat_ms` per run spends that budget in its first calls and stops at `repeat`
+    (it is far from the best anyway, and its extra runs would cost seconds each).
     """
     costs: list[float] = []
     number = settings.number
@@ -83,7 +110,7 @@ def time_evaluator(
         if not settings.flush_cache:
             costs.append(first)
     do_flush = flush or flush_cache
-    while len(costs) < settings.repeat:
+    while len(costs) < settings.repeat or _more(costs, number, settings):
         if costs and settings.cooldown_ms > 0:
             time.sleep(settings.cooldown_ms / 1e3)
         if settings.flush_cache:

@@ -262,6 +262,11 @@ class MeasureSettings:
     repeat: timed calls; one cost each. flush_cache: write 64 MiB before each repeat.
     cooldown_ms: sleep between repeats. timeout_s: limit for one candidate's child process.
     rtol / atol_rel: pass if |out-ref| <= atol_rel*max(1, max|ref|) + rtol*|ref|.
+    max_repeat / target_cv: repeats chosen by their spread. With max_repeat > repeat, timing
+    stops after `repeat` calls if the coefficient of variation of the costs so far is at
+    most `target_cv`, and otherwise adds one call at a time until it is or `max_repeat`
+    calls are made (the result's costs say how many). 0 (the default) keeps `repeat` fixed;
+    these two fields appear in JSON only when set, so records stay as they were.
     """
 
     number: int = 1
@@ -273,6 +278,8 @@ class MeasureSettings:
     check_correctness: bool = True
     rtol: float = 1e-4
     atol_rel: float = 1e-4
+    max_repeat: int = 0
+    target_cv: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("number", "repeat"):
@@ -289,9 +296,27 @@ class MeasureSettings:
             raise ValueError(
                 f"MeasureSettings.timeout_s must be > 0 seconds, got {self.timeout_s!r}"
             )
+        cap = self.max_repeat
+        if isinstance(cap, bool) or not isinstance(cap, int) or (cap and cap < self.repeat):
+            raise ValueError(
+                f"MeasureSettings.max_repeat must be 0 (fixed repeats) or an int >= repeat "
+                f"({self.repeat}), got {cap!r}"
+            )
+        if not isinstance(self.target_cv, (int, float)) or not (0 <= self.target_cv < _INF):
+            raise ValueError(
+                f"MeasureSettings.target_cv must be a finite number >= 0, got {self.target_cv!r}"
+            )
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether the number of repeats follows their spread (`max_repeat` > `repeat`)."""
+        return self.max_repeat > self.repeat
 
     def to_json(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        out = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        if not self.max_repeat and not self.target_cv:  # the format before adaptive repeats
+            del out["max_repeat"], out["target_cv"]
+        return out
 
     @staticmethod
     def from_json(obj: dict[str, Any]) -> MeasureSettings:
@@ -364,12 +389,58 @@ NOISY_PREFIX = "noisy:"  # error_msg of a result whose repeats disagree beyond t
 
 
 @dataclass(frozen=True)
+class Recheck:
+    """A would-be new best timed again against the incumbent in alternating rounds before it
+    was believed (`tune.recheck`).
+
+    against: the incumbent's config index. costs / incumbent_costs: one median per round,
+    the two timed back to back in alternating order. first_costs: the candidate's costs from
+    its own batch (its result's costs are then this recheck's). believed: whether it beat
+    the incumbent in the rechecked figures (median of the rounds).
+    """
+
+    against: int
+    costs: tuple[float, ...]
+    incumbent_costs: tuple[float, ...]
+    first_costs: tuple[float, ...]
+    believed: bool
+
+    def __post_init__(self) -> None:
+        for name in ("costs", "incumbent_costs", "first_costs"):
+            object.__setattr__(self, name, tuple(float(c) for c in getattr(self, name)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "against": self.against,
+            "costs": list(self.costs),
+            "incumbent_costs": list(self.incumbent_costs),
+            "first_costs": list(self.first_costs),
+            "believed": self.believed,
+        }
+
+    @staticmethod
+    def from_json(obj: dict[str, Any]) -> Recheck:
+        against = obj["against"]
+        if isinstance(against, bool) or not isinstance(against, int):
+            raise ValueError(f"recheck 'against' must be a config index, got {against!r}")
+        return Recheck(
+            against,
+            tuple(obj["costs"]),
+            tuple(obj["incumbent_costs"]),
+            tuple(obj["first_costs"]),
+            bool(obj["believed"]),
+        )
+
+
+@dataclass(frozen=True)
 class MeasureResult:
     """Outcome of measuring one candidate.
 
     costs: seconds per run, one per repeat (empty on error).
     all_cost: wall seconds spent on this candidate (build + run), for tuning-time accounting.
     settings: the settings used, with `number` set to the value the timing loop settled on.
+    recheck: set on a candidate that was re-timed against the incumbent before it was
+        believed to be a new best (`Recheck`); None otherwise (and absent from JSON).
     """
 
     costs: tuple[float, ...]
@@ -379,6 +450,7 @@ class MeasureResult:
     timestamp: float
     settings: MeasureSettings
     compiler: str = ""  # the compiler version that built the candidate, where known
+    recheck: Recheck | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "costs", tuple(float(c) for c in self.costs))
@@ -425,6 +497,7 @@ class MeasureResult:
             "timestamp": self.timestamp,
             "settings": self.settings.to_json(),
             **({"compiler": self.compiler} if self.compiler else {}),
+            **({"recheck": self.recheck.to_json()} if self.recheck else {}),
         }
 
     @staticmethod
@@ -437,4 +510,5 @@ class MeasureResult:
             float(obj["timestamp"]),
             MeasureSettings.from_json(obj["settings"]),
             str(obj.get("compiler", "")),
+            Recheck.from_json(obj["recheck"]) if obj.get("recheck") else None,
         )

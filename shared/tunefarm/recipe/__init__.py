@@ -26,6 +26,7 @@ from tunefarm.recipe.job import (
     network_settings,
     print_tasks,
     run_job,
+    tolerance_for,
     tune_network,
 )
 from tunefarm.recipe.reference import (
@@ -39,6 +40,7 @@ from tunefarm.recipe.reference import (
 __all__ = [
     "LOCAL_DEVICE_KEY",
     "TOLERANCE",
+    "tolerance_for",
     "Builds",
     "EndToEnd",
     "Evaluation",

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from tunefarm.backends import parse_target
+from tunefarm.backends import get_backend, parse_target
 from tunefarm.compiler import CompiledNetwork, compile_graph
 from tunefarm.compiler.select import DEFAULT_TOP_K, Selection, compile_selected
 from tunefarm.compiler.tasks import is_op_task, network_tasks, op_share
@@ -44,6 +44,16 @@ from tunefarm.tune.tuner import MeasureOption
 
 LOCAL_DEVICE_KEY = "local"  # the device key of records measured by an embedded run
 TOLERANCE = 1e-3  # max |tunefarm - ORT| / max |ORT| for a network to be handed back
+
+
+def tolerance_for(target: str) -> float:
+    """TOLERANCE, or more where the target computes at a lower precision (a backend's
+    `network_tolerance`: cuda -precision=fp16 allows 1e-2 against ONNX Runtime fp32)."""
+    tgt = parse_target(target)
+    own = getattr(get_backend(tgt.kind), "network_tolerance", None)
+    return max(TOLERANCE, float(own(tgt))) if own is not None else TOLERANCE
+
+
 KEEP_MARGIN = 0.03  # a rerun's new artifact replaces the current one only when faster by more
 KEEP_ROUNDS = 0.8  # than this, in its median and in this share of interleaved rounds
 
@@ -401,7 +411,7 @@ class JobResult:
 
     @property
     def ok(self) -> bool:
-        return self.evaluation.relative_error <= TOLERANCE
+        return self.evaluation.relative_error <= tolerance_for(self.compiled.plan.target)
 
 
 def print_task_count(

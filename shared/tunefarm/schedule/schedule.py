@@ -199,8 +199,14 @@ class Schedule:
 
     def _apply_pragma(self, step: S.Pragma) -> None:
         st = self.stage(step)
-        if step.key not in ("auto_unroll_max_step", "ivdep", "simd"):
-            raise self._err(step, "pragma key must be auto_unroll_max_step, ivdep or simd")
+        # `tensor_core.*`: an intrinsic's tile, read by the template that renders the state
+        # (registry.instantiate); it changes nothing in the lowered loops
+        if step.key not in ("auto_unroll_max_step", "ivdep", "simd") and not step.key.startswith(
+            "tensor_core."
+        ):
+            raise self._err(
+                step, "pragma key must be auto_unroll_max_step, ivdep, simd or tensor_core.*"
+            )
         st.leaves[self._leaf_index(step, st, step.axis)].pragmas.append((step.key, step.value))
 
     def _apply_compute_at(self, step: S.ComputeAt) -> None:

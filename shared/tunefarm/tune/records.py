@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from tunefarm.backends import registry
-from tunefarm.measure import Config, MeasureErrorNo, MeasureInput, MeasureResult, MeasureSettings
+from tunefarm.measure import (
+    Config,
+    MeasureErrorNo,
+    MeasureInput,
+    MeasureResult,
+    MeasureSettings,
+    Recheck,
+)
 from tunefarm.task import Task
 
 RECORD_VERSION = 1
@@ -136,6 +143,7 @@ class Record:
             "timestamp": _json_seconds(res.timestamp),
             "settings": res.settings.to_json(),
             **({"compiler": res.compiler} if res.compiler else {}),  # e.g. nvcc's release
+            **({"recheck": res.recheck.to_json()} if res.recheck else {}),  # tune.recheck
         }
 
     @staticmethod
@@ -180,8 +188,20 @@ def _result(obj: Mapping[str, Any]) -> MeasureResult:
     compiler = obj.get("compiler", "")
     if not isinstance(compiler, str):
         raise RecordError(f"field 'compiler' must be a string, got {_show(compiler)}")
+    recheck = obj.get("recheck")
+    if recheck is not None:
+        if not isinstance(recheck, dict):
+            raise RecordError(f"field 'recheck' must be an object, got {_show(recheck)}")
+        recheck = _parse("recheck", Recheck.from_json, recheck)
     return MeasureResult(
-        costs, MeasureErrorNo(error_no), error_msg, all_cost, timestamp, settings, compiler
+        costs,
+        MeasureErrorNo(error_no),
+        error_msg,
+        all_cost,
+        timestamp,
+        settings,
+        compiler,
+        recheck,
     )
 
 

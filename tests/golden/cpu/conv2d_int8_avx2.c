@@ -13,16 +13,35 @@ static inline tf_v8f tf_v8_min(tf_v8f a, tf_v8f b) { return __builtin_ia32_minps
 static inline tf_v8f tf_v8_max(tf_v8f a, tf_v8f b) { return tf_v8_sel(a > b, a, b); }
 static inline tf_v8f tf_v8_min(tf_v8f a, tf_v8f b) { return tf_v8_sel(a < b, a, b); }
 #endif
-#include <immintrin.h>
-static inline tf_v8f tf_v8_rint(tf_v8f x) { return (tf_v8f)_mm256_round_ps(x, 0x08); }
-#include <immintrin.h>
+/* 0: x86 vector types of the intrinsics below */
+typedef long long tf_m128i __attribute__((vector_size(16), __may_alias__));
+typedef long long tf_m256i __attribute__((vector_size(32), __may_alias__));
+typedef long long tf_m512i __attribute__((vector_size(64), __may_alias__));
+typedef float tf_m128 __attribute__((vector_size(16), __may_alias__));
+typedef float tf_m256 __attribute__((vector_size(32), __may_alias__));
+typedef float tf_m512 __attribute__((vector_size(64), __may_alias__));
+typedef char tf_i8x16 __attribute__((vector_size(16)));
+typedef short tf_i16x16 __attribute__((vector_size(32)));
+typedef short tf_i16x32 __attribute__((vector_size(64)));
+typedef int tf_i32x8 __attribute__((vector_size(32)));
+typedef int tf_i32x16 __attribute__((vector_size(64)));
+typedef long long tf_i64x8 __attribute__((vector_size(64)));
+typedef float tf_f32x4 __attribute__((vector_size(16)));
+typedef float tf_f32x8 __attribute__((vector_size(32)));
+typedef float tf_f32x16 __attribute__((vector_size(64)));
+static inline __attribute__((always_inline, artificial)) tf_m256 tf_mm256_round_ps(tf_m256 v, const int m) { return (tf_m256)__builtin_ia32_roundps256((tf_f32x8)v, m); }
+static inline __attribute__((always_inline, artificial)) tf_m256i tf_mm256_madd_epi16(tf_m256i a, tf_m256i b) { return (tf_m256i)__builtin_ia32_pmaddwd256((tf_i16x16)a, (tf_i16x16)b); }
+static inline __attribute__((always_inline, artificial)) tf_m256i tf_mm256_set1_epi32(int a) { return (tf_m256i)(tf_i32x8){ a, a, a, a, a, a, a, a }; }
+static inline __attribute__((always_inline, artificial)) tf_m256i tf_mm256_slli_epi16(tf_m256i a, int b) { return (tf_m256i)__builtin_ia32_psllwi256((tf_i16x16)a, b); }
+static inline __attribute__((always_inline, artificial)) tf_m256i tf_mm256_srai_epi16(tf_m256i a, int b) { return (tf_m256i)__builtin_ia32_psrawi256((tf_i16x16)a, b); }
+static inline tf_v8f tf_v8_rint(tf_v8f x) { return (tf_v8f)tf_mm256_round_ps(x, 0x08); }
 static inline tf_v8i tf_v8_dp(tf_v8i acc, int32_t a, tf_v8i b) {
-  __m256i bv = (__m256i)b;
-  __m256i lo = _mm256_srai_epi16(_mm256_slli_epi16(bv, 8), 8), hi = _mm256_srai_epi16(bv, 8);
+  tf_m256i bv = (tf_m256i)b;
+  tf_m256i lo = tf_mm256_srai_epi16(tf_mm256_slli_epi16(bv, 8), 8), hi = tf_mm256_srai_epi16(bv, 8);
   uint32_t ua = (uint32_t)a;
-  __m256i alo = _mm256_set1_epi32((int32_t)(ua & 0x00FF00FFu));
-  __m256i ahi = _mm256_set1_epi32((int32_t)((ua >> 8) & 0x00FF00FFu));
-  return acc + (tf_v8i)_mm256_madd_epi16(lo, alo) + (tf_v8i)_mm256_madd_epi16(hi, ahi); }
+  tf_m256i alo = tf_mm256_set1_epi32((int32_t)(ua & 0x00FF00FFu));
+  tf_m256i ahi = tf_mm256_set1_epi32((int32_t)((ua >> 8) & 0x00FF00FFu));
+  return acc + (tf_v8i)tf_mm256_madd_epi16(lo, alo) + (tf_v8i)tf_mm256_madd_epi16(hi, ahi); }
 typedef int32_t tf_v8iu __attribute__((vector_size(32), aligned(4)));
 static inline tf_v8i tf_v8i_bc(int32_t s) { return (tf_v8i){0} + s; }
 static inline tf_v8i tf_v8i_max(tf_v8i a, tf_v8i b) {

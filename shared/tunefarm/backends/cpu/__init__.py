@@ -51,6 +51,10 @@ class CpuBackend:
     kind = "cpu"
     usage = cpu_target.USAGE
     kernel_loader = staticmethod(load_host_kernel)
+    # one long-lived measurer that dlopens, times and dlcloses candidate after candidate, and
+    # is replaced after one that crashes, hangs or fails (measure.measurer)
+    persistent_measurer = True
+    kernels_in_process = True
 
     def check_options(self, options: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
         return cpu_target.check_options(options)

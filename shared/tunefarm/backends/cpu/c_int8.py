@@ -4,9 +4,17 @@ ISA, conversions between int32, float32 and byte lanes, and nearbyint on float l
 `IntLanes` is mixed into `CEmitter` (it uses the emitter's `vexpr`, `vec`, `expr`,
 `helpers` and `target`); the module-level functions return the C helpers a kernel needs,
 each emitted only in kernels that use it, so float kernels' code is unchanged.
+
+No <immintrin.h>: parsing it was 0.12-0.15 s of a 0.2-0.4 s int8 build. A kernel declares
+only the intrinsics it calls (`intrinsic`), each as gcc 12's header defines it (the same
+builtin, arguments and casts, under a `tf_` name) on the header's vector types, so the
+machine code is the same (`benchmarks/build_speed.py --int8` compares it function by
+function). The types come first in a kernel: their helper sorts before the others.
 """
 
 from __future__ import annotations
+
+import re
 
 from tunefarm.backends.cpu.target import effective_isa, int8_dot
 from tunefarm.codegen.arith import coefficient, simplify
@@ -34,7 +42,7 @@ class IntLanes:
             if helper is None:
                 raise NotVectorizable(f"no {width}-lane nearbyint on this ISA")
             (x, xv) = self.vexpr(e.args[0], v, width)
-            self.helpers.add(helper)
+            self.helpers.update([helper, *intrinsics(helper)])
             return f"tf_v{width}_rint({self.vec(x, xv, width)})", True
         src, dst = e.value.dtype, e.dtype  # type: ignore[attr-defined]
         sel = e.value  # type: ignore[attr-defined]
@@ -63,7 +71,7 @@ class IntLanes:
                 self.helpers.add(int_vector_helpers(width))
         fast = _byte_convert(width, effective_isa(self.target), src, dst, x)
         if fast is not None:
-            self.helpers.add("#include <immintrin.h>")
+            self.helpers.update(intrinsics(fast))
             return fast, True
         return f"__builtin_convertvector({x}, tf_v{width}{kinds[dst]})", True
 
@@ -101,7 +109,7 @@ class IntLanes:
             ptr = f"*(const tf_v{width}{kind}*)(&{load.buffer.name}[{base}])"
             fast = _byte_convert(width, effective_isa(self.target), load.dtype, "int32", ptr)
             if fast is not None:
-                self.helpers.add("#include <immintrin.h>")
+                self.helpers.update(intrinsics(fast))
                 return fast, True
             return f"__builtin_convertvector({ptr}, tf_v{width}i)", True
         raise NotVectorizable(type(e).__name__)
@@ -117,7 +125,7 @@ class IntLanes:
         if helper is None:
             raise NotVectorizable(f"no {width}-lane dot4 on {mode}")
         code, is_vec = self.vexpr(b, v, width)
-        self.helpers.add(helper)
+        self.helpers.update([helper, *intrinsics(helper)])
         self.helpers.add(int_vector_helpers(width))
         return f"tf_v{width}_dp({acc}, {self.expr(a)}, {self.vec(code, is_vec, width, 'int32')})"
 
@@ -138,9 +146,9 @@ def _byte_convert(w: int, isa: str, src: str, dst: str, x: str) -> str | None:
         return None
     if src in BYTES and dst == "int32":
         sign = "u" if src == "uint8" else "i"
-        return f"((tf_v16i)_mm512_cvtep{sign}8_epi32((__m128i)({x})))"
+        return f"((tf_v16i)tf_mm512_cvtep{sign}8_epi32((tf_m128i)({x})))"
     if src == "int32" and dst in BYTES:
-        return f"((tf_v16{BYTES[dst]})_mm512_cvtepi32_epi8((__m512i)({x})))"
+        return f"((tf_v16{BYTES[dst]})tf_mm512_cvtepi32_epi8((tf_m512i)({x})))"
     return None
 
 
@@ -165,15 +173,17 @@ static inline tf_v{w}i tf_v{w}i_min(tf_v{w}i a, tf_v{w}i b) {{
 
 # nearbyint on float lanes: round to nearest even without raising inexact (imm 0x08), as
 # the scalar nearbyintf does in the default rounding mode
-_RINT = {16: "_mm512_roundscale_ps", 8: "_mm256_round_ps", 4: "_mm_round_ps"}
+_RINT = {16: "tf_mm512_roundscale_ps", 8: "tf_mm256_round_ps", 4: "tf_mm_round_ps"}
 _RINT_ISAS = {16: ("avx512", "avx512vnni"), 8: ("avx512", "avx512vnni", "avx2")}
 
 
 def rint_helper(w: int, isa: str) -> str | None:
     if w not in _RINT or isa not in _RINT_ISAS.get(w, ("avx512", "avx512vnni", "avx2", "sse4")):
         return None
-    return f"""#include <immintrin.h>
-static inline tf_v{w}f tf_v{w}_rint(tf_v{w}f x) {{ return (tf_v{w}f){_RINT[w]}(x, 0x08); }}"""
+    return (
+        f"static inline tf_v{w}f tf_v{w}_rint(tf_v{w}f x) "
+        f"{{ return (tf_v{w}f){_RINT[w]}(x, 0x08); }}"
+    )
 
 
 # dot4 over a vector of int32 lanes: acc[l] += sum_k uint8(a)[k] * int8(b[l])[k].
@@ -183,11 +193,11 @@ static inline tf_v{w}f tf_v{w}_rint(tf_v{w}f x) {{ return (tf_v{w}f){_RINT[w]}(x
 # lanes of a zero-extended to match, and two pmaddwd (int16 pairs summed into int32) add up
 # the four products.
 _DOT4 = {
-    (16, "vnni"): ("_mm512_dpbusd_epi32((__m512i)acc, _mm512_set1_epi32(a), (__m512i)b)",),
-    (8, "vnni"): ("_mm256_dpbusd_epi32((__m256i)acc, _mm256_set1_epi32(a), (__m256i)b)",),
-    (16, "avx512bw"): ("_mm512", "__m512i"),
-    (8, "avx2"): ("_mm256", "__m256i"),
-    (8, "avx512bw"): ("_mm256", "__m256i"),
+    (16, "vnni"): ("tf_mm512_dpbusd_epi32((tf_m512i)acc, tf_mm512_set1_epi32(a), (tf_m512i)b)",),
+    (8, "vnni"): ("tf_mm256_dpbusd_epi32((tf_m256i)acc, tf_mm256_set1_epi32(a), (tf_m256i)b)",),
+    (16, "avx512bw"): ("tf_mm512", "tf_m512i"),
+    (8, "avx2"): ("tf_mm256", "tf_m256i"),
+    (8, "avx512bw"): ("tf_mm256", "tf_m256i"),
 }
 
 
@@ -196,7 +206,7 @@ def dot4_helpers(w: int, mode: str) -> str | None:
     spec = _DOT4.get((w, mode))
     if spec is None:
         return None
-    head = "#include <immintrin.h>\n"
+    head = ""
     sig = f"static inline tf_v{w}i tf_v{w}_dp(tf_v{w}i acc, int32_t a, tf_v{w}i b) {{"
     if mode == "vnni":
         return f"{head}{sig} return (tf_v{w}i){spec[0]}; }}"
@@ -216,3 +226,140 @@ static inline int32_t tf_dot4(int32_t a, int32_t b) {
   for (int k = 0; k < 4; ++k)
     s += (int32_t)(uint8_t)(a >> (8 * k)) * (int32_t)(int8_t)(b >> (8 * k));
   return s; }"""
+
+
+# -- the intrinsics the helpers call, as gcc 12's headers define them --------------------------
+
+# the header's vector types (may_alias as there: loads through them alias anything); the
+# comment makes this helper sort before every other
+X86_TYPES = """\
+/* 0: x86 vector types of the intrinsics below */
+typedef long long tf_m128i __attribute__((vector_size(16), __may_alias__));
+typedef long long tf_m256i __attribute__((vector_size(32), __may_alias__));
+typedef long long tf_m512i __attribute__((vector_size(64), __may_alias__));
+typedef float tf_m128 __attribute__((vector_size(16), __may_alias__));
+typedef float tf_m256 __attribute__((vector_size(32), __may_alias__));
+typedef float tf_m512 __attribute__((vector_size(64), __may_alias__));
+typedef char tf_i8x16 __attribute__((vector_size(16)));
+typedef short tf_i16x16 __attribute__((vector_size(32)));
+typedef short tf_i16x32 __attribute__((vector_size(64)));
+typedef int tf_i32x8 __attribute__((vector_size(32)));
+typedef int tf_i32x16 __attribute__((vector_size(64)));
+typedef long long tf_i64x8 __attribute__((vector_size(64)));
+typedef float tf_f32x4 __attribute__((vector_size(16)));
+typedef float tf_f32x8 __attribute__((vector_size(32)));
+typedef float tf_f32x16 __attribute__((vector_size(64)));"""
+# the intrinsics that call no other: "/* 1 */" sorts them after the types, before the rest
+LEAVES = {
+    "tf_mm512_undefined_epi32": "tf_m512i {n}(void) { tf_m512i y = y; return y; }",
+    "tf_mm_undefined_si128": "tf_m128i {n}(void) { tf_m128i y = y; return y; }",
+    "tf_mm512_undefined_ps": "tf_m512 {n}(void) { tf_m512 y = y; return y; }",
+    "tf_mm512_setzero_si512": (
+        "tf_m512i {n}(void) { return (tf_m512i)(tf_i64x8){ 0, 0, 0, 0, 0, 0, 0, 0 }; }"
+    ),
+}
+
+_INLINE = "static inline __attribute__((always_inline, artificial))"
+_MASK16, _MASK32 = "(unsigned short) -1", "(unsigned int) -1"
+INTRINSICS = {  # name: (C definition, intrinsics it calls)
+    "tf_mm512_cvtepu8_epi32": (
+        "tf_m512i {n}(tf_m128i a) { return (tf_m512i)__builtin_ia32_pmovzxbd512_mask("
+        f"(tf_i8x16)a, (tf_i32x16)tf_mm512_undefined_epi32(), {_MASK16}); }}",
+        ("tf_mm512_undefined_epi32",),
+    ),
+    "tf_mm512_cvtepi8_epi32": (
+        "tf_m512i {n}(tf_m128i a) { return (tf_m512i)__builtin_ia32_pmovsxbd512_mask("
+        f"(tf_i8x16)a, (tf_i32x16)tf_mm512_undefined_epi32(), {_MASK16}); }}",
+        ("tf_mm512_undefined_epi32",),
+    ),
+    "tf_mm512_cvtepi32_epi8": (
+        "tf_m128i {n}(tf_m512i a) { return (tf_m128i)__builtin_ia32_pmovdb512_mask("
+        f"(tf_i32x16)a, (tf_i8x16)tf_mm_undefined_si128(), {_MASK16}); }}",
+        ("tf_mm_undefined_si128",),
+    ),
+    "tf_mm512_roundscale_ps": (
+        "tf_m512 {n}(tf_m512 a, const int imm) { return (tf_m512)__builtin_ia32_rndscaleps_mask("
+        "(tf_f32x16)a, imm, (tf_f32x16)tf_mm512_undefined_ps(), -1, 4); }",
+        ("tf_mm512_undefined_ps",),
+    ),
+    "tf_mm256_round_ps": (
+        "tf_m256 {n}(tf_m256 v, const int m) "
+        "{ return (tf_m256)__builtin_ia32_roundps256((tf_f32x8)v, m); }",
+        (),
+    ),
+    "tf_mm_round_ps": (
+        "tf_m128 {n}(tf_m128 v, const int m) "
+        "{ return (tf_m128)__builtin_ia32_roundps((tf_f32x4)v, m); }",
+        (),
+    ),
+    "tf_mm512_set1_epi32": (
+        "tf_m512i {n}(int a) { return (tf_m512i)(tf_i32x16)"
+        "{ a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a }; }",
+        (),
+    ),
+    "tf_mm256_set1_epi32": (
+        "tf_m256i {n}(int a) { return (tf_m256i)(tf_i32x8){ a, a, a, a, a, a, a, a }; }",
+        (),
+    ),
+    "tf_mm512_dpbusd_epi32": (
+        "tf_m512i {n}(tf_m512i a, tf_m512i b, tf_m512i c) { return (tf_m512i)"
+        "__builtin_ia32_vpdpbusd_v16si((tf_i32x16)a, (tf_i32x16)b, (tf_i32x16)c); }",
+        (),
+    ),
+    "tf_mm256_dpbusd_epi32": (
+        "tf_m256i {n}(tf_m256i a, tf_m256i b, tf_m256i c) { return (tf_m256i)"
+        "__builtin_ia32_vpdpbusd_v8si((tf_i32x8)a, (tf_i32x8)b, (tf_i32x8)c); }",
+        (),
+    ),
+    "tf_mm512_srai_epi16": (
+        "tf_m512i {n}(tf_m512i a, const int imm) { return (tf_m512i)"
+        "__builtin_ia32_psrawi512_mask((tf_i16x32)a, imm, "
+        f"(tf_i16x32)tf_mm512_setzero_si512(), {_MASK32}); }}",
+        ("tf_mm512_setzero_si512",),
+    ),
+    "tf_mm512_slli_epi16": (
+        "tf_m512i {n}(tf_m512i a, const int b) { return (tf_m512i)"
+        "__builtin_ia32_psllwi512_mask((tf_i16x32)a, b, "
+        f"(tf_i16x32)tf_mm512_setzero_si512(), {_MASK32}); }}",
+        ("tf_mm512_setzero_si512",),
+    ),
+    "tf_mm512_madd_epi16": (
+        "tf_m512i {n}(tf_m512i a, tf_m512i b) { return (tf_m512i)"
+        "__builtin_ia32_pmaddwd512_mask((tf_i16x32)a, (tf_i16x32)b, "
+        f"(tf_i32x16)tf_mm512_setzero_si512(), {_MASK16}); }}",
+        ("tf_mm512_setzero_si512",),
+    ),
+    "tf_mm256_srai_epi16": (
+        "tf_m256i {n}(tf_m256i a, int b) "
+        "{ return (tf_m256i)__builtin_ia32_psrawi256((tf_i16x16)a, b); }",
+        (),
+    ),
+    "tf_mm256_slli_epi16": (
+        "tf_m256i {n}(tf_m256i a, int b) "
+        "{ return (tf_m256i)__builtin_ia32_psllwi256((tf_i16x16)a, b); }",
+        (),
+    ),
+    "tf_mm256_madd_epi16": (
+        "tf_m256i {n}(tf_m256i a, tf_m256i b) "
+        "{ return (tf_m256i)__builtin_ia32_pmaddwd256((tf_i16x16)a, (tf_i16x16)b); }",
+        (),
+    ),
+}
+_CALL = re.compile(r"\btf_mm(?:512|256)?_[a-z0-9_]+")
+
+
+def intrinsics(code: str) -> list[str]:
+    """The helpers that define the intrinsics `code` calls (and those they call), and the
+    vector types: what a kernel adds instead of including <immintrin.h>. Each definition is
+    a helper of its own (two helpers may call one intrinsic); sorted, the types come first,
+    then the intrinsics that call no other, then the rest, then the `static inline tf_v...`
+    helpers that call them."""
+    names = list(dict.fromkeys(_CALL.findall(code)))
+    names += [callee for n in names if n in INTRINSICS for callee in INTRINSICS[n][1]]
+    out = [X86_TYPES]
+    for n in dict.fromkeys(names):
+        if n in LEAVES:
+            out.append(f"/* 1 */ {_INLINE} " + LEAVES[n].replace("{n}", n))
+        else:
+            out.append(f"{_INLINE} " + INTRINSICS[n][0].replace("{n}", n))
+    return out

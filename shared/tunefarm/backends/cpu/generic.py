@@ -119,7 +119,7 @@ def _ew_inputs(task: Task) -> Inputs:
     return [(f"x{i}", tuple(int(v) for v in s)) for i, s in enumerate(shapes)]
 
 
-UNARY = {"relu", "sigmoid", "hard_swish", "hard_sigmoid", "leaky_relu", "clip", "cast"}
+UNARY = {"relu", "sigmoid", "silu", "hard_swish", "hard_sigmoid", "leaky_relu", "clip", "cast"}
 UNARY |= {"erf", "tanh", "sqrt", "square", "gelu"}
 BINARY = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "bias_add", "equal"}
 

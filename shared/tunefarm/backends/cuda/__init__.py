@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tunefarm.backends.base import parse_target
-from tunefarm.backends.cuda import driver, network, tensorcore
+from tunefarm.backends.cuda import driver, network, tensorcore, tensorcore_gemm
 from tunefarm.backends.cuda import target as cuda_target
 from tunefarm.backends.cuda.driver import load_cuda_kernel
 from tunefarm.backends.cuda.resources import resource_usage
@@ -23,7 +23,12 @@ from tunefarm.schedule.template import Template
 from tunefarm.target import Target
 from tunefarm.task import Task
 
-_TENSOR_CORE_DENSE = tensorcore.DenseTensorCore()
+_TENSOR_CORE = {
+    "dense": tensorcore.DenseTensorCore(),
+    "conv2d": tensorcore_gemm.Conv2dTensorCore(),
+    "batch_matmul": tensorcore_gemm.BatchMatmulTensorCore(),
+}
+_DENSE_WITH_EPILOGUE = tensorcore_gemm.DenseGemmTensorCore()
 
 
 class CudaBackend(GpuBackend):
@@ -34,13 +39,23 @@ class CudaBackend(GpuBackend):
     min_repeat_ms = 300.0  # the tutorial's setting for GPUs
 
     def template(self, task: Task) -> Template:
-        """Dense at -precision=tf32|fp16 runs on tensor cores (`tensorcore.py`)."""
-        if task.op == "dense" and tensorcore.precision(parse_target(task.target)) != "fp32":
-            return _TENSOR_CORE_DENSE
-        return super().template(task)
+        """Dense, conv2d (groups 1) and batch_matmul at -precision=tf32|fp16 run on tensor
+        cores (`tensorcore.py`, `tensorcore_gemm.py`); depthwise and the rest stay fp32."""
+        tc = _TENSOR_CORE.get(task.op)
+        if tc is None or tensorcore.precision(parse_target(task.target)) == "fp32":
+            return super().template(task)
+        if task.op == "conv2d" and int(task.args.get("groups", 1)) != 1:
+            return super().template(task)
+        if task.op == "dense" and task.args.get("epilogue"):
+            return _DENSE_WITH_EPILOGUE
+        return tc
 
     def check_options(self, options: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
         return cuda_target.check_options(options)
+
+    def network_tolerance(self, target: Target) -> float:
+        """A network's error against ONNX Runtime fp32 allowed at the target's precision."""
+        return tensorcore.network_tolerance(tensorcore.precision(target))
 
     def limits(self, target: Target) -> DeviceLimits:
         return cuda_target.ARCHS[cuda_target.arch(target)]

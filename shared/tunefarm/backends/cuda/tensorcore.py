@@ -25,23 +25,24 @@ a GPU by the `gpu`-marked tests): tf32 5e-3, fp16 2e-2.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from tunefarm.backends.gpu_common.dense import dense_params
+from tunefarm.backends.gpu_common.dense import DenseShared, dense_params
 from tunefarm.ir import reference as R
-from tunefarm.ir import tensor as te
 from tunefarm.schedule.space import ConfigSpace
-from tunefarm.schedule.template import KernelDef, Template, check_config, identity, io_key
+from tunefarm.schedule.template import KernelDef, Template, check_config
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
 
 PRECISIONS = ("fp32", "tf32", "fp16")
+_FP32_DENSE = DenseShared()
 TOLERANCE = {"tf32": 5e-3, "fp16": 2e-2}
 K_STEP = {"tf32": 8, "fp16": 16}
 
-_MMA = {
+MMA = {
     "tf32": (
         "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
         "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
@@ -52,7 +53,7 @@ _MMA = {
     ),
 }
 
-_HELPERS = {
+HELPERS = {
     "tf32": """__device__ __forceinline__ unsigned tf_cvt1(float x) {
   unsigned r; asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x)); return r;
 }""",
@@ -112,7 +113,7 @@ def render_dense(n: int, k: int, o: int, prec: str, wm: int, wn: int, warps: int
     body = [
         line,
         f'extern "C" __device__ const char tf_launch[] = "{line}";',
-        _HELPERS[prec],
+        HELPERS[prec],
         'extern "C"',
         f"__global__ void __launch_bounds__({threads}) tf_kernel("
         "const float* __restrict__ data, const float* __restrict__ weight, "
@@ -138,7 +139,7 @@ def render_dense(n: int, k: int, o: int, prec: str, wm: int, wn: int, warps: int
         "    }",
         f"    #pragma unroll\n    for (int i = 0; i < {wm}; ++i)",
         f"      #pragma unroll\n      for (int j = 0; j < {wn}; ++j)",
-        f'        asm volatile("{_MMA[prec]}"',
+        f'        asm volatile("{MMA[prec]}"',
         '            : "+f"(acc[i][j][0]), "+f"(acc[i][j][1]), "+f"(acc[i][j][2]), '
         '"+f"(acc[i][j][3])',
         '            : "r"(a[i][0]), "r"(a[i][1]), "r"(a[i][2]), "r"(a[i][3]), '
@@ -165,7 +166,10 @@ class DenseTensorCore(Template):
     def validate(self, task: Task) -> dict[str, Any]:
         p = dense_params(task)
         if p["epilogue"]:
-            raise TaskError("dense on tensor cores takes no epilogue yet (use -precision=fp32)")
+            raise TaskError(
+                "this dense on tensor cores takes no epilogue (dense with one goes through "
+                "tensorcore_gemm.DenseGemmTensorCore)"
+            )
         return p
 
     def logical_inputs(self, task):
@@ -193,20 +197,44 @@ class DenseTensorCore(Template):
         return {"wm": 1 if p["n"] <= 16 else 2, "wn": 2, "warps": 4, "kunroll": 2}
 
     def instantiate(self, task: Task, config: dict[str, Any], target: Target) -> KernelDef:
+        """This module's code over the fp32 dense's compute definition (which sketches
+        derive from)."""
         p = self.validate(task)
         c = check_config(self.space(task, target), config, "dense")
         prec = precision(target)
         if prec not in K_STEP:
             raise TaskError(f"dense on tensor cores needs -precision=tf32 or fp16, not {prec}")
-        n, k, o = p["n"], p["k"], p["o"]
-        data = te.placeholder((n, k), name="data")
-        weight = te.placeholder((o, k), name="weight")
-        out = te.placeholder((n, o), name="out")
-        code = render_dense(n, k, o, prec, c["wm"], c["wn"], c["warps"], c["kunroll"])
-        return KernelDef(
-            [data, weight], [out], [], [identity, identity], identity,
-            io_key(task), notes={"precision": prec}, code=code,
-        )  # fmt: skip
+        code = render_dense(p["n"], p["k"], p["o"], prec, c["wm"], c["wn"], c["warps"],
+                            c["kunroll"])  # fmt: skip
+        base = self.compute_kernel(task, target)
+        return replace(base, steps=[], code=code, notes={**base.notes, "precision": prec})
+
+    def compute_kernel(self, task: Task, target: Target) -> KernelDef:
+        """The fp32 dense's default kernel: what sketches derive from (registry.base_kernel)."""
+        return _FP32_DENSE.instantiate(task, _FP32_DENSE.default_config(task, target), target)
+
+    def sketch_rules(self, target: Target) -> tuple:
+        """The rule that offers tensor-core sketches (`tensorcore_sketch.py`)."""
+        from tunefarm.backends.cuda.tensorcore_sketch import TensorCoreRule
+
+        return (TensorCoreRule(precision(target)),)
+
+    def tensorize(self, task: Task, steps: list, target: Target) -> KernelDef | None:
+        """A tensor-core sketch state (`sketch_rules.TensorCoreRule`) renders through the
+        staged GEMM of `tensorcore_gemm`, as dense with an epilogue does."""
+        from tunefarm.backends.cuda.tensorcore_gemm import DenseGemmTensorCore
+
+        return DenseGemmTensorCore().tensorize(task, steps, target)
+
+
+# A whole network against ONNX Runtime in fp32, relative to the output's largest magnitude
+# (the `gpu`-marked network tests check these): tf32 keeps 10 mantissa bits per operand, fp16
+# too but with fp16 weights and a narrower range; fp32 is the CUDA-core path.
+NETWORK_TOLERANCE = {"fp32": 1e-5, "tf32": 3e-4, "fp16": 1e-2}
+
+
+def network_tolerance(prec: str) -> float:
+    return NETWORK_TOLERANCE[prec]
 
 
 def tolerance(prec: str) -> float:

@@ -37,6 +37,7 @@ UNARY = {
     "relu": R.relu,
     "sigmoid": R.sigmoid,
     "hard_swish": R.hard_swish,
+    "silu": R.silu,
     "hard_sigmoid": R.hard_sigmoid,
     "leaky_relu": R.leaky_relu,
     "clip": R.clip,

@@ -453,6 +453,9 @@ def _reduction(t: Tensor, name: str | None = None) -> Reduction:
     )
 
 
+reduction_of = _reduction  # public: the tensor-core rule (cuda) plans reductions the same way
+
+
 def _reductions_for(info: DagInfo, anchor: Tensor) -> tuple[list[Tensor], tuple[Reduction, ...]]:
     """The intermediate reductions an anchor's plan computes inside its loops (producers
     first), and the anchor's own through a register cache-write when it reduces."""

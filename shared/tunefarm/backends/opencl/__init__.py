@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from tunefarm.backends.gpu_common.backend import GpuBackend
 from tunefarm.backends.gpu_common.kernel import DeviceLimits
 from tunefarm.backends.gpu_common.render import OPENCL
-from tunefarm.backends.opencl import driver, network
+from tunefarm.backends.opencl import driver, network, prebuild
 from tunefarm.backends.opencl.driver import load_opencl_kernel
 from tunefarm.measure.types import Toolchain
 from tunefarm.target import Target, TargetError
@@ -48,6 +48,12 @@ class OpenCLBackend(GpuBackend):
     def toolchain(self, target: Target) -> Toolchain:
         """No build step: the source is the artifact, built by the driver when loaded."""
         return Toolchain("", source_suffix=".cl", artifact_suffix=".cl")
+
+    def candidate_toolchain(self, target: Target, specs) -> Toolchain:
+        """Tuning candidates are compiled by the driver in the build workers, which fills its
+        kernel cache for the measurer (`prebuild.py`); TUNEFARM_OPENCL_PREBUILD=0: as
+        networks, the measurer compiles."""
+        return prebuild.toolchain(specs) if prebuild.enabled() else self.toolchain(target)
 
 
 BACKEND = OpenCLBackend()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 
 import numpy as np
 
@@ -69,6 +70,12 @@ def _make(fn: str, *args) -> int:
     return handle
 
 
+# public names for the other OpenCL modules (the network device, the prebuild step)
+cl_ptr = _ptr
+cl_call = _call
+cl_make = _make
+
+
 def first_device() -> tuple[int, int]:
     """(platform, device): the first device of the first platform that has one."""
     count = ctypes.c_uint32(0)
@@ -104,6 +111,18 @@ def device_info() -> dict[str, str | int]:
     return {"name": text(CL_DEVICE_NAME), "driver": text(CL_DRIVER_VERSION), "memory": mem.value}
 
 
+ENV_BUILD_OPTIONS = "TUNEFARM_OPENCL_BUILD_OPTIONS"
+DEFAULT_BUILD_OPTIONS = "-cl-std=CL1.2"
+
+
+def build_options() -> str:
+    """The driver's build options: -cl-std=CL1.2, plus what TUNEFARM_OPENCL_BUILD_OPTIONS
+    adds (e.g. -cl-opt-disable: on pocl a candidate compiles about 4x faster and runs several
+    times slower, for checking correctness where timings do not matter)."""
+    extra = os.environ.get(ENV_BUILD_OPTIONS, "").strip()
+    return f"{DEFAULT_BUILD_OPTIONS} {extra}".strip()
+
+
 def build_program(ctx: int, device: int, source: str) -> int:
     """An OpenCL C program built by the device's driver; OpenCLError with the build log."""
     src = ctypes.c_char_p(source.encode())
@@ -111,7 +130,7 @@ def build_program(ctx: int, device: int, source: str) -> int:
     dev = (_ptr * 1)(device)
     lib = library()
     lib.clBuildProgram.restype = ctypes.c_int32
-    rc = lib.clBuildProgram(_ptr(program), 1, dev, b"-cl-std=CL1.2", None, None)
+    rc = lib.clBuildProgram(_ptr(program), 1, dev, build_options().encode(), None, None)
     if rc != 0:
         log = ctypes.create_string_buffer(16384)
         lib.clGetProgramBuildInfo(

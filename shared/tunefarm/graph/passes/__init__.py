@@ -12,23 +12,32 @@ from tunefarm.graph.ir import Graph
 from tunefarm.graph.passes.attention import fuse_attention, unfuse_attention
 from tunefarm.graph.passes.batch_norm import fold_batch_norm
 from tunefarm.graph.passes.constants import fold_constants
+from tunefarm.graph.passes.conv_taps import split_bands, trim_dead_taps
 from tunefarm.graph.passes.dead_code import eliminate_dead_code
 from tunefarm.graph.passes.fuse import fuse_epilogues
+from tunefarm.graph.passes.pooling import mean_to_global_pool
+from tunefarm.graph.passes.silu import fuse_silu
 from tunefarm.graph.passes.transformer import fuse_gelu, fuse_layer_norm, hoist_through_reshape
 
 
 def optimize(graph: Graph, attention: bool = True) -> Graph:
-    """Constant folding, batch-norm folding, attention recognition (unless `attention` is
-    False: benchmarks compare with and without it), layer-norm and GELU recognition,
-    hoisting a dense's tail through reshapes, epilogue fusion, dead-code elimination."""
+    """Constant folding, batch-norm folding, a mean over H and W as a global average pool,
+    conv taps that read only padding cut away, attention recognition (unless `attention`
+    is False: benchmarks compare with and without it), layer-norm, GELU and SiLU
+    recognition, hoisting a dense's tail through reshapes, epilogue fusion, convs that
+    mostly read padding split into bands, dead-code elimination."""
     graph = fold_constants(graph)
     graph = fold_batch_norm(graph)
+    graph = mean_to_global_pool(graph)
+    graph = trim_dead_taps(graph)
     if attention:
         graph = fuse_attention(graph)
     graph = fuse_layer_norm(graph)
     graph = fuse_gelu(graph)
+    graph = fuse_silu(graph)
     graph = hoist_through_reshape(graph)
     graph = fuse_epilogues(graph)
+    graph = split_bands(graph)
     return eliminate_dead_code(graph)
 
 
@@ -40,7 +49,11 @@ __all__ = [
     "fuse_epilogues",
     "fuse_gelu",
     "fuse_layer_norm",
+    "fuse_silu",
     "hoist_through_reshape",
+    "mean_to_global_pool",
     "optimize",
+    "split_bands",
+    "trim_dead_taps",
     "unfuse_attention",
 ]

@@ -31,6 +31,7 @@ from tunefarm.ir.ops.elementwise import (
     multiply,
     relu,
     sigmoid,
+    silu,
     subtract,
 )
 from tunefarm.ir.ops.layout import layout_transform
@@ -68,6 +69,7 @@ __all__ = [
     "pool2d",
     "relu",
     "sigmoid",
+    "silu",
     "softmax",
     "subtract",
 ]

@@ -55,6 +55,7 @@ __all__ = [
     "multiply",
     "relu",
     "sigmoid",
+    "silu",
     "sqrt",
     "square",
     "subtract",
@@ -200,6 +201,16 @@ def sigmoid(x: Tensor, name: str = "sigmoid") -> Tensor:
         return one / (one + exp(-v))
 
     return _unary(x, fn, name, "sigmoid", {})
+
+
+def silu(x: Tensor, name: str = "silu") -> Tensor:
+    """x * sigmoid(x) in one pass (SiLU: an export's Sigmoid and Mul of the same value)."""
+
+    def fn(v: Expr) -> Expr:
+        one = const(1.0, v.dtype)
+        return v * (one / (one + exp(-v)))
+
+    return _unary(x, fn, name, "silu", {})
 
 
 def hard_sigmoid(
