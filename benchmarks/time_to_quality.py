@@ -552,7 +552,8 @@ def plot(doc: dict[str, Any], path: str) -> None:
             ax.axhline(r["ttq"]["target_s"] * 1e3, color="grey", ls=":", lw=1,
                        label=f"{QUALITY:.0%} of best")  # fmt: skip
         ax.set_xscale("log")
-        ax.set_yscale("log")  # systems can be an order of magnitude apart
+        if any(v for c in r["curves"].values() for v in c):  # log of no data fails
+            ax.set_yscale("log")  # systems can be an order of magnitude apart
         ax.set_xticks(r["checkpoints_s"], [fmt_s(t) for t in r["checkpoints_s"]])
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_title(r["op"], fontsize=9)

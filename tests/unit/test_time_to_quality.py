@@ -109,3 +109,12 @@ def test_a_tiny_run_writes_consistent_json_and_a_png(tmp_path):
         assert t == first
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "smoke_dense_16x64x64 | sketch" in proc.stdout
+
+
+def test_an_op_with_no_schedule_yet_still_plots(tmp_path):
+    curves = {"sketch": [None, None], "template": [None, 2e-3]}
+    row = {"op": "x", "checkpoints_s": [1.0, 2.0], "curves": curves,
+           "ttq": ttq.time_to_quality(curves, [1.0, 2.0])}  # fmt: skip
+    empty = dict(row, op="y", curves={"sketch": [None, None]}, ttq={"target_s": None})
+    ttq.plot({"rows": [row, empty], "loadavg_start": [1.0, 1.0, 1.0]}, str(tmp_path / "p.png"))
+    assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
