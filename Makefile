@@ -3,7 +3,7 @@
 PY ?= .venv/bin/python
 VENV_STAMP := .venv/.stamp
 
-.PHONY: venv venv-tools deps deps-ensure test test-quick lint lint-imports golden bench bench-int8 bench-kernels bench-tuners bench-networks bench-gpu bench-gpu-network bench-autoscheduler bench-metaschedule run docker-build k8s-render bench-pipeline serve
+.PHONY: venv venv-tools deps deps-ensure test test-quick lint lint-imports golden bench bench-int8 bench-kernels bench-tuners bench-networks bench-gpu bench-gpu-network bench-autoscheduler bench-metaschedule bench-time-to-quality run docker-build k8s-render bench-pipeline serve
 
 venv: $(VENV_STAMP)
 
@@ -100,6 +100,13 @@ bench-autoscheduler: venv
 # use under benchmarks/.tvm).
 bench-metaschedule: venv
 	$(PY) benchmarks/metaschedule.py $(BENCH_METASCHEDULE_ARGS)
+
+# Time to quality: the sketch policy, the template policy and MetaSchedule searching for equal
+# wall time, each best-so-far re-timed at checkpoints by one interleaved timer. BENCH_TTQ_ARGS,
+# e.g. --budget-scale 0.1 --tvm-python /path/to/tvm/bin/python (MetaSchedule skipped without).
+BENCH_TTQ_ARGS ?=
+bench-time-to-quality: venv
+	$(PY) benchmarks/time_to_quality.py $(BENCH_TTQ_ARGS) --json benchmarks/results-time-to-quality.json --png benchmarks/results-time-to-quality.png
 
 # int8: per-layer int8 conv GOPS against ONNX Runtime's QLinearConv and our float32, and
 # resnet-18 int8 against ONNX Runtime int8 (quantize_static QDQ) and float32. BENCH_INT8_ARGS.

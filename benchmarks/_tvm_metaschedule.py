@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 
-def _build_without_intrinsics(mod, target, _params):
+def build_without_intrinsics(mod, target, _params):
     """MetaSchedule's default build minus the tensor-intrinsics import."""
     from tvm.driver import build
     from tvm.s_tir.transform import RemoveWeightLayoutRewriteBlock
@@ -32,7 +32,7 @@ def _build_without_intrinsics(mod, target, _params):
     return build(mod, target=target)
 
 
-def _packed_params(mod):
+def packed_params(mod):
     """Shapes of the parameters of `mod`'s main after its weight-layout block is removed: the
     weight arrives in the packed layout the schedule chose, as TVM packs it once at compile
     time (its values do not change the time)."""
@@ -77,7 +77,7 @@ def _dense(shape: list[int]):
     return [data, weight, out], lambda x, wt: x @ wt.T, 2.0 * m * n * k
 
 
-def _target(cores: int):
+def llvm_target(cores: int):
     import tvm
 
     cpu = tvm.target.codegen.llvm_get_system_cpu()
@@ -100,8 +100,8 @@ def main() -> int:
     shape = [int(v) for v in args.shape.split(",")]
     tensors, reference, flops = (_conv if args.op == "conv" else _dense)(shape)
     mod = tvm.IRModule({"main": tvm.te.create_prim_func(tensors)})
-    target, cpu = _target(args.cores)
-    builder = ms.builder.LocalBuilder(f_build=_build_without_intrinsics)
+    target, cpu = llvm_target(args.cores)
+    builder = ms.builder.LocalBuilder(f_build=build_without_intrinsics)
     start = time.perf_counter()
     database = ms.tune_tir(
         mod,
@@ -119,7 +119,7 @@ def main() -> int:
     from tvm.driver import build
 
     checked = build(sch.mod, target=target)  # with its weight-layout block: for the check
-    lib = _build_without_intrinsics(sch.mod, target, None)  # weights arrive pre-packed
+    lib = build_without_intrinsics(sch.mod, target, None)  # weights arrive pre-packed
     dev = tvm.cpu()
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal([int(d) for d in t.shape]).astype("float32") for t in tensors]
@@ -128,7 +128,7 @@ def main() -> int:
     expected = reference(*arrays[:2])
     err = float(np.abs(args_dev[-1].numpy() - expected).max() / max(1.0, np.abs(expected).max()))
     timer = lib.time_evaluator("main", dev, number=1, repeat=50, min_repeat_ms=50)
-    packed = [tvm.runtime.empty(s, "float32", dev) for s in _packed_params(sch.mod)]
+    packed = [tvm.runtime.empty(s, "float32", dev) for s in packed_params(sch.mod)]
     seconds = float(np.median(timer(*packed).results))
     trials = len(database.get_all_tuning_records())
     print(json.dumps({

@@ -1,0 +1,120 @@
+"""The time-to-quality benchmark (`benchmarks/time_to_quality.py`): its figure-of-merit
+arithmetic on made-up curves, its op-to-TVM mapping, and one tiny run end to end with
+tunefarm's two policies only (MetaSchedule skipped, with the reason in the JSON)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "time_to_quality.py"
+sys.path.insert(0, str(SCRIPT.parent))
+
+import time_to_quality as ttq  # noqa: E402 - the benchmarks folder is not a package
+
+POINTS = [30.0, 60.0, 120.0]
+
+
+def test_time_to_quality_is_the_first_checkpoint_within_95_percent_of_the_best():
+    curves = {
+        "sketch": [None, 2.0, 1.0],  # reaches the best itself, at 120 s
+        "template": [3.0, 1.05, 1.05],  # 1.05 <= 1.0 / 0.95 = 1.0526: within 95% at 60 s
+        "metaschedule": [None, None, 1.06],  # just outside
+    }
+    got = ttq.time_to_quality(curves, POINTS)
+    assert got["best_s"] == 1.0
+    assert math.isclose(got["target_s"], 1.0 / 0.95)
+    assert got["ttq_s"] == {"sketch": 120.0, "template": 60.0, "metaschedule": None}
+    assert ttq.time_to_quality({"sketch": [None, None]}, [1.0, 2.0])["ttq_s"] == {"sketch": None}
+
+
+def test_summary_geomeans_count_a_miss_as_the_last_checkpoint():
+    rows = []
+    for sketch, ms in (([2.0, 1.0, 1.0], [4.0, 2.0, 1.5]), ([1.0, 1.0, 1.0], [None, 2.0, 2.0])):
+        curves = {"sketch": sketch, "metaschedule": ms}
+        rows.append({"curves": curves, "ttq": ttq.time_to_quality(curves, POINTS),
+                     "candidates_per_s": {"sketch": 4.0, "metaschedule": 1.0}})  # fmt: skip
+    s = ttq.summary(rows, POINTS)
+    assert math.isclose(s["ttq_geomean_s"]["sketch"], math.sqrt(60.0 * 30.0))
+    assert (
+        math.isclose(s["ttq_geomean_s"]["metaschedule"], 120.0)
+        and s["not_reached"]["metaschedule"] == 2
+    )
+    assert s["candidates_per_s"] == {"metaschedule": 1.0, "sketch": 4.0}
+    at = s["speedup_vs_metaschedule"]["sketch/metaschedule"]
+    assert at[0] == 2.0  # only the first op had both at 30 s
+    assert math.isclose(at[1], math.sqrt(2.0 * 2.0)) and math.isclose(at[2], math.sqrt(3.0))
+
+
+def test_best_at_keeps_the_last_improvement_up_to_the_checkpoint():
+    h = ttq.History("sketch", points=[(10.0, 16, 3), (20.0, 32, None), (31.0, 48, 7)])
+    assert [h.best_at(t) for t in (5.0, 10.0, 30.0, 31.0)] == [None, 3, 3, 7]
+    assert h.candidates() == 48
+
+
+def test_ops_map_to_tvm_workloads_or_to_none():
+    ops = ttq.OPS
+    assert (
+        ttq.tvm_workload(ops["depthwise_56_128_3x3"].task) == "conv:1,128,56,56,128,3,3,1,1,1,1,128"
+    )
+    assert ttq.tvm_workload(ops["conv_17_128_128_1x7"].task) == "conv:1,128,17,17,128,1,7,1,1,0,3,1"
+    assert ttq.tvm_workload(ops["dense_768x3072"].task) == "dense:128,3072,768"
+    assert ttq.tvm_workload(ops["bmm_qk"].task) == "bmm:12,128,128,64"
+    assert ttq.tvm_workload(ops["softmax_12x128x128"].task) == "softmax:12,128,128"
+    assert ttq.tvm_workload(ops["layer_norm_128x768"].task) == "layer_norm:1,128,768"
+    assert ttq.tvm_workload(ops["conv_224_3_64_7x7_s2"].task) == "conv:1,3,224,224,64,7,7,2,2,3,3,1"
+    other = ttq.Task.make("layer_norm", shape=(4, 8), axis=-1, epsilon=1e-5)
+    assert ttq.tvm_workload(other) is None  # the TVM side fixes BERT's epsilon
+    assert len(ttq.select_ops("resnet18-convs,bert,extra")) == 11 + 7 + 2
+
+
+def test_bad_options_are_refused_with_the_option_named():
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--systems", "sketch,autotvm"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and "--systems: unknown ['autotvm']" in proc.stderr
+
+
+@pytest.mark.slow  # two 30-second searches and the re-timing (about a minute)
+def test_a_tiny_run_writes_consistent_json_and_a_png(tmp_path):
+    out, png = tmp_path / "ttq.json", tmp_path / "ttq.png"
+    cmd = [sys.executable, str(SCRIPT), "--ops", "smoke_dense_16x64x64", "--checkpoints",
+           "20,60", "--budget-scale", "0.5", "--rounds", "2", "--batch", "4",
+           "--json", str(out), "--png", str(png)]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    doc = json.loads(out.read_text())
+    assert doc["checkpoints_s"] == [10.0, 30.0] and len(doc["loadavg_start"]) == 3
+    (row,) = doc["rows"]
+    assert set(row["curves"]) == {"sketch", "template"}
+    assert "no --tvm-python" in row["skipped"]["metaschedule"]
+    for system, curve in row["curves"].items():
+        assert len(curve) == 2 and row["candidates"][system] >= 4
+        assert row["candidates_per_s"][system] > 0
+        # a best never gets worse in the search's view; the re-timed one exists from the
+        # first checkpoint after the first batch on
+        assert curve[0] is None or curve[1] is not None
+    seen = [v for c in row["curves"].values() for v in c if v is not None]
+    assert seen, "neither search finished a batch in 30 s"
+    assert row["ttq"]["best_s"] == min(seen)
+    for system, t in row["ttq"]["ttq_s"].items():
+        first = next((p for p, v in zip(doc["checkpoints_s"], row["curves"][system],
+                                        strict=True) if v is not None and v <= min(seen) / 0.95),
+                     None)  # fmt: skip
+        assert t == first
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "smoke_dense_16x64x64 | sketch" in proc.stdout
+
+
+def test_an_op_with_no_schedule_yet_still_plots(tmp_path):
+    curves = {"sketch": [None, None], "template": [None, 2e-3]}
+    row = {"op": "x", "checkpoints_s": [1.0, 2.0], "curves": curves,
+           "ttq": ttq.time_to_quality(curves, [1.0, 2.0])}  # fmt: skip
+    empty = dict(row, op="y", curves={"sketch": [None, None]}, ttq={"target_s": None})
+    ttq.plot({"rows": [row, empty], "loadavg_start": [1.0, 1.0, 1.0]}, str(tmp_path / "p.png"))
+    assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
