@@ -29,7 +29,7 @@ CL_DEVICE_NAME = 0x102B
 CL_DRIVER_VERSION = 0x102D
 CL_DEVICE_GLOBAL_MEM_SIZE = 0x101F
 
-_ptr = ctypes.c_void_p
+cl_ptr = ctypes.c_void_p
 
 
 class OpenCLError(RuntimeError):
@@ -55,40 +55,34 @@ def _check(rc: int, what: str) -> None:
         raise OpenCLError(f"{what} failed with OpenCL error {rc}")
 
 
-def _call(fn: str, *args) -> None:
+def cl_call(fn: str, *args) -> None:
     getattr(library(), fn).restype = ctypes.c_int32
     _check(getattr(library(), fn)(*args), fn)
 
 
-def _make(fn: str, *args) -> int:
+def cl_make(fn: str, *args) -> int:
     """Call a clCreate* function (last argument: the error code) and return the handle."""
     err = ctypes.c_int32(0)
     f = getattr(library(), fn)
-    f.restype = _ptr
+    f.restype = cl_ptr
     handle = f(*args, ctypes.byref(err))
     _check(err.value, fn)
     return handle
 
 
-# public names for the other OpenCL modules (the network device, the prebuild step)
-cl_ptr = _ptr
-cl_call = _call
-cl_make = _make
-
-
 def first_device() -> tuple[int, int]:
     """(platform, device): the first device of the first platform that has one."""
     count = ctypes.c_uint32(0)
-    _call("clGetPlatformIDs", 0, None, ctypes.byref(count))
-    platforms = (_ptr * max(1, count.value))()
-    _call("clGetPlatformIDs", count.value, platforms, None)
+    cl_call("clGetPlatformIDs", 0, None, ctypes.byref(count))
+    platforms = (cl_ptr * max(1, count.value))()
+    cl_call("clGetPlatformIDs", count.value, platforms, None)
     for platform in platforms[: count.value]:
-        device = _ptr()
+        device = cl_ptr()
         n = ctypes.c_uint32(0)
         lib = library()
         lib.clGetDeviceIDs.restype = ctypes.c_int32
         rc = lib.clGetDeviceIDs(
-            _ptr(platform), ctypes.c_uint64(CL_DEVICE_TYPE_ALL), 1, ctypes.byref(device),
+            cl_ptr(platform), ctypes.c_uint64(CL_DEVICE_TYPE_ALL), 1, ctypes.byref(device),
             ctypes.byref(n),
         )  # fmt: skip
         if rc == 0 and n.value:
@@ -102,12 +96,14 @@ def device_info() -> dict[str, str | int]:
 
     def text(param: int) -> str:
         buf = ctypes.create_string_buffer(512)
-        _call("clGetDeviceInfo", _ptr(device), param, ctypes.c_size_t(512), buf, None)
+        cl_call("clGetDeviceInfo", cl_ptr(device), param, ctypes.c_size_t(512), buf, None)
         return buf.value.decode(errors="replace")
 
     mem = ctypes.c_uint64(0)
     size = ctypes.c_size_t(8)
-    _call("clGetDeviceInfo", _ptr(device), CL_DEVICE_GLOBAL_MEM_SIZE, size, ctypes.byref(mem), None)
+    cl_call(
+        "clGetDeviceInfo", cl_ptr(device), CL_DEVICE_GLOBAL_MEM_SIZE, size, ctypes.byref(mem), None
+    )
     return {"name": text(CL_DEVICE_NAME), "driver": text(CL_DRIVER_VERSION), "memory": mem.value}
 
 
@@ -126,15 +122,15 @@ def build_options() -> str:
 def build_program(ctx: int, device: int, source: str) -> int:
     """An OpenCL C program built by the device's driver; OpenCLError with the build log."""
     src = ctypes.c_char_p(source.encode())
-    program = _make("clCreateProgramWithSource", _ptr(ctx), 1, ctypes.byref(src), None)
-    dev = (_ptr * 1)(device)
+    program = cl_make("clCreateProgramWithSource", cl_ptr(ctx), 1, ctypes.byref(src), None)
+    dev = (cl_ptr * 1)(device)
     lib = library()
     lib.clBuildProgram.restype = ctypes.c_int32
-    rc = lib.clBuildProgram(_ptr(program), 1, dev, build_options().encode(), None, None)
+    rc = lib.clBuildProgram(cl_ptr(program), 1, dev, build_options().encode(), None, None)
     if rc != 0:
         log = ctypes.create_string_buffer(16384)
         lib.clGetProgramBuildInfo(
-            _ptr(program), _ptr(device), CL_PROGRAM_BUILD_LOG, ctypes.c_size_t(16384), log, None
+            cl_ptr(program), cl_ptr(device), CL_PROGRAM_BUILD_LOG, ctypes.c_size_t(16384), log, None
         )
         raise OpenCLError(f"clBuildProgram failed ({rc}):\n{log.value.decode()[:2000]}")
     return program
@@ -145,10 +141,10 @@ def shared_queue() -> tuple[int, int, int]:
     """(device, context, profiling queue) of the first device, made once per process: a
     persistent measurer builds every candidate in one context."""
     _, device = first_device()
-    dev = (_ptr * 1)(device)
-    ctx = _make("clCreateContext", None, 1, dev, None, None)
-    queue = _make(
-        "clCreateCommandQueue", _ptr(ctx), _ptr(device),
+    dev = (cl_ptr * 1)(device)
+    ctx = cl_make("clCreateContext", None, 1, dev, None, None)
+    queue = cl_make(
+        "clCreateCommandQueue", cl_ptr(ctx), cl_ptr(device),
         ctypes.c_uint64(CL_QUEUE_PROFILING_ENABLE),
     )  # fmt: skip
     return device, ctx, queue
@@ -170,61 +166,61 @@ class OpenCLKernel:
         self.device, self.ctx, self.queue = shared_queue()
         self.program, self.kernel, self.buffers = None, None, []
         self.program = build_program(self.ctx, self.device, source)
-        self.kernel = _make("clCreateKernel", _ptr(self.program), str(launch["entry"]).encode())
+        self.kernel = cl_make("clCreateKernel", cl_ptr(self.program), str(launch["entry"]).encode())
         self.hosts = [np.ascontiguousarray(a) for a in args]
         self.buffers = [
-            _make(
+            cl_make(
                 "clCreateBuffer",
-                _ptr(self.ctx),
+                cl_ptr(self.ctx),
                 ctypes.c_uint64(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR),
                 ctypes.c_size_t(max(a.nbytes, 4)),
-                _ptr(a.ctypes.data),
+                cl_ptr(a.ctypes.data),
             )  # fmt: skip
             for a in self.hosts
         ]
         for i, buf in enumerate(self.buffers):
-            handle = _ptr(buf)
+            handle = cl_ptr(buf)
             size = ctypes.c_size_t(ctypes.sizeof(handle))
-            _call("clSetKernelArg", _ptr(self.kernel), i, size, ctypes.byref(handle))
+            cl_call("clSetKernelArg", cl_ptr(self.kernel), i, size, ctypes.byref(handle))
 
     def close(self) -> None:
         """Release the buffers, kernel and program (idempotent)."""
         lib = library()
         for buf in self.buffers:
-            lib.clReleaseMemObject(_ptr(buf))
+            lib.clReleaseMemObject(cl_ptr(buf))
         if self.kernel is not None:
-            lib.clReleaseKernel(_ptr(self.kernel))
+            lib.clReleaseKernel(cl_ptr(self.kernel))
         if self.program is not None:
-            lib.clReleaseProgram(_ptr(self.program))
+            lib.clReleaseProgram(cl_ptr(self.program))
         self.buffers, self.kernel, self.program = [], None, None
 
     def _enqueue(self, event: ctypes.c_void_p | None) -> None:
-        _call(
-            "clEnqueueNDRangeKernel", _ptr(self.queue), _ptr(self.kernel), 3, None,
+        cl_call(
+            "clEnqueueNDRangeKernel", cl_ptr(self.queue), cl_ptr(self.kernel), 3, None,
             self.global_, self.local, 0, None, ctypes.byref(event) if event is not None else None,
         )  # fmt: skip
 
     def run(self) -> int:
         self._enqueue(None)
-        _call("clFinish", _ptr(self.queue))
+        cl_call("clFinish", cl_ptr(self.queue))
         return 0
 
     def outputs(self) -> list[np.ndarray]:
         out = []
         for host, buf in zip(self.hosts, self.buffers, strict=True):
             copy = np.empty_like(host)
-            _call(
-                "clEnqueueReadBuffer", _ptr(self.queue), _ptr(buf), 1, ctypes.c_size_t(0),
-                ctypes.c_size_t(copy.nbytes), _ptr(copy.ctypes.data), 0, None, None,
+            cl_call(
+                "clEnqueueReadBuffer", cl_ptr(self.queue), cl_ptr(buf), 1, ctypes.c_size_t(0),
+                ctypes.c_size_t(copy.nbytes), cl_ptr(copy.ctypes.data), 0, None, None,
             )  # fmt: skip
             out.append(copy)
         return out
 
     def time(self, number: int) -> float:
-        first, last = _ptr(), _ptr()
+        first, last = cl_ptr(), cl_ptr()
         for i in range(number):
             self._enqueue(first if i == 0 else last if i == number - 1 else None)
-        _call("clFinish", _ptr(self.queue))
+        cl_call("clFinish", cl_ptr(self.queue))
         start = self._stamp(first, CL_PROFILING_COMMAND_START)
         end = self._stamp(last if number > 1 else first, CL_PROFILING_COMMAND_END)
         for ev in (first, last) if number > 1 else (first,):
@@ -234,7 +230,7 @@ class OpenCLKernel:
     @staticmethod
     def _stamp(event: ctypes.c_void_p, param: int) -> int:
         value = ctypes.c_uint64(0)
-        _call(
+        cl_call(
             "clGetEventProfilingInfo", event, param, ctypes.c_size_t(8), ctypes.byref(value), None
         )
         return value.value

@@ -23,9 +23,9 @@ from tunefarm.backends.opencl.driver import (
     CL_PROFILING_COMMAND_START,
     CL_QUEUE_PROFILING_ENABLE,
     OpenCLKernel,
-    _call,
-    _make,
-    _ptr,
+    cl_call,
+    cl_make,
+    cl_ptr,
 )
 
 CL_BUFFER_CREATE_TYPE_REGION = 0x1220
@@ -38,10 +38,10 @@ class _Region(ctypes.Structure):
 class OpenCLDevice(Device):
     def __init__(self) -> None:
         _, self.device = driver.first_device()
-        dev = (_ptr * 1)(self.device)
-        self.ctx = _make("clCreateContext", None, 1, dev, None, None)
-        self.queue = _make(
-            "clCreateCommandQueue", _ptr(self.ctx), _ptr(self.device),
+        dev = (cl_ptr * 1)(self.device)
+        self.ctx = cl_make("clCreateContext", None, 1, dev, None, None)
+        self.queue = cl_make(
+            "clCreateCommandQueue", cl_ptr(self.ctx), cl_ptr(self.device),
             ctypes.c_uint64(CL_QUEUE_PROFILING_ENABLE),
         )  # fmt: skip
         self.owned: list[tuple[str, int]] = []  # (release function, handle), in creation order
@@ -52,27 +52,27 @@ class OpenCLDevice(Device):
 
     def alloc(self, nbytes: int) -> int:
         flags = ctypes.c_uint64(CL_MEM_READ_WRITE)
-        mem = _make("clCreateBuffer", _ptr(self.ctx), flags, ctypes.c_size_t(nbytes), None)
+        mem = cl_make("clCreateBuffer", cl_ptr(self.ctx), flags, ctypes.c_size_t(nbytes), None)
         return self._own("clReleaseMemObject", mem)
 
     def region(self, base: int, offset: int, nbytes: int) -> int:
         region = _Region(offset, nbytes)
-        mem = _make(
-            "clCreateSubBuffer", _ptr(base), ctypes.c_uint64(CL_MEM_READ_WRITE),
+        mem = cl_make(
+            "clCreateSubBuffer", cl_ptr(base), ctypes.c_uint64(CL_MEM_READ_WRITE),
             ctypes.c_uint32(CL_BUFFER_CREATE_TYPE_REGION), ctypes.byref(region),
         )  # fmt: skip
         return self._own("clReleaseMemObject", mem)
 
     def upload(self, mem: int, array: np.ndarray) -> None:
-        _call(
-            "clEnqueueWriteBuffer", _ptr(self.queue), _ptr(mem), 1, ctypes.c_size_t(0),
-            ctypes.c_size_t(array.nbytes), _ptr(array.ctypes.data), 0, None, None,
+        cl_call(
+            "clEnqueueWriteBuffer", cl_ptr(self.queue), cl_ptr(mem), 1, ctypes.c_size_t(0),
+            ctypes.c_size_t(array.nbytes), cl_ptr(array.ctypes.data), 0, None, None,
         )  # fmt: skip
 
     def download(self, mem: int, out: np.ndarray) -> None:
-        _call(
-            "clEnqueueReadBuffer", _ptr(self.queue), _ptr(mem), 1, ctypes.c_size_t(0),
-            ctypes.c_size_t(out.nbytes), _ptr(out.ctypes.data), 0, None, None,
+        cl_call(
+            "clEnqueueReadBuffer", cl_ptr(self.queue), cl_ptr(mem), 1, ctypes.c_size_t(0),
+            ctypes.c_size_t(out.nbytes), cl_ptr(out.ctypes.data), 0, None, None,
         )  # fmt: skip
 
     def load(self, name: str, image: bytes) -> tuple[int, str, Any, Any]:
@@ -89,18 +89,18 @@ class OpenCLDevice(Device):
     def prepare(self, module: tuple[int, str, Any, Any], args: list[int]) -> tuple:
         program, entry, global_, local = module
         kernel = self._own(
-            "clReleaseKernel", _make("clCreateKernel", _ptr(program), entry.encode())
+            "clReleaseKernel", cl_make("clCreateKernel", cl_ptr(program), entry.encode())
         )
         for i, mem in enumerate(args):
-            handle = _ptr(mem)
+            handle = cl_ptr(mem)
             size = ctypes.c_size_t(ctypes.sizeof(handle))
-            _call("clSetKernelArg", _ptr(kernel), i, size, ctypes.byref(handle))
+            cl_call("clSetKernelArg", cl_ptr(kernel), i, size, ctypes.byref(handle))
         return kernel, global_, local
 
     def _enqueue(self, prepared: tuple, event: ctypes.c_void_p | None = None) -> None:
         kernel, global_, local = prepared
-        _call(
-            "clEnqueueNDRangeKernel", _ptr(self.queue), _ptr(kernel), 3, None, global_, local,
+        cl_call(
+            "clEnqueueNDRangeKernel", cl_ptr(self.queue), cl_ptr(kernel), 3, None, global_, local,
             0, None, ctypes.byref(event) if event is not None else None,
         )  # fmt: skip
 
@@ -108,10 +108,10 @@ class OpenCLDevice(Device):
         self._enqueue(prepared)
 
     def synchronize(self) -> None:
-        _call("clFinish", _ptr(self.queue))
+        cl_call("clFinish", cl_ptr(self.queue))
 
     def timed(self, launches: list[tuple], number: int) -> float:
-        first, last = _ptr(), _ptr()
+        first, last = cl_ptr(), cl_ptr()
         total = len(launches) * number
         k = 0
         for _ in range(number):
@@ -129,10 +129,10 @@ class OpenCLDevice(Device):
     def release(self) -> None:
         lib = driver.library()
         for fn, handle in reversed(self.owned):  # kernels before programs, sub-buffers first
-            getattr(lib, fn)(_ptr(handle))
+            getattr(lib, fn)(cl_ptr(handle))
         self.owned = []
-        lib.clReleaseCommandQueue(_ptr(self.queue))
-        lib.clReleaseContext(_ptr(self.ctx))
+        lib.clReleaseCommandQueue(cl_ptr(self.queue))
+        lib.clReleaseContext(cl_ptr(self.ctx))
 
 
 def open_network(
