@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _report import stop_forkserver
+
 MODES = {
     # name: environment of the tune
     "process_per_candidate": {"TUNEFARM_OPENCL_PREBUILD": "0", "TUNEFARM_PERSISTENT_MEASURER": "0"},
@@ -56,21 +58,11 @@ def run_one(args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - start
     finally:
         option.close()
-    _stop_forkserver()
+    stop_forkserver()
     ok = args.trials - sum(summary.errors.values())
     print(json.dumps({"trials": args.trials, "ok": ok, "seconds": seconds,
                       "errors": dict(summary.errors)}))  # fmt: skip
     return 0
-
-
-def _stop_forkserver() -> None:
-    """Reap multiprocessing's forkserver so that its children's CPU time (build workers,
-    the measurer) reaches the parent's RUSAGE_CHILDREN (as in search_speed.py)."""
-    import multiprocessing.forkserver as fs
-
-    stop = getattr(fs._forkserver, "_stop", None)
-    if stop is not None:
-        stop()
 
 
 def spawn(mode: str, args: argparse.Namespace) -> dict:

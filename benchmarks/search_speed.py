@@ -38,6 +38,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _report import stop_forkserver
+
 HERE = Path(__file__).resolve().parent
 DEFAULT_OPS = "conv_56_64_64_3x3,dense_768x3072"
 HEAVY_MAIN = "TUNEFARM_SPEED_HEAVY_MAIN"
@@ -71,7 +73,7 @@ def run_one(args: argparse.Namespace) -> int:
         tune_s = time.perf_counter() - start
     finally:
         option.close()
-    _stop_forkserver()
+    stop_forkserver()
     config = autosched.best_config(tuner)
     rechecks = list(getattr(tuner, "rechecks", ()))
     row = {"op": args.op, "policy": args.policy, "seed": args.seed, "trials": summary.trials,
@@ -82,17 +84,6 @@ def run_one(args: argparse.Namespace) -> int:
            "config": None if config is None else config.to_json()}  # fmt: skip
     print(json.dumps(row), flush=True)
     return 0
-
-
-def _stop_forkserver() -> None:
-    """Stop and reap multiprocessing's forkserver, so the CPU time of the build workers and
-    measurement children (its children) counts in this process's RUSAGE_CHILDREN, and so in
-    the parent's figure (private API; without it that time is simply missing)."""
-    import multiprocessing.forkserver as fs
-
-    stop = getattr(fs._forkserver, "_stop", None)
-    if stop is not None:
-        stop()
 
 
 def _subprocess(
