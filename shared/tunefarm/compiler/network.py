@@ -421,6 +421,29 @@ class _Lowering:
             return [bufs[a], bufs[b]], layout
         return None
 
+    def channel_affine(self, node: Node) -> None:
+        """x * scale + shift (+ relu) in one pass, in the layout x arrives in: blocked, the
+        [1, C, 1, 1] constants are read as [1, C/b, 1, 1, b] (their own memory)."""
+        x, scale, shift = node.inputs
+        layout = self.layout.get(x)
+        shape = tuple(self.g.shape(x))
+        if not (len(shape) == 4 and block(layout) > 1 and shape[1] % block(layout) == 0):
+            layout = None
+        src = self.in_layout(x, layout)
+        consts = []
+        for v in (scale, shift):
+            phys = physical_shape(self.g.shape(v), layout)
+            consts.append(self.param(v, lambda a, phys=phys: a.reshape(phys), f"as {layout}"))
+        task = Task.make(
+            "elementwise",
+            target=self.target,
+            fn="affine",
+            relu=bool(node.attrs.get("relu", False)),
+            shapes=[self.buffers[b].shape for b in (src, *consts)],
+        )
+        out = self.define(node.outputs[0], self.buffers[src].shape, layout)
+        self.call_default(task, [src, *consts, out])
+
     def concat(self, node: Node) -> None:
         """Concat along C, H or W stays blocked when every input is in the same block
         (inception's and squeezenet's branch outputs; the bands of a split conv), else
@@ -623,6 +646,7 @@ GENERIC_PARAMS: dict[str, tuple[str, tuple[str, ...]]] = {
 # graph op -> the _Lowering method that compiles it (ops with their own argument handling)
 OTHER_OPS = {
     "attention": "attention",
+    "channel_affine": "channel_affine",
     "cast": "cast",
     "where": "where",
     "gather": "gather",

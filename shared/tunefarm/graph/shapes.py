@@ -398,6 +398,21 @@ def _equal(node: Node, ins: list[Value]) -> list[Value]:
     return _binary(node, ins)
 
 
+def _channel_affine(node: Node, ins: list[Value]) -> list[Value]:
+    """x (rank >= 2, float32) with a scale and shift of shape [1, C, 1, ...]: x's shape."""
+    _n_inputs(node, ins, 3)
+    _float(node, ins)
+    x = ins[0]
+    if len(x.shape) < 2:
+        raise _fail(node, f"x {x.name!r} needs a channel axis (rank >= 2), got {list(x.shape)}")
+    want = (1, x.shape[1]) + (1,) * (len(x.shape) - 2)
+    for what, v in zip(("scale", "shift"), ins[1:], strict=True):
+        if tuple(v.shape) != want:
+            got = list(v.shape)
+            raise _fail(node, f"{what} {v.name!r} must have shape {list(want)}, got {got}")
+    return _same(node, ins)
+
+
 def _where(node: Node, ins: list[Value]) -> list[Value]:
     _n_inputs(node, ins, 3)
     _float(node, ins)
@@ -522,6 +537,7 @@ RULES: dict[str, Rule] = {
     "sub": _binary,
     "mul": _binary,
     "div": _binary,
+    "channel_affine": _channel_affine,
     "lrn": _lrn,
     "pool2d": _pool2d,
     "global_pool2d": _global_pool2d,

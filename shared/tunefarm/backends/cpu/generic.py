@@ -122,13 +122,15 @@ def _ew_inputs(task: Task) -> Inputs:
 UNARY = {"relu", "sigmoid", "silu", "hard_swish", "hard_sigmoid", "leaky_relu", "clip", "cast"}
 UNARY |= {"erf", "tanh", "sqrt", "square", "gelu"}
 BINARY = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "bias_add", "equal"}
+TERNARY = {"affine"}  # x * scale + shift (relu=True: then max(., 0)), one pass
 
 
 def _ew_fn(task: Task) -> str:
     fn = task.args.get("fn")
-    if fn not in UNARY | BINARY:
-        raise TaskError(f"elementwise: fn must be one of {sorted(UNARY | BINARY)}, got {fn!r}")
-    want = 1 if fn in UNARY else 2
+    if fn not in UNARY | BINARY | TERNARY:
+        known = sorted(UNARY | BINARY | TERNARY)
+        raise TaskError(f"elementwise: fn must be one of {known}, got {fn!r}")
+    want = 1 if fn in UNARY else 2 if fn in BINARY else 3
     if len(task.args.get("shapes", ())) != want:
         raise TaskError(f"elementwise: fn {fn!r} takes {want} input shape(s) in 'shapes'")
     return fn
@@ -142,6 +144,7 @@ def _ew_attrs(task: Task, fn: str) -> dict[str, Any]:
         "hard_sigmoid": {"alpha": a.get("alpha", 0.2), "beta": a.get("beta", 0.5)},
         "cast": {"dtype": a.get("dtype", "float32")},
         "bias_add": {"axis": a.get("axis", 1)},
+        "affine": {"relu": bool(a.get("relu", False))},
     }.get(fn, {})
 
 

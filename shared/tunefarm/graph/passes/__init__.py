@@ -11,6 +11,7 @@ from __future__ import annotations
 from tunefarm.graph.ir import Graph
 from tunefarm.graph.passes.attention import fuse_attention, unfuse_attention
 from tunefarm.graph.passes.batch_norm import fold_batch_norm
+from tunefarm.graph.passes.channel_affine import fuse_channel_affine
 from tunefarm.graph.passes.constants import fold_constants
 from tunefarm.graph.passes.conv_taps import split_bands, trim_dead_taps
 from tunefarm.graph.passes.dead_code import eliminate_dead_code
@@ -45,6 +46,7 @@ __all__ = [
     "eliminate_dead_code",
     "fold_batch_norm",
     "fuse_attention",
+    "fuse_channel_affine",
     "fold_constants",
     "fuse_epilogues",
     "fuse_gelu",

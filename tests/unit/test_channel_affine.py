@@ -1,0 +1,124 @@
+"""Per-channel affine (`graph.passes.channel_affine`): DenseNet's batch norm before a conv,
+with its ReLU, becomes one `channel_affine` node on CPUs, compiled to one elementwise
+kernel in the blocked layout, which matches ONNX Runtime."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import helper
+from test_graph_passes import rand, same_outputs
+from test_onnx_import import make_model
+
+from tunefarm.compiler import compile_graph
+from tunefarm.frontend.onnx_import import load_onnx
+from tunefarm.graph.extract import for_target
+from tunefarm.graph.ir import random_inputs
+from tunefarm.graph.passes import fuse_channel_affine, optimize
+from tunefarm.recipe import onnxruntime_outputs, relative_error
+from tunefarm.runtime.executor import GraphExecutor
+
+
+def dense_block(relu: bool = True, channels: int = 32):
+    """conv, conv -> concat -> BatchNormalization (-> Relu) -> conv: a DenseNet layer's
+    pre-activation, which no conv absorbs (the concat is between)."""
+    rng = np.random.default_rng(5)
+    c = channels
+    params = {"w0": rand(c, 3, 3, 3), "w1": rand(c, c, 1, 1), "w2": rand(8, 2 * c, 1, 1)}
+    params |= {
+        "gamma": rng.uniform(0.5, 2, 2 * c).astype(np.float32),
+        "beta": rng.standard_normal(2 * c).astype(np.float32),
+        "mean": rng.standard_normal(2 * c).astype(np.float32),
+        "var": rng.uniform(0.5, 2, 2 * c).astype(np.float32),
+    }
+    nodes = [
+        helper.make_node("Conv", ["x", "w0"], ["a"], name="conv0", pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["a", "w1"], ["b"], name="conv1"),
+        helper.make_node("Concat", ["a", "b"], ["cat"], name="cat", axis=1),
+        helper.make_node(
+            "BatchNormalization", ["cat", "gamma", "beta", "mean", "var"], ["bn"], name="norm"
+        ),
+    ]
+    last = "bn"
+    if relu:
+        nodes.append(helper.make_node("Relu", ["bn"], ["r"], name="relu"))
+        last = "r"
+    nodes.append(helper.make_node("Conv", [last, "w2"], ["y"], name="conv2"))
+    return make_model(nodes, {"x": [1, 3, 10, 10]}, ["y"], params)
+
+
+def mul_add_relu(also_output: str):
+    """conv -> Mul by [1, C, 1, 1] -> Add [C, 1, 1] -> Relu, with `also_output` (one of
+    the steps' values, or "") a graph output as well."""
+    params = {"w": rand(16, 3, 3, 3), "s": rand(1, 16, 1, 1), "t": rand(16, 1, 1)}
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["a"], name="relu0"),  # the conv absorbs this one
+        helper.make_node("Mul", ["s", "a"], ["m"], name="mul"),  # the constant first
+        helper.make_node("Add", ["m", "t"], ["p"], name="add"),
+        helper.make_node("Relu", ["p"], ["y"], name="relu"),
+    ]
+    outputs = ["y", also_output] if also_output else ["y"]
+    return make_model(nodes, {"x": [1, 3, 8, 8]}, outputs, params)
+
+
+def _compile_and_check(model, tmp_path) -> list[str]:
+    """Compile for the host CPU, run, compare with ONNX Runtime; the calls' kernel ops."""
+    g = load_onnx(model)
+    compiled = compile_graph(g, "cpu")
+    compiled.save(tmp_path / "net.tfa")
+    inputs = random_inputs(g, seed=6)
+    got = GraphExecutor.load(tmp_path / "net.tfa").run(inputs)
+    want = onnxruntime_outputs(model.SerializeToString(), inputs)
+    assert relative_error(got, want) <= 1e-5
+    return [c.kernel.split("_", 1)[1] for c in compiled.plan.calls]
+
+
+@pytest.mark.parametrize("relu", [True, False])
+def test_batch_norm_before_a_conv_becomes_one_node(relu: bool, tmp_path) -> None:
+    g = optimize(load_onnx(dense_block(relu)))
+    t = fuse_channel_affine(g)
+    ops = [n.op for n in t.nodes]
+    assert ops == ["conv2d", "conv2d", "concat", "channel_affine", "conv2d"]
+    assert t.nodes[3].attrs["relu"] is relu
+    assert [t.shape(v) for v in t.nodes[3].inputs[1:]] == [(1, 64, 1, 1)] * 2
+    same_outputs(g, t)
+    assert "channel_affine" in [n.op for n in for_target(g, "cpu").nodes]
+    kernels = _compile_and_check(dense_block(relu), tmp_path)
+    # one elementwise kernel for the batch norm and ReLU, and no layout transform but the
+    # output's: the affine reads and writes the concat's blocked layout
+    assert kernels.count("elementwise") == 1
+    assert kernels.count("layout_transform") == 1
+
+
+@pytest.mark.parametrize(
+    ("also_output", "ops"),
+    [
+        ("", ["conv2d", "channel_affine"]),
+        ("p", ["conv2d", "channel_affine", "relu"]),  # the add's value is read: no relu
+        ("m", ["conv2d", "mul", "add", "relu"]),  # the multiply's value is read: left alone
+    ],
+)
+def test_a_step_read_elsewhere_stops_the_chain(also_output: str, ops, tmp_path) -> None:
+    model = mul_add_relu(also_output)
+    g = optimize(load_onnx(model))
+    t = fuse_channel_affine(g)
+    assert [n.op for n in t.nodes] == ops
+    same_outputs(g, t)
+    _compile_and_check(model, tmp_path)
+
+
+def test_for_gpus_the_chain_stays_as_it_was() -> None:
+    g = optimize(load_onnx(dense_block()))
+    assert "channel_affine" not in [n.op for n in for_target(g, "cuda").nodes]
+
+
+def test_the_shape_rule_names_a_wrong_scale() -> None:
+    from tunefarm.graph.ir import GraphError, Node
+    from tunefarm.graph.shapes import infer_node
+
+    g = optimize(load_onnx(dense_block()))
+    g.add_param("bad", rand(64))
+    node = Node("aff", "channel_affine", ["cat", "bad", "bad"], ["o"], {"relu": True})
+    with pytest.raises(GraphError, match=r"aff.*scale 'bad' must have shape \[1, 64, 1, 1\]"):
+        infer_node(g, node)
