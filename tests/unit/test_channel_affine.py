@@ -19,9 +19,10 @@ from tunefarm.recipe import onnxruntime_outputs, relative_error
 from tunefarm.runtime.executor import GraphExecutor
 
 
-def dense_block(relu: bool = True, channels: int = 32):
+def dense_block(relu: bool = True, channels: int = 32, cat_out: bool = False):
     """conv, conv -> concat -> BatchNormalization (-> Relu) -> conv: a DenseNet layer's
-    pre-activation, which no conv absorbs (the concat is between)."""
+    pre-activation, which no conv absorbs (the concat is between); `cat_out`: the concat
+    is a graph output too."""
     rng = np.random.default_rng(5)
     c = channels
     params = {"w0": rand(c, 3, 3, 3), "w1": rand(c, c, 1, 1), "w2": rand(8, 2 * c, 1, 1)}
@@ -44,7 +45,8 @@ def dense_block(relu: bool = True, channels: int = 32):
         nodes.append(helper.make_node("Relu", ["bn"], ["r"], name="relu"))
         last = "r"
     nodes.append(helper.make_node("Conv", [last, "w2"], ["y"], name="conv2"))
-    return make_model(nodes, {"x": [1, 3, 10, 10]}, ["y"], params)
+    outputs = ["y", "cat"] if cat_out else ["y"]
+    return make_model(nodes, {"x": [1, 3, 10, 10]}, outputs, params)
 
 
 def mul_add_relu(also_output: str):
@@ -75,20 +77,30 @@ def _compile_and_check(model, tmp_path) -> list[str]:
 
 
 @pytest.mark.parametrize("relu", [True, False])
-def test_batch_norm_before_a_conv_becomes_one_node(relu: bool, tmp_path) -> None:
+def test_batch_norm_after_a_concat_becomes_one_node(relu: bool, tmp_path) -> None:
+    """The concat, the batch norm and its ReLU: one node on the concat's inputs, one
+    elementwise kernel, no concat kernel, no layout transform but the output's."""
     g = optimize(load_onnx(dense_block(relu)))
     t = fuse_channel_affine(g)
-    ops = [n.op for n in t.nodes]
-    assert ops == ["conv2d", "conv2d", "concat", "channel_affine", "conv2d"]
-    assert t.nodes[3].attrs["relu"] is relu
-    assert [t.shape(v) for v in t.nodes[3].inputs[1:]] == [(1, 64, 1, 1)] * 2
+    assert [n.op for n in t.nodes] == ["conv2d", "conv2d", "channel_affine", "conv2d"]
+    affine = t.nodes[2]
+    assert affine.attrs["relu"] is relu and affine.inputs[:2] == ["a", "b"]
+    assert [t.shape(v) for v in affine.inputs[2:]] == [(1, 64, 1, 1)] * 2
     same_outputs(g, t)
     assert "channel_affine" in [n.op for n in for_target(g, "cpu").nodes]
     kernels = _compile_and_check(dense_block(relu), tmp_path)
-    # one elementwise kernel for the batch norm and ReLU, and no layout transform but the
-    # output's: the affine reads and writes the concat's blocked layout
-    assert kernels.count("elementwise") == 1
+    assert kernels.count("elementwise") == 1 and "concat" not in kernels
     assert kernels.count("layout_transform") == 1
+
+
+def test_a_concat_read_elsewhere_stays(tmp_path) -> None:
+    g = optimize(load_onnx(dense_block(cat_out=True)))
+    t = fuse_channel_affine(g)
+    assert [n.op for n in t.nodes] == ["conv2d", "conv2d", "concat", "channel_affine", "conv2d"]
+    assert t.nodes[3].inputs[0] == "cat"
+    same_outputs(g, t)
+    kernels = _compile_and_check(dense_block(cat_out=True), tmp_path)
+    assert kernels.count("elementwise") == 1 and kernels.count("concat") == 1
 
 
 @pytest.mark.parametrize(

@@ -197,8 +197,8 @@ def oracle(task: Task, xs: Arrays) -> np.ndarray:
             shape = [1] * args[0].ndim
             shape[a.get("axis", 1)] = -1
             return args[0] + args[1].reshape(shape)
-        if a["fn"] == "affine":  # x * scale + shift, then relu if asked
-            y = args[0] * args[1] + args[2]
+        if a["fn"] == "affine":  # x * scale + shift, then relu if asked; xs joined on axis 1
+            y = np.concatenate(args[:-2], axis=1) * args[-2] + args[-1]
             return np.maximum(y, 0.0) if a.get("relu") else y
         if len(args) == 2:
             return ELEMENTWISE[a["fn"]](*args)
@@ -363,6 +363,15 @@ DEFAULT_CASES: dict[str, Task] = {
     # a blocked activation [N, C/b, H, W, b] with per-channel [1, C/b, 1, 1, b] constants
     "ew_affine_relu": ew("affine", (1, 3, 5, 7, 8), (1, 3, 1, 1, 8), (1, 3, 1, 1, 8), relu=True),
     "ew_affine": ew("affine", (2, 6, 5, 3), (1, 6, 1, 1), (1, 6, 1, 1)),
+    "ew_affine_of_a_concat": ew(
+        "affine",
+        (1, 2, 3, 5, 8),
+        (1, 1, 3, 5, 8),
+        (1, 3, 3, 5, 8),
+        (1, 6, 1, 1, 8),
+        (1, 6, 1, 1, 8),
+        relu=True,
+    ),  # fmt: skip
     "ew_sigmoid": ew("sigmoid", (2, 3, 11)),
     "ew_silu": ew("silu", (2, 3, 37)),
     "ew_hard_swish": ew("hard_swish", (5, 9)),

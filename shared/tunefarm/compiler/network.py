@@ -422,27 +422,28 @@ class _Lowering:
         return None
 
     def channel_affine(self, node: Node) -> None:
-        """x * scale + shift (+ relu) in one pass, in the layout x arrives in: blocked, the
-        [1, C, 1, 1] constants are read as [1, C/b, 1, 1, b] (their own memory)."""
-        x, scale, shift = node.inputs
-        layout = self.layout.get(x)
-        shape = tuple(self.g.shape(x))
-        if not (len(shape) == 4 and block(layout) > 1 and shape[1] % block(layout) == 0):
+        """x * scale + shift (+ relu) in one pass (several xs: joined along C in the same
+        pass), in the block x arrives in: the [1, C, 1, 1] constants are read as
+        [1, C/b, 1, 1, b] (their own memory). Logical when the xs' layouts differ."""
+        xs, consts = node.inputs[:-2], node.inputs[-2:]
+        layouts = {self.layout.get(x) for x in xs}
+        layout = layouts.pop() if len(layouts) == 1 else None
+        b = block(layout)
+        if not (b > 1 and all(len(s := self.g.shape(x)) == 4 and s[1] % b == 0 for x in xs)):
             layout = None
-        src = self.in_layout(x, layout)
-        consts = []
-        for v in (scale, shift):
+        bufs = [self.in_layout(x, layout) for x in xs]
+        for v in consts:
             phys = physical_shape(self.g.shape(v), layout)
-            consts.append(self.param(v, lambda a, phys=phys: a.reshape(phys), f"as {layout}"))
+            bufs.append(self.param(v, lambda a, phys=phys: a.reshape(phys), f"as {layout}"))
         task = Task.make(
             "elementwise",
             target=self.target,
             fn="affine",
             relu=bool(node.attrs.get("relu", False)),
-            shapes=[self.buffers[b].shape for b in (src, *consts)],
+            shapes=[self.buffers[x].shape for x in bufs],
         )
-        out = self.define(node.outputs[0], self.buffers[src].shape, layout)
-        self.call_default(task, [src, *consts, out])
+        out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
+        self.call_default(task, [*bufs, self.define(node.outputs[0], out_shape, layout)])
 
     def concat(self, node: Node) -> None:
         """Concat along C, H or W stays blocked when every input is in the same block

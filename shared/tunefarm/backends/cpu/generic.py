@@ -122,7 +122,9 @@ def _ew_inputs(task: Task) -> Inputs:
 UNARY = {"relu", "sigmoid", "silu", "hard_swish", "hard_sigmoid", "leaky_relu", "clip", "cast"}
 UNARY |= {"erf", "tanh", "sqrt", "square", "gelu"}
 BINARY = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "bias_add", "equal"}
-TERNARY = {"affine"}  # x * scale + shift (relu=True: then max(., 0)), one pass
+# x * scale + shift (relu=True: then max(., 0)), one pass; with more than one x (k + 2
+# shapes) the xs are concatenated along axis 1 first, in the same pass (DenseNet's concat)
+TERNARY = {"affine"}
 
 
 def _ew_fn(task: Task) -> str:
@@ -131,6 +133,8 @@ def _ew_fn(task: Task) -> str:
         known = sorted(UNARY | BINARY | TERNARY)
         raise TaskError(f"elementwise: fn must be one of {known}, got {fn!r}")
     want = 1 if fn in UNARY else 2 if fn in BINARY else 3
+    if fn in TERNARY and len(task.args.get("shapes", ())) > want:
+        return fn  # an affine of the concat of several xs
     if len(task.args.get("shapes", ())) != want:
         raise TaskError(f"elementwise: fn {fn!r} takes {want} input shape(s) in 'shapes'")
     return fn
@@ -176,6 +180,11 @@ def _ew_specs(task: Task) -> dict[str, InputSpec]:
 
 def _ew_build(task: Task, xs: list[Tensor]) -> Tensor:
     fn = _ew_fn(task)
+    if fn == "affine" and len(xs) > 3:  # the concat is inlined into the affine's pass
+        try:
+            xs = [concat(xs[:-2], 1, name="joined"), *xs[-2:]]
+        except ValueError as exc:
+            raise TaskError(f"elementwise affine: the xs do not concatenate: {exc}") from None
     try:
         return getattr(importlib.import_module("tunefarm.ir.ops.elementwise"), fn)(
             *xs, **_ew_attrs(task, fn), name="out"
@@ -186,6 +195,8 @@ def _ew_build(task: Task, xs: list[Tensor]) -> Tensor:
 
 def _ew_ref(task: Task, xs: list[np.ndarray]) -> np.ndarray:
     fn = _ew_fn(task)
+    if fn == "affine" and len(xs) > 3:
+        xs = [R.concat(xs[:-2], 1), *xs[-2:]]
     return getattr(R, fn)(*xs, **_ew_attrs(task, fn))
 
 
