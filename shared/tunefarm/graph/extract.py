@@ -28,6 +28,7 @@ from tunefarm.graph.passes import (
     eliminate_dead_code,
     fuse_channel_affine,
     pad_pooled_convs,
+    pool_before_pointwise_conv,
     split_bands,
     unfuse_attention,
 )
@@ -67,14 +68,16 @@ def for_target(graph: Graph, target: str) -> Graph:
     """`graph` as `target` runs it (models are optimised before the target is known): on
     CPUs, convs that mostly read padding split into padding-free bands (not earlier: the
     quantizer, graph_pack and the QDQ exporter take whole convs), a classifier conv before
-    a global pool padded to whole channel blocks (`pad_pooled_convs`), and per-channel
+    a global pool padded to whole channel blocks (`pad_pooled_convs`), an average pool
+    after a 1x1 conv moved before it (`pool_before_pointwise_conv`), and per-channel
     multiply-add(-relu) chains as one `channel_affine` node (the GPU backends have no
     kernel for it); elsewhere, fused attentions written out again where the backend has
     no attention kernel."""
     kind = parse_target(target).kind
     if kind == "cpu":
         graph = pad_pooled_convs(split_bands(graph), partial(_whole_blocks, target=target))
-        graph = eliminate_dead_code(fuse_channel_affine(graph))
+        graph = fuse_channel_affine(pool_before_pointwise_conv(graph))
+        graph = eliminate_dead_code(graph)
     if "attention" in registry.ops(kind):
         return graph
     return unfuse_attention(graph)

@@ -16,6 +16,7 @@ from tunefarm.graph.passes.constants import fold_constants
 from tunefarm.graph.passes.conv_taps import split_bands, trim_dead_taps
 from tunefarm.graph.passes.dead_code import eliminate_dead_code
 from tunefarm.graph.passes.fuse import fuse_epilogues
+from tunefarm.graph.passes.pool_first import pool_before_pointwise_conv
 from tunefarm.graph.passes.pooled_conv import pad_pooled_convs
 from tunefarm.graph.passes.pooling import mean_to_global_pool
 from tunefarm.graph.passes.silu import fuse_silu
@@ -57,6 +58,7 @@ __all__ = [
     "mean_to_global_pool",
     "optimize",
     "pad_pooled_convs",
+    "pool_before_pointwise_conv",
     "split_bands",
     "trim_dead_taps",
     "unfuse_attention",
