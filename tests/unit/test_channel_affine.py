@@ -94,6 +94,8 @@ def test_batch_norm_after_a_concat_becomes_one_node(relu: bool, tmp_path) -> Non
 
 
 def test_a_concat_read_elsewhere_stays(tmp_path) -> None:
+    """The concat (a graph output too) stays, and its kernel joins rows of vectors: the
+    blocked [1, C/b, H, W, b] buffers seen as [1, C/b * H * W, b]."""
     g = optimize(load_onnx(dense_block(cat_out=True)))
     t = fuse_channel_affine(g)
     assert [n.op for n in t.nodes] == ["conv2d", "conv2d", "concat", "channel_affine", "conv2d"]
@@ -101,6 +103,10 @@ def test_a_concat_read_elsewhere_stays(tmp_path) -> None:
     same_outputs(g, t)
     kernels = _compile_and_check(dense_block(cat_out=True), tmp_path)
     assert kernels.count("elementwise") == 1 and kernels.count("concat") == 1
+    plan = compile_graph(load_onnx(dense_block(cat_out=True)), "cpu -isa=avx512").plan
+    shapes = {b.name: b.shape for b in plan.buffers}
+    (cat,) = [c for c in plan.calls if c.kernel.endswith("_concat")]
+    assert [shapes[a] for a in cat.args] == [(1, 200, 16), (1, 200, 16), (1, 400, 16)]
 
 
 @pytest.mark.parametrize(

@@ -457,10 +457,16 @@ class _Lowering:
         if layout is not None and not (axis in (1, 2, 3) and rank == 4):
             layout = None
         bufs = [self.in_layout(v, layout) for v in ins]
+        out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
+        out = self.define(node.outputs[0], out_shape, layout)
+        if axis == 1 and block(layout) > 1:  # along whole channel blocks: see `_rows`
+            bufs, out = (
+                [self.view(x, _rows(self.buffers[x].shape)) for x in bufs],
+                self.view(out, _rows(out_shape)),
+            )
         shapes = [self.buffers[x].shape for x in bufs]
         task = Task.make("concat", target=self.target, shapes=shapes, axis=axis)
-        out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
-        self.call_default(task, [*bufs, self.define(node.outputs[0], out_shape, layout)])
+        self.call_default(task, [*bufs, out])
 
     def split(self, node: Node) -> None:
         src = self.logical(node.inputs[0])
@@ -654,6 +660,14 @@ OTHER_OPS = {
     "expand": "expand",
     "slice": "slice",
 }
+
+
+def _rows(shape: tuple[int, ...]) -> tuple[int, int, int]:
+    """A blocked activation [N, C/b, H, W, b] seen as [N, C/b * H * W, b]: a concat along
+    channel blocks is then one along rows of vectors, whose kernel indexes each row without
+    the divisions by H and W that its 5-D loop nest did per vector."""
+    n, cb, h, w, b = shape
+    return (n, cb * h * w, b)
 
 
 def _history(records, device_key: str | None) -> ApplyHistoryBest | None:
