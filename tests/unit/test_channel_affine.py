@@ -91,6 +91,13 @@ def test_batch_norm_after_a_concat_becomes_one_node(relu: bool, tmp_path) -> Non
     kernels = _compile_and_check(dense_block(relu), tmp_path)
     assert kernels.count("elementwise") == 1 and "concat" not in kernels
     assert kernels.count("layout_transform") == 1
+    # on 16 lanes: the two 32-channel inputs, the constants and the output, as
+    # [N, C/b, H * W, b] (the pixels in one axis: one division per vector fewer)
+    plan = compile_graph(load_onnx(dense_block(relu)), "cpu -isa=avx512").plan
+    shapes = {b.name: b.shape for b in plan.buffers}
+    (affine,) = [c for c in plan.calls if c.kernel.endswith("_elementwise")]
+    want = [(1, 2, 100, 16)] * 2 + [(1, 4, 1, 16)] * 2 + [(1, 4, 100, 16)]
+    assert [shapes[a] for a in affine.args] == want
 
 
 def test_a_concat_read_elsewhere_stays(tmp_path) -> None:

@@ -423,17 +423,26 @@ class _Lowering:
 
     def channel_affine(self, node: Node) -> None:
         """x * scale + shift (+ relu) in one pass (several xs: joined along C in the same
-        pass), in the block x arrives in: the [1, C, 1, 1] constants are read as
-        [1, C/b, 1, 1, b] (their own memory). Logical when the xs' layouts differ."""
+        pass), in the block x arrives in, each [N, C/b, H, W, b] buffer seen as
+        [N, C/b, H * W, b] (one division per vector fewer) and the [1, C, 1, 1] constants
+        read as [1, C/b, 1, b] (their own memory). Logical when the xs' layouts differ."""
         xs, consts = node.inputs[:-2], node.inputs[-2:]
         layouts = {self.layout.get(x) for x in xs}
         layout = layouts.pop() if len(layouts) == 1 else None
         b = block(layout)
         if not (b > 1 and all(len(s := self.g.shape(x)) == 4 and s[1] % b == 0 for x in xs)):
             layout = None
+        out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
+        out = self.define(node.outputs[0], out_shape, layout)
         bufs = [self.in_layout(x, layout) for x in xs]
+        if layout is not None:
+            bufs, out = (
+                [self.view(x, _pixels(self.buffers[x].shape)) for x in bufs],
+                self.view(out, _pixels(out_shape)),
+            )
         for v in consts:
-            phys = physical_shape(self.g.shape(v), layout)
+            phys = (1, *self.buffers[out].shape[1:-2], 1, self.buffers[out].shape[-1])
+            phys = physical_shape(self.g.shape(v), None) if layout is None else phys
             bufs.append(self.param(v, lambda a, phys=phys: a.reshape(phys), f"as {layout}"))
         task = Task.make(
             "elementwise",
@@ -442,8 +451,7 @@ class _Lowering:
             relu=bool(node.attrs.get("relu", False)),
             shapes=[self.buffers[x].shape for x in bufs],
         )
-        out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
-        self.call_default(task, [*bufs, self.define(node.outputs[0], out_shape, layout)])
+        self.call_default(task, [*bufs, out])
 
     def concat(self, node: Node) -> None:
         """Concat along C, H or W stays blocked when every input is in the same block
@@ -668,6 +676,12 @@ def _rows(shape: tuple[int, ...]) -> tuple[int, int, int]:
     the divisions by H and W that its 5-D loop nest did per vector."""
     n, cb, h, w, b = shape
     return (n, cb * h * w, b)
+
+
+def _pixels(shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """A blocked activation [N, C/b, H, W, b] seen as [N, C/b, H * W, b]."""
+    n, cb, h, w, b = shape
+    return (n, cb, h * w, b)
 
 
 def _history(records, device_key: str | None) -> ApplyHistoryBest | None:
