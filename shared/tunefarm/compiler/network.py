@@ -351,14 +351,21 @@ class _Lowering:
         self.buf_of[out], self.layout[out] = buf, None
 
     def unary(self, node: Node) -> None:
+        """In the layout the input arrives in; a blocked one as rows of vectors (`_rows`)."""
         src = node.inputs[0]
         buf = self.held(src)
         shape = self.buffers[buf].shape
+        out = self.define(node.outputs[0], shape, self.layout.get(src))
+        if block(self.layout.get(src)) > 1 and len(shape) == 5:
+            buf, out = self.view(buf, _rows(shape)), self.view(out, _rows(shape))
         attrs = {k: float(node.attrs[k]) for k in UNARY_ATTRS.get(node.op, ())}
         task = Task.make(
-            "elementwise", target=self.target, fn=UNARY_FNS[node.op], shapes=[shape], **attrs
+            "elementwise",
+            target=self.target,
+            fn=UNARY_FNS[node.op],
+            shapes=[self.buffers[buf].shape],
+            **attrs,
         )
-        out = self.define(node.outputs[0], shape, self.layout.get(src))
         self.call_default(task, [buf, out])
 
     def binary(self, node: Node) -> None:
@@ -371,21 +378,26 @@ class _Lowering:
         if not same:
             blocked = self.channel_operand(a, b)
             if blocked is not None:
-                task = Task.make(
-                    "elementwise",
-                    target=self.target,
-                    fn=BINARY_FNS[node.op],
-                    shapes=[self.buffers[x].shape for x in blocked[0]],
-                )
                 out_shape = physical_shape(self.g.shape(node.outputs[0]), blocked[1])
                 out = self.define(node.outputs[0], out_shape, blocked[1])
-                self.call_default(task, [*blocked[0], out])
+                bufs = [self.view(x, _pixels(self.buffers[x].shape)) for x in blocked[0]]
+                self.call_binary(node, [*bufs, self.view(out, _pixels(out_shape))])
                 return
         bufs = [self.in_layout(v, layout) for v in (a, b)]
-        shapes = [self.buffers[x].shape for x in bufs]
-        task = Task.make("elementwise", target=self.target, fn=BINARY_FNS[node.op], shapes=shapes)
         out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
-        self.call_default(task, [*bufs, self.define(node.outputs[0], out_shape, layout)])
+        out = self.define(node.outputs[0], out_shape, layout)
+        if block(layout) > 1 and len(out_shape) == 5:  # same shapes: rows of vectors
+            bufs, out = (
+                [self.view(x, _rows(out_shape)) for x in bufs],
+                self.view(out, _rows(out_shape)),
+            )
+        self.call_binary(node, [*bufs, out])
+
+    def call_binary(self, node: Node, args: list[str]) -> None:
+        """The elementwise kernel of a binary node on (a, b, out) buffers as they are."""
+        shapes = [self.buffers[x].shape for x in args[:2]]
+        task = Task.make("elementwise", target=self.target, fn=BINARY_FNS[node.op], shapes=shapes)
+        self.call_default(task, args)
 
     def channel_operand(self, a: str, b: str) -> tuple[list[str], Layout] | None:
         """([buffer of a, buffer of b], layout) when one operand is a 4-D activation held in
