@@ -147,3 +147,14 @@ def test_the_shape_rule_names_a_wrong_scale() -> None:
     node = Node("aff", "channel_affine", ["cat", "bad", "bad"], ["o"], {"relu": True})
     with pytest.raises(GraphError, match=r"aff.*scale 'bad' must have shape \[1, 64, 1, 1\]"):
         infer_node(g, node)
+
+
+def test_the_task_survey_sees_the_blocked_affine() -> None:
+    """`tunefarm tasks` (compiler.tasks) lists the affine with the shapes the compiler
+    calls it with: the constants' placeholders have their packed [1, C/b, 1, b] shape."""
+    from tunefarm.compiler.tasks import network_tasks
+
+    g = optimize(load_onnx(dense_block()))
+    tasks = network_tasks(g, "cpu -isa=avx512", policy="sketch", min_share=0)
+    (affine,) = [t.task for t in tasks if t.task.op == "elementwise"]
+    assert affine.args["shapes"] == ((1, 2, 100, 16),) * 2 + ((1, 4, 1, 16),) * 2
