@@ -158,3 +158,23 @@ def test_the_task_survey_sees_the_blocked_affine() -> None:
     tasks = network_tasks(g, "cpu -isa=avx512", policy="sketch", min_share=0)
     (affine,) = [t.task for t in tasks if t.task.op == "elementwise"]
     assert affine.args["shapes"] == ((1, 2, 100, 16),) * 2 + ((1, 4, 1, 16),) * 2
+
+
+def test_an_affine_of_the_logical_input(tmp_path) -> None:
+    """The network's input (NCHW, not blocked) normalised per channel, then a conv: the
+    affine runs logical, with [1, C, 1, 1] constants."""
+    params = {"s": rand(1, 3, 1, 1), "t": rand(1, 3, 1, 1), "w": rand(8, 3, 3, 3)}
+    nodes = [
+        helper.make_node("Mul", ["x", "s"], ["m"], name="mul"),
+        helper.make_node("Add", ["m", "t"], ["p"], name="add"),
+        helper.make_node("Conv", ["p", "w"], ["y"], name="conv", pads=[1, 1, 1, 1]),
+    ]
+    model = make_model(nodes, {"x": [1, 3, 6, 6]}, ["y"], params)
+    assert "channel_affine" in [n.op for n in for_target(optimize(load_onnx(model)), "cpu").nodes]
+    plan = compile_graph(load_onnx(model), "cpu -isa=avx512").plan
+    shapes = {b.name: b.shape for b in plan.buffers}
+    (affine,) = [c for c in plan.calls if c.kernel.endswith("_elementwise")]
+    assert [shapes[a] for a in affine.args] == [(1, 3, 6, 6), (1, 3, 1, 1), (1, 3, 1, 1)] + [
+        (1, 3, 6, 6)
+    ]
+    _compile_and_check(model, tmp_path)
