@@ -104,8 +104,9 @@ def feeds(task: Task) -> dict[str, np.ndarray]:
     return xs
 
 
-def pick_config(task: Task, sweep: int, builder, runner) -> tuple[Config, dict[str, Any]]:
-    """The default config, or the fastest of it and `sweep` random ones."""
+def pick_config(task: Task, sweep: int, builder, runner, cpu_time=None) -> tuple[Config, dict]:
+    """The default config, or the fastest of it and `sweep` random ones (each timed by
+    the runner, or in-process by `cpu_time(build)`, which gives seconds or None)."""
     space = registry.config_space(task)
     configs = [registry.default_config(task)]
     rng = np.random.default_rng(0)
@@ -114,8 +115,12 @@ def pick_config(task: Task, sweep: int, builder, runner) -> tuple[Config, dict[s
         if cfg not in configs:
             configs.append(cfg)
     inputs = [MeasureInput(task, c) for c in configs]
-    results = runner.run(inputs, builder.build(inputs))
-    timed = [(r.costs[0], c) for r, c in zip(results, configs, strict=True) if r.ok]
+    builds = builder.build(inputs)
+    if cpu_time is not None:
+        costs = [cpu_time(b) if b.artifact else None for b in builds]
+    else:
+        costs = [r.costs[0] if r.ok else None for r in runner.run(inputs, builds)]
+    timed = [(t, c) for t, c in zip(costs, configs, strict=True) if t is not None]
     best = min(timed, key=lambda x: x[0])[1] if timed else configs[0]
     return best, {"configs_tried": len(configs), "ok": len(timed)}
 
@@ -135,7 +140,7 @@ def cpu_seconds(fn, min_ms: float = FINAL_MIN_REPEAT_MS) -> float:
 
 
 def in_process(build, xs: dict[str, np.ndarray], want: np.ndarray):
-    """The built kernel loaded here, its output checked against `want`; a callable."""
+    """The built kernel loaded here (a `HostKernel`), its output checked against `want`."""
     specs = build.arg_specs
     args = [xs[s.name] for s in specs[:-1]] + [np.zeros(specs[-1].shape, np.float32)]
     kernel = load_host_kernel(build.artifact, args)
@@ -145,21 +150,31 @@ def in_process(build, xs: dict[str, np.ndarray], want: np.ndarray):
     err = float(np.abs(got - want).max() / max(1.0, np.abs(want).max()))
     if err > 1e-4:
         raise SystemExit(f"attention kernel in-process: max rel. error {err:.1e}")
-    return kernel.run
+    return kernel
 
 
 def bench(name: str, batch: int, args: argparse.Namespace, builder, runner) -> dict[str, Any]:
     task = attention_task(name, batch, f"cpu -cores={args.cores}")
-    config, info = pick_config(task, args.sweep, builder, runner)
+    xs = feeds(task)
+    want = registry.template(task).reference(task, xs)
+
+    def cpu_time(build) -> float:
+        kernel = in_process(build, xs, want)
+        try:
+            return cpu_seconds(kernel.run, FINAL_MIN_REPEAT_MS / 4)
+        finally:
+            kernel.close()
+
+    config, info = pick_config(
+        task, args.sweep, builder, runner, cpu_time if args.cpu_time else None
+    )
     inp = MeasureInput(task, config)
     build = builder.build([inp])[0]
-    xs = feeds(task)
     sess = _timing.ort_session(ort_model(task, xs), args.cores)
-    want = registry.template(task).reference(task, xs)
     got = sess.run(None, xs)[0]
     ort_err = float(np.abs(got - want).max() / max(1.0, np.abs(want).max()))
     costs: dict[str, list[float]] = {"tunefarm": [], "ort": []}
-    kernel = in_process(build, xs, want) if args.cpu_time else None
+    kernel = in_process(build, xs, want).run if args.cpu_time else None
     for r in range(args.rounds):
         if kernel is not None:
             costs["tunefarm"].append(cpu_seconds(kernel))
