@@ -10,8 +10,13 @@ How annotations become C:
                nest runs at most N steps is unrolled as above, as TVM's auto-unroll does;
 - vectorize -> GCC vector types (`vector_size`): contiguous loads/stores become vector
                loads/stores, loop-invariant scalars broadcast, `exp` a polynomial
-               (Cephes' expf, 2 ulp); anything else (gathers,
-               math calls, lane-dependent conditions) falls back to an `omp simd` loop.
+               (Cephes' expf, 2 ulp); a guard or padding select on a rising bound
+               (`j < n`) splits into a whole-vector branch and a lane-by-lane tail;
+               anything else (gathers, math calls, other lane-dependent conditions) falls
+               back to an `omp simd` loop;
+- pragma peel_tail -> the loop's last iteration emitted apart (variable a constant), so
+               the guards of a split that does not divide fold away there and are dropped
+               from the other iterations where they provably hold (attention's key tiles).
 """
 
 from __future__ import annotations
