@@ -1,8 +1,9 @@
 """Tile tails in the C emitter (attention's odd key counts, ViT's 197 keys): a loop marked
 `peel_tail` runs its last iteration apart, so the guards of a split that does not divide
 fold away there and are dropped from the other iterations; a select that writes a row's
-zero padding (`j < n ? x[min(j, n - 1)] : 0`) vectorises but for the row's last vector.
-Real compiled kernels against numpy, with the ISA pinned (AVX2, 8 lanes)."""
+zero padding (`j < n ? x[min(j, n - 1)] : 0`) vectorises but for the row's last vector;
+a select whose branch reads only what its condition reads (attention's exp floor)
+vectorises too. Real compiled kernels against numpy, with the ISA pinned (AVX2, 8 lanes)."""
 
 from __future__ import annotations
 
@@ -111,3 +112,32 @@ def test_attention_pads_keys_to_vectors_not_tiles() -> None:
     code = emit_c(lower(Schedule(kdef.outputs, kdef.inputs).apply_all(kdef.steps)), TARGET)
     assert f"attn_kp[{2 * 16 * 200}]" in code
     assert "attn_kp_j_1" in code and "(*(const tf_v8fu*)(&k[" in code  # K^T copied in vectors
+
+
+def _select_kernel(tmp: Path, branch_reads_other: bool) -> tuple[np.ndarray, str, np.ndarray]:
+    x, w = te.placeholder((64,), name="x"), te.placeholder((64,), name="w")
+
+    def body(i):
+        t = x[i] * const(2.0)
+        taken = w[i] if branch_reads_other else t
+        return select(t <= const(0.5), const(0.0), taken)
+
+    y = te.compute((64,), body, name="y")
+    sch = Schedule([y], [x, w]).apply_all([S.Split("y", "i", (LANES,)), S.Vectorize("y", "i.1")])
+    rng = np.random.default_rng(2)
+    xs, ws = rng.standard_normal(64).astype(np.float32), rng.standard_normal(64).astype(np.float32)
+    got, code = build_run(sch, [xs, ws], (64,), tmp)
+    want = np.where(xs * 2 <= 0.5, 0, ws if branch_reads_other else xs * 2).astype(np.float32)
+    return got, code, want
+
+
+def test_select_reading_what_its_condition_reads_vectorises(tmp_path: Path) -> None:
+    got, code, want = _select_kernel(tmp_path, False)
+    np.testing.assert_array_equal(got, want)
+    assert "tf_v8_sel(" in code and "omp simd" not in code
+
+
+def test_select_guarding_another_load_stays_scalar(tmp_path: Path) -> None:
+    got, code, want = _select_kernel(tmp_path, True)
+    np.testing.assert_array_equal(got, want)
+    assert "tf_v8_sel(" not in code and "omp simd" in code

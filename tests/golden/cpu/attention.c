@@ -182,7 +182,7 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict q_raw, void* r
     float attn_exp[1024] __attribute__((aligned(64)));
     for (int32_t attn_exp_i = 0; attn_exp_i < 8; ++attn_exp_i) {
       for (int32_t attn_exp_j_0 = 0; attn_exp_j_0 < 8; ++attn_exp_j_0) {
-        *(tf_v16fu*)(&attn_exp[((attn_exp_i * 128) + (attn_exp_j_0 * 16))]) = (tf_v16_exp((((*(const tf_v16fu*)(&attn_score[((attn_exp_i * 128) + (attn_exp_j_0 * 16))])) + (*(const tf_v16fu*)(&attn_bias[(attn_exp_j_0 * 16)]))) - attn_max[attn_exp_i])) * tf_v16_min(tf_v16_max((((((*(const tf_v16fu*)(&attn_score[((attn_exp_i * 128) + (attn_exp_j_0 * 16))])) + (*(const tf_v16fu*)(&attn_bias[(attn_exp_j_0 * 16)]))) - attn_max[attn_exp_i]) - -80.0f) * 1e+30f), tf_v16_bc(0.0f)), tf_v16_bc(1.0f)));
+        *(tf_v16fu*)(&attn_exp[((attn_exp_i * 128) + (attn_exp_j_0 * 16))]) = tf_v16_sel(((((*(const tf_v16fu*)(&attn_score[((attn_exp_i * 128) + (attn_exp_j_0 * 16))])) + (*(const tf_v16fu*)(&attn_bias[(attn_exp_j_0 * 16)]))) - attn_max[attn_exp_i]) <= tf_v16_bc(-80.0f)), tf_v16_bc(0.0f), tf_v16_exp((((*(const tf_v16fu*)(&attn_score[((attn_exp_i * 128) + (attn_exp_j_0 * 16))])) + (*(const tf_v16fu*)(&attn_bias[(attn_exp_j_0 * 16)]))) - attn_max[attn_exp_i])));
       }
     }
     float attn_acc[512] __attribute__((aligned(64)));

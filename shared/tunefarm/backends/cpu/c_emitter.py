@@ -233,13 +233,15 @@ class CEmitter(IntLanes):
             if v not in free_vars(e.cond):
                 return f"({self.expr(e.cond)} ? {t} : {f})", True
             c = e.cond
+            tested = [n for n in walk(c) if isinstance(n, BufferLoad)]
             if any(
-                isinstance(n, BufferLoad) and v in free_vars(n.index)
+                isinstance(n, BufferLoad) and v in free_vars(n.index) and n not in tested
                 for branch in (e.true_value, e.false_value)
                 for n in walk(branch)
             ):
                 # Both branches of a vector select are evaluated for every lane; a guarded
-                # load (padding) could read outside its buffer, so keep it a scalar loop.
+                # load (padding) could read outside its buffer, so keep it a scalar loop
+                # (a load the condition itself reads is read by every lane anyway).
                 raise NotVectorizable("lane-dependent guarded load")
             if isinstance(c, Compare) and is_float(c.a.dtype):
                 (x, xv), (y, yv) = self.vexpr(c.a, v, width), self.vexpr(c.b, v, width)
