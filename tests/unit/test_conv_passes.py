@@ -47,22 +47,32 @@ CASES = [
 @pytest.mark.parametrize("target", ["cpu -cores=1", "cpu -isa=avx2 -cores=2"])
 @pytest.mark.parametrize("params", CASES)
 def test_reduction_passes_against_numpy(tmp_path, target: str, params: dict) -> None:
-    """2 and 4 passes of 16- or 32-channel slices, several tiles, both loop orders, inline
-    padding and a pass count that does not divide the blocks (6 of 4 blocks: gcd 2); the
-    one-pass default is the control."""
+    """2 and 4 passes of 32- or 16-channel slices, several tiles, both loop orders and
+    inline padding; the one-pass default is the control."""
     task = conv(target, blocks=(16, 16), **params)
     base = registry.default_config(task).as_dict()
     ow = task.args["data"][3] // task.args.get("strides", 1)
     variants = [
         dict(ic_passes=2),
         dict(ic_passes=4, tile_oc=(1, 2, 16), order="icb_outer", unroll_kw=False),
-        dict(ic_passes=32, tile_ow=(ow, 1)),  # gcd(32, 4 blocks) = 4
+        dict(ic_passes=4, tile_ow=(ow, 1)),
     ]
     if "pad" in base:
         variants.append(dict(ic_passes=2, pad="inline"))
     configs = [Config.make(dict(base, ic_passes=1))]
     configs += [Config.make(dict(base, **v)) for v in variants]
     run_checked(tmp_path, task, configs)
+
+
+def test_passes_that_do_not_divide_the_blocks(tmp_path) -> None:
+    """96 channels in 6 blocks of 16: 4 passes run as gcd(4, 6) = 2; the space offers only
+    passes of at least 16 channels (1, 2, 4: not 8 of 12)."""
+    task = conv(
+        "cpu -cores=1", data=(1, 96, 6, 6), weight=(32, 96, 3, 3), padding=1, blocks=(16, 16)
+    )
+    assert list(registry.config_space(task).knobs["ic_passes"].entities) == [1, 2, 4]
+    base = registry.default_config(task).as_dict()
+    run_checked(tmp_path, task, [Config.make(dict(base, ic_passes=4))])
 
 
 FCN_HEAD = dict(data=(1, 2048, 28, 28), weight=(512, 2048, 3, 3), padding=1, blocks=(16, 16))

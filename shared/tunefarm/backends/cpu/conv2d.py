@@ -51,6 +51,7 @@ from tunefarm.task import Task, TaskError
 ORDERS = ("kw_outer", "icb_outer")
 IC_PASSES = (1, 2, 4, 8, 16, 32)  # passes of the reduction over the output map (1: one)
 PASS_CHANNELS = 128  # input channels per pass of the default's blocked reduction
+MIN_PASS_CHANNELS = 16  # the space's shortest pass (16 channels: one AVX-512 block)
 MAX_MAP_BYTES = 256 << 10  # the partial-sum map a pass may accumulate (per parallel iteration)
 
 
@@ -230,7 +231,7 @@ class Conv2dNCHWc(ConvTemplate):
         sp.define_knob("unroll_kw", [True, False])
         sp.define_knob("order", list(ORDERS))
         define_pad_knob(sp, p["padding"])
-        sp.define_knob("ic_passes", list(IC_PASSES))
+        sp.define_knob("ic_passes", [n for n in IC_PASSES if p["c"] // n >= MIN_PASS_CHANNELS])
         return sp
 
     def preferred(self, task, space, target):
