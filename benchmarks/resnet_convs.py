@@ -5,8 +5,12 @@ after batch-norm folding) at batch 1; tunefarm compiles it untuned for `cpu -cor
 ONNX Runtime runs it with one intra-op thread, and both are timed by the calling thread's
 CPU time (`time.thread_time`), interleaved over `--rounds` rounds of median-of-`--repeat`.
 Both sides include their layout reorders around the conv (tunefarm's NCHW -> NCHW[x]c
-transforms, ORT's ReorderInput/ReorderOutput), so a ratio compares like with like; the
-whole-model figures come from `benchmarks/models.py --cores 1 --cpu-time`.
+transforms, ORT's ReorderInput/ReorderOutput), so a ratio compares like with like; on the
+small layers those reorders are much of the time, which inside a network neither side pays.
+The "kernel" columns are tunefarm's conv alone: the task as a network pins it (blocks of 16,
+or 1 for RGB input; bias and ReLU fused) at its default config, loaded in-process and timed
+the same way, against ORT's one-node time (reorders included, so ORT's side is an upper
+bound). The whole-model figures come from `benchmarks/models.py --cores 1 --cpu-time`.
 
     python benchmarks/resnet_convs.py [--only r50_l3,fcn_] [--rounds 3] [--repeat 5]
 """
@@ -29,10 +33,14 @@ try:
 except ImportError:  # run from a checkout without the editable install
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared"))
 
+from tunefarm.backends import registry
 from tunefarm.compiler import compile_graph
 from tunefarm.frontend.onnx_import import load_onnx
+from tunefarm.measure import MeasureInput
+from tunefarm.measure.host import load_host_kernel
 from tunefarm.recipe import onnxruntime_session, relative_error
 from tunefarm.runtime.executor import GraphExecutor
+from tunefarm.task import Task
 
 # name: (input size, in channels, out channels, kernel, stride, dilation)
 LAYERS: dict[str, tuple[int, int, int, int, int, int]] = {
@@ -96,6 +104,29 @@ def conv_model(size: int, c: int, o: int, k: int, stride: int, dil: int, seed: i
     return model, feeds
 
 
+def conv_kernel(name: str, workdir: Path):
+    """The layer's conv2d kernel alone, as a one-core network compiles it: (kernel, its
+    config). Checked against the numpy reference before it is timed."""
+    size, c, o, k, stride, dil = LAYERS[name]
+    task = Task.make(
+        "conv2d", target="cpu -cores=1", data=(1, c, size, size), weight=(o, c, k, k),
+        strides=stride, padding=dil * (k // 2), dilation=dil, epilogue=("bias", "relu"),
+        blocks=(16 if c % 16 == 0 else 1, 16),
+    )  # fmt: skip
+    inp = MeasureInput(task, registry.default_config(task))
+    with registry.local_builder(n_parallel=1, cache_dir=workdir) as builder:
+        (built,) = builder.build([inp])
+    if not built.ok:
+        raise RuntimeError(f"{name}: {built.error_msg[:300]}")
+    io = registry.reference_io(inp, 0)
+    kernel = load_host_kernel(built.artifact, io.args)
+    kernel.run()
+    want = io.expected[len(io.args) - 1]
+    err = float(np.max(np.abs(kernel.outputs()[-1] - want)) / np.max(np.abs(want)))
+    assert err <= 1e-4, (name, err)
+    return kernel, inp.config.as_dict()
+
+
 def _median_ms(fn, repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -114,14 +145,20 @@ def bench(name: str, rounds: int, repeat: int, workdir: Path) -> dict:
     net = GraphExecutor.load(workdir / "net.tfa")
     session = onnxruntime_session(model, threads=1)
     err = relative_error(net.run(feeds), {"y": session.run(None, feeds)[0]})
-    ort_ms, tf_ms = [], []
+    kernel, config = conv_kernel(name, workdir)
+    ort_ms, tf_ms, kernel_ms = [], [], []
     for _ in range(rounds):
         ort_ms.append(_median_ms(lambda: session.run(None, feeds), repeat))
         tf_ms.append(_median_ms(lambda: net.run(feeds), repeat))
+        kernel_ms.append(_median_ms(kernel.run, repeat))
+    kernel.close()
     out = size // stride
     gflop = 2 * o * out * out * c * k * k / 1e9
-    ort, tf = statistics.median(ort_ms), statistics.median(tf_ms)
-    return dict(name=name, gflop=gflop, ort_ms=ort, tf_ms=tf, ratio=tf / ort, rel_err=err)
+    ort, tf, alone = (statistics.median(x) for x in (ort_ms, tf_ms, kernel_ms))
+    return dict(
+        name=name, gflop=gflop, ort_ms=ort, tf_ms=tf, ratio=tf / ort, kernel_ms=alone,
+        kernel_ratio=alone / ort, rel_err=err, config=config,
+    )  # fmt: skip
 
 
 def main() -> int:
@@ -133,22 +170,35 @@ def main() -> int:
     prefixes = [p for p in args.only.split(",") if p]
     names = [n for n in LAYERS if not prefixes or any(n.startswith(p) for p in prefixes)]
     print(f"load average {os.getloadavg()[0]:.1f}")
-    print("| layer | GFLOP | ORT ms | tunefarm ms | ratio | ORT GFLOP/s | tunefarm GFLOP/s |")
-    print("|---|---|---|---|---|---|---|")
-    ratios = []
+    print(
+        "| layer | GFLOP | ORT ms | tunefarm ms | ratio | kernel ms | kernel ratio "
+        "| ORT GFLOP/s | kernel GFLOP/s | tile (cols x vectors, passes) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    ratios, kernel_ratios = [], []
     with tempfile.TemporaryDirectory(prefix="tf-convs-") as tmp:
         for name in names:
             r = bench(name, args.rounds, args.repeat, Path(tmp))
             assert r["rel_err"] <= 1e-4, (name, r["rel_err"])
             ratios.append(r["ratio"])
+            kernel_ratios.append(r["kernel_ratio"])
+            cfg = r["config"]
+            tile = f"{cfg['tile_ow'][1]} x {cfg['tile_oc'][1]}, {cfg.get('ic_passes', 1)}"
             print(
                 f"| {name} | {r['gflop']:.3f} | {r['ort_ms']:.2f} | {r['tf_ms']:.2f} | "
-                f"{r['ratio']:.2f} | {r['gflop'] / r['ort_ms'] * 1e3:.0f} | "
-                f"{r['gflop'] / r['tf_ms'] * 1e3:.0f} |",
+                f"{r['ratio']:.2f} | {r['kernel_ms']:.2f} | {r['kernel_ratio']:.2f} | "
+                f"{r['gflop'] / r['ort_ms'] * 1e3:.0f} | "
+                f"{r['gflop'] / r['kernel_ms'] * 1e3:.0f} | {tile} |",
                 flush=True,
             )
-    geo = math.exp(statistics.fmean(math.log(x) for x in ratios))
-    print(f"geomean ratio {geo:.3f}; load average {os.getloadavg()[0]:.1f}")
+
+    def geo(xs: list[float]) -> float:
+        return math.exp(statistics.fmean(math.log(x) for x in xs))
+
+    print(
+        f"geomean ratio {geo(ratios):.3f}, kernel alone {geo(kernel_ratios):.3f}; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     return 0
 
 

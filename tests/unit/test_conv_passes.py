@@ -107,3 +107,12 @@ def test_default_keeps_one_pass(target: str, params: dict) -> None:
     """A short reduction, a map past MAX_MAP_BYTES, too few output tiles for the cores and
     a 16-register ISA keep the one-pass schedule."""
     assert default(target, params)["ic_passes"] == 1
+
+
+def test_space_offers_no_passes_past_the_stack_map() -> None:
+    """A 112 x 112 map in 4 blocks of 16 would be a 3.2 MB stack array per thread: the
+    space keeps one pass; at 28 x 28 it offers 2-32 passes of 2048 channels."""
+    big = conv("cpu -isa=avx512", **dict(FCN_1X1, data=(1, 2048, 112, 112)))
+    assert list(registry.config_space(big).knobs["ic_passes"].entities) == [1]
+    fcn = conv("cpu -isa=avx512", **FCN_1X1)
+    assert list(registry.config_space(fcn).knobs["ic_passes"].entities) == [1, 2, 4, 8, 16, 32]

@@ -7,7 +7,9 @@ after unrolling) while the reduction runs over input-channel blocks, kernel rows
 the epilogue (bias, residual, activation) is applied as the tile is stored; one OpenMP
 region over (batch, output-channel block, output row).
 
-Knobs: tile_ic (ib), tile_oc (blocks, oc_inner, ob), tile_ow (reg_n), unroll_kw, order.
+Knobs: tile_ic (ib), tile_oc (blocks, oc_inner, ob), tile_ow (reg_n), unroll_kw, order,
+ic_passes (the reduction in that many slices of input channels, each over a per-block map
+of partial sums: `pass_blocked_conv_schedule`, the default where the reduction is long).
 
 A task may pin the channel blocks with the param `blocks: [ib, ob]`: then the space holds
 only configs that read NCHW[ib]c and write NCHW[ob]c. Network tasks are pinned to the
@@ -52,7 +54,8 @@ ORDERS = ("kw_outer", "icb_outer")
 IC_PASSES = (1, 2, 4, 8, 16, 32)  # passes of the reduction over the output map (1: one)
 PASS_CHANNELS = 128  # input channels per pass of the default's blocked reduction
 MIN_PASS_CHANNELS = 16  # the space's shortest pass (16 channels: one AVX-512 block)
-MAX_MAP_BYTES = 256 << 10  # the partial-sum map a pass may accumulate (per parallel iteration)
+MAX_MAP_BYTES = 256 << 10  # the partial-sum map a default pass may accumulate
+MAX_SPACE_MAP_BYTES = 2 << 20  # the largest such map (a stack array) any config may make
 
 
 def conv_params(task: Task) -> dict[str, Any]:
@@ -231,7 +234,7 @@ class Conv2dNCHWc(ConvTemplate):
         sp.define_knob("unroll_kw", [True, False])
         sp.define_knob("order", list(ORDERS))
         define_pad_knob(sp, p["padding"])
-        sp.define_knob("ic_passes", [n for n in IC_PASSES if p["c"] // n >= MIN_PASS_CHANNELS])
+        sp.define_knob("ic_passes", pass_counts(p))
         return sp
 
     def preferred(self, task, space, target):
@@ -302,8 +305,8 @@ def register_tile(p: dict[str, Any], ob: int, lanes: int) -> tuple[int, int]:
     output vectors loads 6-10 values per 8-16 FMAs, 14 columns x one vector 15 per 14
     (resnext50 and resnet50 untuned: 6-9% less time, one core). Not where no such column
     tile divides the row (13 columns: one). With AVX-512's 32 registers a kernel window's
-    tile also takes two output vectors at up to 14 columns (31 registers in the
-    columns-outer order): ResNet-50's 3x3 convs 5-10% less time than 14 x 1."""
+    tile takes the same 4-8 columns x two vectors (in the columns-outer order): ResNet-50's
+    3x3 convs 5-10% less time than 14 x 1, its 7x7 stem 15-20%."""
     reg = max(d for d in divisors(p["ow"]) if d <= 14)
     short = max(d for d in divisors(p["ow"]) if d <= 8)
     even = (p["o"] // ob) % 2 == 0
@@ -311,6 +314,16 @@ def register_tile(p: dict[str, Any], ob: int, lanes: int) -> tuple[int, int]:
         reg = short
     inner = 2 if reg <= 8 and even else 1
     return reg, inner
+
+
+def pass_counts(p: dict[str, Any]) -> list[int]:
+    """The `ic_passes` values of a task's space: passes of at least MIN_PASS_CHANNELS input
+    channels, and none but one where the widest map of partial sums a config could ask for
+    (4 output blocks of the largest block) would not fit MAX_SPACE_MAP_BYTES of stack."""
+    ob = p["blocks"][1] if p["blocks"] else 64  # tile_oc's largest block (max_factor)
+    if p["n"] * p["oh"] * p["ow"] * ob * 4 * 4 > MAX_SPACE_MAP_BYTES:
+        return [1]
+    return [n for n in IC_PASSES if p["c"] // n >= MIN_PASS_CHANNELS]
 
 
 def default_passes(p: dict[str, Any], ib: int, ob: int, lanes: int, cores: int) -> int:
