@@ -114,5 +114,7 @@ def test_space_offers_no_passes_past_the_stack_map() -> None:
     space keeps one pass; at 28 x 28 it offers 2-32 passes of 2048 channels."""
     big = conv("cpu -isa=avx512", **dict(FCN_1X1, data=(1, 2048, 112, 112)))
     assert list(registry.config_space(big).knobs["ic_passes"].entities) == [1]
+    rgb = conv("cpu -isa=avx512", data=(1, 3, 16, 16), weight=(16, 3, 3, 3), padding=1)
+    assert list(registry.config_space(rgb).knobs["ic_passes"].entities) == [1]  # under 16
     fcn = conv("cpu -isa=avx512", **FCN_1X1)
     assert list(registry.config_space(fcn).knobs["ic_passes"].entities) == [1, 2, 4, 8, 16, 32]

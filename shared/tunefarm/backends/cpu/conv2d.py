@@ -323,7 +323,7 @@ def pass_counts(p: dict[str, Any]) -> list[int]:
     ob = p["blocks"][1] if p["blocks"] else 64  # tile_oc's largest block (max_factor)
     if p["n"] * p["oh"] * p["ow"] * ob * 4 * 4 > MAX_SPACE_MAP_BYTES:
         return [1]
-    return [n for n in IC_PASSES if p["c"] // n >= MIN_PASS_CHANNELS]
+    return [n for n in IC_PASSES if n == 1 or p["c"] // n >= MIN_PASS_CHANNELS]
 
 
 def default_passes(p: dict[str, Any], ib: int, ob: int, lanes: int, cores: int) -> int:
