@@ -67,9 +67,7 @@ class _WatchingRunner(LocalRunner):
         return super().run(inputs, builds)
 
 
-def test_host_batch_measured_as_built_with_idle_builds_and_a_crash_costs_one(
-    tmp_path, monkeypatch
-):
+def test_host_batch_measured_as_built_with_idle_builds_and_a_crash_costs_one(tmp_path, monkeypatch):
     monkeypatch.setenv("TUNEFARM_OVERLAP_HOST_BUILDS", "idle")  # whatever the host's load
     names = ["add", "segv", "add", "wrong", "add", "add"]
     inputs = [mk.inp(n, unroll=40 + i) for i, n in enumerate(names)]
