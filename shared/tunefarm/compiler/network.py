@@ -16,6 +16,7 @@ everything else runs on the generic template in the logical layout.
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from os import PathLike
@@ -25,7 +26,7 @@ import numpy as np
 
 from tunefarm.backends import canonical, check_networks, registry
 from tunefarm.compiler import gpu, quantized
-from tunefarm.compiler.layouts import Layout, block, physical_shape, same_memory
+from tunefarm.compiler.layouts import Layout, block, padded, physical_shape, same_memory
 from tunefarm.graph.extract import (
     TUNABLE_OPS,
     anchor_alternatives,
@@ -174,12 +175,15 @@ class _Lowering:
         if same_memory(logical, have, want):
             out = self.new_buffer(shape, self.buffers[buf].dtype, alias_of=buf)
         else:
+            # a value held with padded channels (`compiler.layouts`) names its channels
+            pads = {"channels": logical[1]} if padded(logical, have) or padded(logical, want) else {}
             task = Task.make(
                 "layout_transform",
                 target=self.target,
                 shape=self.buffers[buf].shape,
                 src=have or "NCHW",
                 dst=want or "NCHW",
+                **pads,
             )
             out = self.new_buffer(shape, self.buffers[buf].dtype)
             self.call_default(task, [buf, out], f"{value}->{want or 'NCHW'}")
@@ -306,15 +310,34 @@ class _Lowering:
         config = self.choose(task)
         kdef = self.instantiate(task, config)
         data_layout, out_layout = kdef.notes.get("data_layout"), kdef.notes.get("out_layout")
+        shapes = [shape for _, shape in registry.template(task).logical_inputs(task)]
         args = [self.in_layout(node.inputs[0], data_layout)]
-        args.append(self.param(node.inputs[1], kdef.packers[1], kdef.io_key))
+        args.append(self.task_param(node.inputs[1], kdef.packers[1], shapes[1], kdef.io_key))
         for i, extra in enumerate(node.inputs[2:], start=2):
             if self.g.is_param(extra):
-                args.append(self.param(extra, kdef.packers[i], f"{kdef.io_key}#{i}"))
+                key = f"{kdef.io_key}#{i}"
+                args.append(self.task_param(extra, kdef.packers[i], shapes[i], key))
             else:
                 args.append(self.in_layout(extra, out_layout))
         args.append(self.define(node.outputs[0], kdef.outputs[0].shape, out_layout))
         self.call(task, config, args)
+
+    def task_param(self, value: str, pack, shape, key: str) -> str:
+        """`param` of a kernel input whose task has `shape` for it: a conv whose channels the
+        backend padded to whole vectors (`backends.cpu.conv2d.padded_channels`) gets its
+        weights and bias padded with zeros, so its padded output lanes are zero and its
+        padded input lanes are read through zero weights."""
+        have = tuple(self.g.shape(value))
+        if have == tuple(shape):
+            return self.param(value, pack, key)
+        if len(have) != len(shape) or any(h > s for h, s in zip(have, shape, strict=True)):
+            raise self.error(f"param {value!r} of shape {list(have)} does not fit {list(shape)}")
+
+        def pad_then_pack(x, pack=pack, shape=tuple(shape)):
+            x = np.pad(x, [(0, s - d) for s, d in zip(shape, x.shape, strict=True)])
+            return pack(x) if pack else x
+
+        return self.param(value, pad_then_pack, key)
 
     def pool(self, node: Node) -> None:
         """Pools run in the block their input arrives in: the task names it (`block`), so its
@@ -330,6 +353,9 @@ class _Lowering:
                 params[k] = node.attrs[k]
         task = Task.make(node.op, target=self.target, **params)
         b, c = block(self.layout.get(data)), params["data"][1]
+        if b and padded(params["data"], self.layout.get(data)):
+            c = -(-c // b) * b  # a pool works per channel: it pools the padded lanes too
+            params["data"] = [params["data"][0], c, *params["data"][2:]]
         if b and c % b == 0:
             blocked = Task.make(node.op, target=self.target, **params, block=b)
             try:
@@ -414,7 +440,7 @@ class _Lowering:
             if self.g.is_param(small):
                 phys = physical_shape(t, layout)
                 key = f"as {layout}"
-                small_buf = self.param(small, lambda x, phys=phys: x.reshape(phys), key)
+                small_buf = self.param(small, partial(_per_channel, phys=phys), key)
             else:
                 small_buf = self.in_layout(small, layout)
             bufs = {big: self.held(big), small: small_buf}
@@ -430,6 +456,8 @@ class _Lowering:
         axis = int(node.attrs["axis"]) % rank
         layouts = {self.layout.get(v) for v in ins}
         layout = next(iter(layouts)) if len(layouts) == 1 else None
+        if any(padded(self.g.shape(v), layout) for v in ins):
+            layout = None  # padded channels: a blocked concat would keep the pads in between
         if layout is not None and not (axis in (1, 2, 3) and rank == 4):
             layout = None
         bufs = [self.in_layout(v, layout) for v in ins]
@@ -629,6 +657,13 @@ OTHER_OPS = {
     "expand": "expand",
     "slice": "slice",
 }
+
+
+def _per_channel(x: np.ndarray, phys: tuple[int, ...]) -> np.ndarray:
+    """A per-channel constant ([C, 1, 1] or [1, C, 1, 1]) as [1, C/b, 1, 1, b] (`phys`),
+    its channels padded with zeros where the activation it meets is held padded."""
+    flat = x.reshape(-1)
+    return np.pad(flat, (0, int(np.prod(phys)) - flat.size)).reshape(phys)
 
 
 def _history(records, device_key: str | None) -> ApplyHistoryBest | None:

@@ -334,6 +334,15 @@ def _gather_specs(t: Task) -> dict[str, InputSpec]:
     return {"indices": InputSpec(dtype, -n, n - 1)}
 
 
+def _transform_ref(t: Task, xs: list[np.ndarray]) -> np.ndarray:
+    """A layout transform's reference; with `channels`, of an activation held with its
+    channels padded to whole blocks (`L.transform_padded`)."""
+    a = t.args
+    if a.get("channels") is None:
+        return L.transform(xs[0], a["src"], a["dst"])
+    return L.transform_padded(xs[0], a["src"], a["dst"], int(a["channels"]))
+
+
 def _ln_inputs(t: Task) -> Inputs:
     shape = _shape(t, "shape")
     axis = _int_param(t, "axis", -1)
@@ -474,8 +483,10 @@ SPECS = [
     OpSpec(
         "layout_transform",
         lambda t: [("x", _shape(t, "shape"))],
-        lambda t, xs: layout_transform(xs[0], t.args["src"], t.args["dst"], name="out"),
-        lambda t, xs: L.transform(xs[0], t.args["src"], t.args["dst"]),
+        lambda t, xs: layout_transform(
+            xs[0], t.args["src"], t.args["dst"], name="out", channels=t.args.get("channels")
+        ),
+        _transform_ref,
         lambda t, o: 0.0,
     ),
     *GRAPH_SPECS,
