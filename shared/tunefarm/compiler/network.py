@@ -16,9 +16,9 @@ everything else runs on the generic template in the logical layout.
 from __future__ import annotations
 
 import hashlib
-from functools import partial
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from os import PathLike
 from typing import Any
 
@@ -176,7 +176,8 @@ class _Lowering:
             out = self.new_buffer(shape, self.buffers[buf].dtype, alias_of=buf)
         else:
             # a value held with padded channels (`compiler.layouts`) names its channels
-            pads = {"channels": logical[1]} if padded(logical, have) or padded(logical, want) else {}
+            pad = padded(logical, have) or padded(logical, want)
+            pads = {"channels": logical[1]} if pad else {}
             task = Task.make(
                 "layout_transform",
                 target=self.target,

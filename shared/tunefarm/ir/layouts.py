@@ -17,7 +17,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Layout", "layout_shape", "parse_layout", "primal_shape", "transform", "transform_padded"]
+__all__ = [
+    "Layout",
+    "layout_shape",
+    "parse_layout",
+    "primal_shape",
+    "transform",
+    "transform_padded",
+]
 
 
 @dataclass(frozen=True)
@@ -220,7 +227,9 @@ def transform(x: np.ndarray, src: str | Layout, dst: str | Layout) -> np.ndarray
     return out
 
 
-def transform_padded(x: np.ndarray, src: str | Layout, dst: str | Layout, channels: int) -> np.ndarray:
+def transform_padded(
+    x: np.ndarray, src: str | Layout, dst: str | Layout, channels: int
+) -> np.ndarray:
     """`transform` of a value with `channels` channels (axis C) whose blocked layouts hold C
     padded to a whole number of blocks: `x` may carry padded channels (dropped) and `dst`
     gets its channels padded with zeros to a multiple of its C block. The network compiler
