@@ -55,7 +55,8 @@ def test_conv_tasks_pad_their_channels() -> None:
     blocks of 8; a grouped conv is left to its own blocks."""
     dense = Task.make("conv2d", target=TARGET, data=(1, 30, 7, 7), weight=(30, 30, 1, 1))
     (task,) = anchor_variants(dense)
-    assert tuple(task.args["data"]) == (1, 32, 7, 7) and tuple(task.args["weight"]) == (32, 32, 1, 1)
+    assert tuple(task.args["data"]) == (1, 32, 7, 7)
+    assert tuple(task.args["weight"]) == (32, 32, 1, 1)
     assert tuple(task.args["blocks"]) == (8, 8)
     dw = Task.make(
         "conv2d", target=TARGET, data=(1, 30, 7, 7), weight=(30, 1, 3, 3), groups=30, padding=1
