@@ -88,27 +88,60 @@ def test_transform_padded_in_numpy() -> None:
     assert np.array_equal(transform_padded(two, "NCHW2c", "NCHW8c", 10), blocked)
 
 
-@pytest.mark.parametrize(
-    ("shape", "src", "dst"),
-    [
-        ((2, 10, 3, 5), "NCHW", "NCHW8c"),  # pads 10 -> 16 with zeros
-        ((1, 2, 3, 5, 8), "NCHW8c", "NCHW"),  # drops the 6 padded channels
-        ((1, 5, 3, 5, 2), "NCHW2c", "NCHW8c"),
-        ((1, 2, 3, 5, 8), "NCHW8c", "NCHW2c"),
-    ],
-)
-def test_padded_layout_transform_kernels(tmp_path, shape, src, dst) -> None:
-    """The compiled transform against `transform_padded` (the runner compares every
-    output); its output shape is the padded one."""
-    task = Task.make("layout_transform", target=TARGET, shape=shape, src=src, dst=dst, channels=10)
-    out_shape = registry.instantiate(task, registry.default_config(task)).outputs[0].shape
-    assert tuple(out_shape) == transform_padded(np.zeros(shape), src, dst, 10).shape
+def run_checked(tmp_path, task: Task) -> None:
+    """Build and run the default config; the runner compares the output with the task's
+    numpy reference."""
     inputs = [MeasureInput(task, registry.default_config(task))]
     with registry.local_builder(n_parallel=1, timeout_s=120, cache_dir=tmp_path) as b:
         builds = b.build(inputs)
     with registry.local_runner(CHECK) as runner:
         (result,) = runner.run(inputs, builds)
     assert result.error_no == MeasureErrorNo.NO_ERROR, result.error_msg[:300]
+
+
+@pytest.mark.parametrize(
+    ("shape", "src", "dst", "offset"),
+    [
+        ((2, 10, 3, 5), "NCHW", "NCHW8c", 0),  # pads 10 -> 16 with zeros
+        ((1, 2, 3, 5, 8), "NCHW8c", "NCHW", 0),  # drops the 6 padded channels
+        ((1, 5, 3, 5, 2), "NCHW2c", "NCHW8c", 0),
+        ((1, 2, 3, 5, 8), "NCHW8c", "NCHW2c", 0),
+        ((1, 23, 3, 5), "NCHW", "NCHW8c", 13),  # channels 13..22, a split's second part
+    ],
+)
+def test_padded_layout_transform_kernels(tmp_path, shape, src, dst, offset) -> None:
+    """The compiled transform against `transform_padded` (the runner compares every
+    output); its output shape is the padded one."""
+    more = {"offset": offset} if offset else {}
+    task = Task.make(
+        "layout_transform", target=TARGET, shape=shape, src=src, dst=dst, channels=10, **more
+    )
+    out_shape = registry.instantiate(task, registry.default_config(task)).outputs[0].shape
+    assert tuple(out_shape) == transform_padded(np.zeros(shape), src, dst, 10, offset).shape
+    run_checked(tmp_path, task)
+
+
+def test_concat_reads_blocked_inputs(tmp_path) -> None:
+    """A logical concat of a padded NCHW8c input (10 channels in 16), a logical one and an
+    NCHW2c one: the reference against numpy, the kernel against the reference."""
+    rng = np.random.default_rng(5)
+    logical = [rng.standard_normal((1, c, 3, 4)).astype(np.float32) for c in (10, 3, 6)]
+    blocked = [
+        transform_padded(logical[0], "NCHW", "NCHW8c", 10),
+        logical[1],
+        transform_padded(logical[2], "NCHW", "NCHW2c", 6),
+    ]
+    task = Task.make(
+        "concat",
+        target=TARGET,
+        shapes=[x.shape for x in blocked],
+        axis=1,
+        layouts=["NCHW8c", None, "NCHW2c"],
+        channels=[10, 3, 6],
+    )
+    ref = registry.template(task).reference(task, {f"x{i}": x for i, x in enumerate(blocked)})
+    assert np.array_equal(ref, np.concatenate(logical, axis=1))
+    run_checked(tmp_path, task)
 
 
 def _shuffle_unit_model() -> bytes:
@@ -167,7 +200,9 @@ def _shuffle_unit_model() -> bytes:
 
 def test_shuffle_unit_runs_padded_and_matches_onnxruntime(tmp_path) -> None:
     """The convs on 30 channels run as 32-channel convs; the max pool, the per-channel
-    multiply and the classifier read the padded activations; ONNX Runtime's output."""
+    multiply and the classifier read the padded activations; the concat reads the branch
+    output padded, the split writes the half a conv reads straight into its layout (a
+    transform, no slice); ONNX Runtime's output."""
     model = _shuffle_unit_model()
     _, graph = load_model(model)
     compiled = compile_graph(graph, TARGET)
@@ -176,6 +211,10 @@ def test_shuffle_unit_runs_padded_and_matches_onnxruntime(tmp_path) -> None:
     assert all(t.args["weight"][0] == 32 for t in convs)
     kernels = [c.kernel.split("_", 1)[1] for c in compiled.plan.calls]
     assert kernels.count("pool2d") == 1 and kernels.count("elementwise") >= 1
+    assert kernels.count("slice") == 1  # x1; x2 goes straight into NCHW8c
+    labels = [c.node for c in compiled.plan.calls if "layout_transform" in c.kernel]
+    assert not any(label.startswith("cat") for label in labels)
+    assert "split" in labels
     compiled.save(tmp_path / "unit.tfa")
     inputs = random_inputs(graph, seed=4)
     got = GraphExecutor.load(tmp_path / "unit.tfa").run(inputs)

@@ -132,6 +132,7 @@ class _Lowering:
         self.choices: dict[Task, TaskChoice] = {}
         self.node: Node | None = None
         self.on_device = gpu.is_device_target(target)  # a GPU: see compiler/gpu.py
+        self.readers: dict[str, list[Node]] | None = None  # value -> nodes reading it
 
     # -- buffers ---------------------------------------------------------------------------
     def new_buffer(self, shape, dtype: str, kind: str = "temp", alias_of: str | None = None) -> str:
@@ -461,11 +462,32 @@ class _Lowering:
             layout = None  # padded channels: a blocked concat would keep the pads in between
         if layout is not None and not (axis in (1, 2, 3) and rank == 4):
             layout = None
+        if layout is None and rank == 4 and any(block(self.layout.get(v)) > 1 for v in ins):
+            self.concat_blocked_inputs(node, axis)
+            return
         bufs = [self.in_layout(v, layout) for v in ins]
         shapes = [self.buffers[x].shape for x in bufs]
         task = Task.make("concat", target=self.target, shapes=shapes, axis=axis)
         out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
         self.call_default(task, [*bufs, self.define(node.outputs[0], out_shape, layout)])
+
+    def concat_blocked_inputs(self, node: Node, axis: int) -> None:
+        """A logical concat of inputs some of which are blocked (ShuffleNet's branch outputs,
+        padded, beside the logical half it passes through): the kernel reads each blocked
+        input in its own layout (the concat task's `layouts`), so no transform runs first."""
+        ins = node.inputs
+        layouts = [self.layout.get(v) if block(self.layout.get(v)) > 1 else None for v in ins]
+        bufs = [self.in_layout(v, lay) for v, lay in zip(ins, layouts, strict=True)]
+        task = Task.make(
+            "concat",
+            target=self.target,
+            shapes=[self.buffers[x].shape for x in bufs],
+            axis=axis,
+            layouts=layouts,
+            channels=[int(self.g.shape(v)[1]) for v in ins],
+        )
+        out = self.define(node.outputs[0], self.g.shape(node.outputs[0]), None)
+        self.call_default(task, [*bufs, out])
 
     def split(self, node: Node) -> None:
         src = self.logical(node.inputs[0])
@@ -481,8 +503,51 @@ class _Lowering:
                 begin=begin,
                 end=begin + int(size),
             )
-            self.call_default(task, [src, self.define(out, self.g.shape(out), None)])
+            if not self.channel_slice_into(src, out, axis, begin, int(size)):
+                self.call_default(task, [src, self.define(out, self.g.shape(out), None)])
             begin += int(size)
+
+    def channel_slice_into(self, src: str, out: str, axis: int, begin: int, size: int) -> bool:
+        """Slice channels [begin, begin + size) of the logical 4-D buffer `src` straight into
+        the blocked layout every reader of `out` wants (`reader_layout`): one layout
+        transform with an offset, instead of a slice and then a transform (ShuffleNet's
+        split, whose second half feeds a conv). False, doing nothing, otherwise."""
+        shape = self.buffers[src].shape
+        want = self.reader_layout(out)
+        if want is None or axis != 1 or len(shape) != 4:
+            return False
+        logical = self.g.shape(out)
+        pads = {"offset": begin} if begin else {}
+        task = Task.make(
+            "layout_transform",
+            target=self.target,
+            shape=shape,
+            src="NCHW",
+            dst=want,
+            channels=size,
+            **pads,
+        )
+        self.call_default(task, [src, self.define(out, physical_shape(logical, want), want)])
+        return True
+
+    def reader_layout(self, value: str) -> Layout:
+        """The blocked layout every reader of `value` reads it in, when all are dense or
+        depthwise convs reading it as their data (their tasks pin the channel blocks, see
+        `backends.cpu.layout`, whatever config a record gives); None otherwise."""
+        if self.on_device:
+            return None
+        if self.readers is None:
+            self.readers = self.g.consumers()
+        nodes = self.readers.get(value, [])
+        wants = set()
+        for node in nodes:
+            if node.op != "conv2d" or node.inputs[0] != value or value in node.inputs[1:]:
+                return None
+            for task in anchor_alternatives(self.g, node, self.target):
+                wants.add(tuple(task.args.get("blocks") or (0,))[0])
+        if not nodes or len(wants) != 1 or next(iter(wants)) <= 1:
+            return None
+        return f"NCHW{next(iter(wants))}c"
 
     def generic(self, node: Node) -> None:
         """Ops of the generic template, in the logical layout."""
@@ -598,6 +663,10 @@ class _Lowering:
         if not (rank == 4 and axis % rank in (2, 3) and block(layout) > 1):
             layout = None
         src = self.in_layout(value, layout)
+        begin, end = int(a["begin"]), int(a["end"])
+        if layout is None and rank == 4 and axis % rank == 1:  # a channel slice
+            if self.channel_slice_into(src, node.outputs[0], 1, begin, end - begin):
+                return
         task = Task.make(
             "slice",
             target=self.target,

@@ -228,19 +228,20 @@ def transform(x: np.ndarray, src: str | Layout, dst: str | Layout) -> np.ndarray
 
 
 def transform_padded(
-    x: np.ndarray, src: str | Layout, dst: str | Layout, channels: int
+    x: np.ndarray, src: str | Layout, dst: str | Layout, channels: int, offset: int = 0
 ) -> np.ndarray:
     """`transform` of a value with `channels` channels (axis C) whose blocked layouts hold C
     padded to a whole number of blocks: `x` may carry padded channels (dropped) and `dst`
     gets its channels padded with zeros to a multiple of its C block. The network compiler
-    holds activations so (see `compiler.layouts`)."""
+    holds activations so (see `compiler.layouts`). With `offset` the value is x's channels
+    [offset, offset + channels)."""
     src, dst = parse_layout(src), parse_layout(dst)
     primal = "".join(src.primal_axes)
     flat = transform(x, src, primal)
     axis = primal.index("C")
-    if flat.shape[axis] < channels:
-        raise ValueError(f"input has {flat.shape[axis]} channels, fewer than {channels}")
-    flat = np.take(flat, np.arange(channels), axis=axis)
+    if flat.shape[axis] < offset + channels:
+        raise ValueError(f"input has {flat.shape[axis]} channels, fewer than {offset + channels}")
+    flat = np.take(flat, np.arange(offset, offset + channels), axis=axis)
     pad = [(0, 0)] * flat.ndim
     pad[axis] = (0, -channels % dst.block("C"))
     return transform(np.pad(flat, pad), primal, dst)

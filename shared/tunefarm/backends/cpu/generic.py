@@ -255,6 +255,30 @@ def _concat_inputs(task: Task) -> Inputs:
     return [(f"x{i}", _as_shape(task, f"shapes[{i}]", s)) for i, s in enumerate(shapes)]
 
 
+def _concat_parts(task: Task, xs: list) -> list:
+    """A concat's inputs as logical values: with the optional `layouts` (one per input: a
+    blocked layout such as "NCHW16c", or None for a logical input) and `channels` (each
+    input's channel count, which a padded blocked input holds rounded up), a blocked input
+    is read through its layout transform, which the kernel inlines (tensors) or applied
+    (numpy arrays, the reference). So a concat of blocked branch outputs into a logical
+    value costs one pass, not a transform per input and then the concat."""
+    layouts = task.args.get("layouts")
+    if layouts is None:
+        return list(xs)
+    channels = task.args.get("channels")
+    if len(layouts) != len(xs) or channels is None or len(channels) != len(xs):
+        raise TaskError(f"{task.op}: 'layouts' and 'channels' need one entry per input")
+    parts = []
+    for i, (x, layout, c) in enumerate(zip(xs, layouts, channels, strict=True)):
+        if layout is None:
+            parts.append(x)
+        elif isinstance(x, np.ndarray):
+            parts.append(L.transform_padded(x, layout, "NCHW", int(c)))
+        else:
+            parts.append(layout_transform(x, layout, "NCHW", name=f"x{i}_nchw", channels=int(c)))
+    return parts
+
+
 def _pad_params(task: Task, ndim: int) -> tuple[tuple[int, ...], tuple[int, ...], float]:
     """(begins, ends, value) from ONNX-ordered `pads`; negative pads (cropping) are refused
     so the kernel never reads outside its input: crop with slice instead."""
@@ -336,11 +360,14 @@ def _gather_specs(t: Task) -> dict[str, InputSpec]:
 
 def _transform_ref(t: Task, xs: list[np.ndarray]) -> np.ndarray:
     """A layout transform's reference; with `channels`, of an activation held with its
-    channels padded to whole blocks (`L.transform_padded`)."""
+    channels padded to whole blocks (`L.transform_padded`), and with `offset` of the slice
+    of x's channels from there."""
     a = t.args
     if a.get("channels") is None:
         return L.transform(xs[0], a["src"], a["dst"])
-    return L.transform_padded(xs[0], a["src"], a["dst"], int(a["channels"]))
+    return L.transform_padded(
+        xs[0], a["src"], a["dst"], int(a["channels"]), int(a.get("offset", 0))
+    )
 
 
 def _ln_inputs(t: Task) -> Inputs:
@@ -360,8 +387,8 @@ GRAPH_SPECS = [
     OpSpec(
         "concat",
         _concat_inputs,
-        lambda t, xs: concat(xs, _int_param(t, "axis"), name="out"),
-        lambda t, xs: R.concat(xs, _int_param(t, "axis")),
+        lambda t, xs: concat(_concat_parts(t, xs), _int_param(t, "axis"), name="out"),
+        lambda t, xs: R.concat(_concat_parts(t, xs), _int_param(t, "axis")),
         _moves,
     ),
     OpSpec(
@@ -484,7 +511,12 @@ SPECS = [
         "layout_transform",
         lambda t: [("x", _shape(t, "shape"))],
         lambda t, xs: layout_transform(
-            xs[0], t.args["src"], t.args["dst"], name="out", channels=t.args.get("channels")
+            xs[0],
+            t.args["src"],
+            t.args["dst"],
+            name="out",
+            channels=t.args.get("channels"),
+            offset=int(t.args.get("offset", 0)),
         ),
         _transform_ref,
         lambda t, o: 0.0,

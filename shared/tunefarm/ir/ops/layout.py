@@ -59,8 +59,23 @@ def _src_index(outer: Expr, inner: Expr | None, fs: int, fd: int) -> tuple[Expr,
     return coord // fs, coord % fs
 
 
+def _offset_index(
+    outer: Expr, inner: Expr | None, s_block: dict, d_block: dict, offset: int
+) -> dict[str, Expr]:
+    """Source index of axis C (and its block) for destination channel `outer`[, `inner`]
+    shifted by `offset`."""
+    fd, fs = d_block.get("C", 0), s_block.get("C", 0)
+    coord = (outer * fd + inner if fd else outer) + offset
+    return {"C": coord // fs, "c": coord % fs} if fs else {"C": coord}
+
+
 def layout_transform(
-    x: Tensor, src: str, dst: str, name: str = "layout_transform", channels: int | None = None
+    x: Tensor,
+    src: str,
+    dst: str,
+    name: str = "layout_transform",
+    channels: int | None = None,
+    offset: int = 0,
 ) -> Tensor:
     """Copy `x`, stored in layout `src`, into layout `dst` (same primal axes).
 
@@ -69,6 +84,8 @@ def layout_transform(
     dst block does not divide its axis. With `channels` the value has that many channels
     (axis C) and blocked layouts hold them padded to whole blocks: padded source channels
     are not read, padded destination channels are written as zeros (a select, no load).
+    With `offset` too, the value is x's channels [offset, offset + channels) (a slice of x
+    along C read straight into `dst`).
     """
     x = _check_tensor(x, "x")
     _check_name(name)
@@ -87,9 +104,13 @@ def layout_transform(
         if a.isupper():
             size[a] = n * s_block.get(a, 1)
     padded = channels is not None and "C" in size
+    if offset and not padded:
+        raise ValueError("offset needs channels (the slice's channel count) and an axis C")
     if padded:
-        if not 0 < channels <= size["C"]:
-            raise ValueError(f"channels must be in 1..{size['C']} (x's C), got {channels}")
+        if not 0 < channels <= size["C"] - offset or offset < 0:
+            raise ValueError(
+                f"channels [{offset}, {offset + channels}) must lie in x's {size['C']}"
+            )
         size["C"] = channels
     for a, f in d_block.items():
         if padded and a == "C":
@@ -107,6 +128,9 @@ def layout_transform(
         src_idx: dict[str, Expr] = {}
         for a in s_primal:
             inner = idx[pos[a.lower()]] if a in d_block else None
+            if a == "C" and offset:
+                src_idx.update(_offset_index(idx[pos[a]], inner, s_block, d_block, offset))
+                continue
             outer_i, inner_i = _src_index(idx[pos[a]], inner, s_block.get(a, 0), d_block.get(a, 0))
             src_idx[a] = outer_i
             if inner_i is not None:
@@ -120,4 +144,6 @@ def layout_transform(
     attrs = {"src_layout": src, "dst_layout": dst}
     if padded:
         attrs["channels"] = channels
+    if offset:
+        attrs["offset"] = offset
     return te.compute(shape, body, name=name, tag="layout_transform", attrs=attrs, axis_names=names)
