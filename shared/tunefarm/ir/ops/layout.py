@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from tunefarm.ir import tensor as te
-from tunefarm.ir.expr import Expr, const, select
+from tunefarm.ir.expr import Expr, const, min_, select
 from tunefarm.ir.ops.conv import _check_name, _check_tensor
 from tunefarm.ir.tensor import Tensor
 
@@ -60,12 +60,18 @@ def _src_index(outer: Expr, inner: Expr | None, fs: int, fd: int) -> tuple[Expr,
 
 
 def _offset_index(
-    outer: Expr, inner: Expr | None, s_block: dict, d_block: dict, offset: int
+    outer: Expr, inner: Expr | None, s_block: dict, d_block: dict, offset: int, last: int | None
 ) -> dict[str, Expr]:
     """Source index of axis C (and its block) for destination channel `outer`[, `inner`]
-    shifted by `offset`."""
+    shifted by `offset`; with `last`, the channel is clamped to it first, so that a padded
+    destination lane, whose value the select replaces by zero, still loads in bounds (a
+    vectorised select may load both sides)."""
     fd, fs = d_block.get("C", 0), s_block.get("C", 0)
-    coord = (outer * fd + inner if fd else outer) + offset
+    coord = outer * fd + inner if fd else outer
+    if last is not None:
+        coord = min_(coord, last)
+    if offset:
+        coord = coord + offset
     return {"C": coord // fs, "c": coord % fs} if fs else {"C": coord}
 
 
@@ -128,8 +134,9 @@ def layout_transform(
         src_idx: dict[str, Expr] = {}
         for a in s_primal:
             inner = idx[pos[a.lower()]] if a in d_block else None
-            if a == "C" and offset:
-                src_idx.update(_offset_index(idx[pos[a]], inner, s_block, d_block, offset))
+            if a == "C" and (offset or guard):
+                last = channels - 1 if guard else None
+                src_idx.update(_offset_index(idx[pos[a]], inner, s_block, d_block, offset, last))
                 continue
             outer_i, inner_i = _src_index(idx[pos[a]], inner, s_block.get(a, 0), d_block.get(a, 0))
             src_idx[a] = outer_i
