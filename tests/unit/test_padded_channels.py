@@ -219,3 +219,64 @@ def test_shuffle_unit_runs_padded_and_matches_onnxruntime(tmp_path) -> None:
     inputs = random_inputs(graph, seed=4)
     got = GraphExecutor.load(tmp_path / "unit.tfa").run(inputs)
     assert relative_error(got, onnxruntime_outputs(model, inputs)) <= 1e-4
+
+
+def _nan_model(kind: str) -> bytes:
+    """Two convs to 30 channels, then a "div" (a over b, b ~ 5 on the real channels) or a
+    "sqrt" (of sigmoid(a) - hard_sigmoid(b), >= 0 on the real channels: a ~ 10), then a
+    1x1 conv to 8 channels. Held padded, the padded lanes would be 0 / 0 or sqrt(0.5 - 0.6),
+    NaNs that the head conv's zero weights pass on."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(6)
+
+    def arr(name: str, array: np.ndarray) -> onnx.TensorProto:
+        return numpy_helper.from_array(array.astype(np.float32), name)
+
+    small = 0.01  # a's and b's weights: a ~ 10 (sqrt), b ~ 5 (div) on the real channels
+    params = [
+        arr("wa", rng.standard_normal((30, 3, 1, 1)) * small),
+        arr("ba", np.full(30, 10.0) if kind == "sqrt" else rng.standard_normal(30)),
+        arr("wb", rng.standard_normal((30, 3, 1, 1)) * small),
+        arr("bb", rng.standard_normal(30) * (0.1 if kind == "div" else 1.0) + (kind == "div") * 5),
+        arr("wc", rng.standard_normal((8, 30, 1, 1))),
+    ]
+    node = helper.make_node
+    nodes = [
+        node("Conv", ["x", "wa", "ba"], ["a"], name="conv_a"),
+        node("Conv", ["x", "wb", "bb"], ["b"], name="conv_b"),
+    ]
+    if kind == "div":
+        nodes.append(node("Div", ["a", "b"], ["r"], name="divide"))
+    else:
+        nodes.append(node("Sigmoid", ["a"], ["sa"], name="sig"))
+        nodes.append(node("HardSigmoid", ["b"], ["hb"], alpha=0.1, beta=0.6, name="hsig"))
+        nodes.append(node("Sub", ["sa", "hb"], ["d"], name="diff"))
+        nodes.append(node("Sqrt", ["d"], ["r"], name="root"))
+    nodes.append(node("Conv", ["r", "wc"], ["y"], name="head"))
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 6, 6])
+    model = helper.make_model(
+        helper.make_graph(nodes, kind, [x], [y], params),
+        opset_imports=[helper.make_opsetid("", 13)],
+    )
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model.SerializeToString()
+
+
+@pytest.mark.parametrize("kind", ["div", "sqrt"])
+def test_ops_that_could_make_padded_lanes_nan_run_logical(tmp_path, kind: str) -> None:
+    """A Div or a Sqrt of values held padded runs logical: the output is finite and ONNX
+    Runtime's."""
+    model = _nan_model(kind)
+    _, graph = load_model(model)
+    compiled = compile_graph(graph, TARGET)
+    convs = [c.task for c in compiled.choices if c.task.op == "conv2d"]
+    assert {t.args["weight"][0] for t in convs} == {32, 8}  # conv_a, conv_b padded
+    compiled.save(tmp_path / "nan.tfa")
+    inputs = random_inputs(graph, seed=7)
+    got = GraphExecutor.load(tmp_path / "nan.tfa").run(inputs)
+    assert np.isfinite(got["y"]).all()
+    assert relative_error(got, onnxruntime_outputs(model, inputs)) <= 1e-4

@@ -13,7 +13,8 @@ whole blocks (a conv whose channels the backend pads to whole vectors writes it 
 zero, a pool); every reader that mixes channels reads them through zero weights, and
 every other reader either works per channel (pools, elementwise ops, depthwise convs) or
 converts the value, which drops them. Concats along C and views of the whole memory (the
-flatten of a 1x1 map) are not done on a padded value.
+flatten of a 1x1 map) are not done on a padded value, nor divisions and square roots, which
+could make a padded lane NaN (0 / 0), and a NaN times a zero weight is still NaN.
 """
 
 from __future__ import annotations

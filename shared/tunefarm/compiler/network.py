@@ -379,23 +379,32 @@ class _Lowering:
         self.buf_of[out], self.layout[out] = buf, None
 
     def unary(self, node: Node) -> None:
+        """In the input's layout; a square root of a value held with padded channels runs
+        logical (a padded lane that an earlier op made negative would become a NaN)."""
         src = node.inputs[0]
-        buf = self.held(src)
+        layout = self.layout.get(src)
+        if node.op == "sqrt" and padded(self.g.shape(src), layout):
+            layout = None
+        buf = self.in_layout(src, layout)
         shape = self.buffers[buf].shape
         attrs = {k: float(node.attrs[k]) for k in UNARY_ATTRS.get(node.op, ())}
         task = Task.make(
             "elementwise", target=self.target, fn=UNARY_FNS[node.op], shapes=[shape], **attrs
         )
-        out = self.define(node.outputs[0], shape, self.layout.get(src))
+        out = self.define(node.outputs[0], shape, layout)
         self.call_default(task, [buf, out])
 
     def binary(self, node: Node) -> None:
         """Same-shaped activations stay in the first one's layout; so does a blocked
         activation times (plus, ...) a per-channel value (`channel_operand`); other
-        broadcasts run logical."""
+        broadcasts run logical. A division touching a value held with padded channels runs
+        logical too: its padded lanes are zero, and 0 / 0 would put NaNs there, which even
+        a conv's zero weights pass on."""
         a, b = node.inputs
         same = self.g.shape(a) == self.g.shape(b) and not (self.g.is_param(a) or self.g.is_param(b))
         layout = self.layout.get(a) if same else None
+        if node.op == "div" and any(padded(self.g.shape(v), self.layout.get(v)) for v in (a, b)):
+            same, layout = True, None  # neither blocked path: both operands logical
         if not same:
             blocked = self.channel_operand(a, b)
             if blocked is not None:
