@@ -144,6 +144,28 @@ def test_concat_reads_blocked_inputs(tmp_path) -> None:
     run_checked(tmp_path, task)
 
 
+def test_channel_shuffle_kernel(tmp_path) -> None:
+    """A concat of a padded NCHW8c input and a logical one, shuffled in 2 groups (output
+    channel c is concat channel (c % 2) * 10 + c // 2): the reference against numpy, the
+    kernel against the reference."""
+    rng = np.random.default_rng(8)
+    a, b = (rng.standard_normal((1, 10, 3, 4)).astype(np.float32) for _ in range(2))
+    task = Task.make(
+        "channel_shuffle",
+        target=TARGET,
+        shapes=[(1, 2, 3, 4, 8), (1, 10, 3, 4)],
+        layouts=["NCHW8c", None],
+        channels=[10, 10],
+        groups=2,
+    )
+    inputs = {"x0": transform_padded(a, "NCHW", "NCHW8c", 10), "x1": b}
+    ref = registry.template(task).reference(task, inputs)
+    want = np.empty((1, 20, 3, 4), np.float32)
+    want[:, 0::2], want[:, 1::2] = a, b
+    assert np.array_equal(ref, want)
+    run_checked(tmp_path, task)
+
+
 def _shuffle_unit_model() -> bytes:
     """A ShuffleNet v2 unit at 30 channels: a stem conv and max pool, a branch of 1x1,
     depthwise 3x3 and 1x1 convs (then a ReLU and a per-channel constant), the concat, the
@@ -200,9 +222,9 @@ def _shuffle_unit_model() -> bytes:
 
 def test_shuffle_unit_runs_padded_and_matches_onnxruntime(tmp_path) -> None:
     """The convs on 30 channels run as 32-channel convs; the max pool, the per-channel
-    multiply and the classifier read the padded activations; the concat reads the branch
-    output padded, the split writes the half a conv reads straight into its layout (a
-    transform, no slice); ONNX Runtime's output."""
+    multiply and the classifier read the padded activations; the concat and the shuffle
+    are one kernel that reads the branch output padded, the split writes the half a conv
+    reads straight into its layout (a transform, no slice); ONNX Runtime's output."""
     model = _shuffle_unit_model()
     _, graph = load_model(model)
     compiled = compile_graph(graph, TARGET)
@@ -212,6 +234,7 @@ def test_shuffle_unit_runs_padded_and_matches_onnxruntime(tmp_path) -> None:
     kernels = [c.kernel.split("_", 1)[1] for c in compiled.plan.calls]
     assert kernels.count("pool2d") == 1 and kernels.count("elementwise") >= 1
     assert kernels.count("slice") == 1  # x1; x2 goes straight into NCHW8c
+    assert "channel_shuffle" in kernels and "concat" not in kernels and "transpose" not in kernels
     labels = [c.node for c in compiled.plan.calls if "layout_transform" in c.kernel]
     assert not any(label.startswith("cat") for label in labels)
     assert "split" in labels

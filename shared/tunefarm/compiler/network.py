@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.backends import canonical, check_networks, registry
+from tunefarm.backends import canonical, check_networks, parse_target, registry
 from tunefarm.compiler import gpu, quantized
 from tunefarm.compiler.layouts import Layout, block, padded, physical_shape, same_memory
 from tunefarm.graph.extract import (
@@ -133,6 +133,7 @@ class _Lowering:
         self.node: Node | None = None
         self.on_device = gpu.is_device_target(target)  # a GPU: see compiler/gpu.py
         self.readers: dict[str, list[Node]] | None = None  # value -> nodes reading it
+        self.fused: set[str] = set()  # nodes an earlier node's kernel computed
 
     # -- buffers ---------------------------------------------------------------------------
     def new_buffer(self, shape, dtype: str, kind: str = "temp", alias_of: str | None = None) -> str:
@@ -276,6 +277,8 @@ class _Lowering:
     # -- node lowering ---------------------------------------------------------------------
     def lower(self, node: Node) -> None:
         self.node = node
+        if node.name in self.fused:
+            return
         if self.on_device and gpu.lower(self, node):
             return
         if node.op in TUNABLE_OPS:
@@ -465,6 +468,12 @@ class _Lowering:
         ins = node.inputs
         rank = len(self.g.shape(ins[0]))
         axis = int(node.attrs["axis"]) % rank
+        shuffle = self.shuffle_after(node) if rank == 4 and axis == 1 else None
+        if "channel_shuffle" not in registry.ops(parse_target(self.target).kind):
+            shuffle = None  # a backend without the kernel (GPUs, VTA) runs the three ops
+        if shuffle is not None:
+            self.concat_shuffle(node, *shuffle)
+            return
         layouts = {self.layout.get(v) for v in ins}
         layout = next(iter(layouts)) if len(layouts) == 1 else None
         if any(padded(self.g.shape(v), layout) for v in ins):
@@ -497,6 +506,53 @@ class _Lowering:
         )
         out = self.define(node.outputs[0], self.g.shape(node.outputs[0]), None)
         self.call_default(task, [*bufs, out])
+
+    def sole_reader(self, value: str, op: str) -> Node | None:
+        """The one node reading `value`, if it is an `op` and `value` is no graph output."""
+        if self.readers is None:
+            self.readers = self.g.consumers()
+        nodes = self.readers.get(value, [])
+        if len(nodes) != 1 or nodes[0].op != op or value in self.g.outputs:
+            return None
+        return nodes[0]
+
+    def shuffle_after(self, node: Node) -> tuple[list[Node], int] | None:
+        """([reshape, transpose, reshape], groups) when the concat's output is only a
+        channel shuffle's input (ShuffleNet v2: reshape to [N, g, C/g, H, W], transpose
+        perm [0, 2, 1, 3, 4], reshape to [N, C, H, W]); None otherwise."""
+        n, c, h, w = self.g.shape(node.outputs[0])
+        first = self.sole_reader(node.outputs[0], "reshape")
+        if first is None or len(self.g.shape(first.outputs[0])) != 5:
+            return None
+        groups = self.g.shape(first.outputs[0])[1]
+        if self.g.shape(first.outputs[0]) != (n, groups, c // groups, h, w) or groups < 2:
+            return None
+        swap = self.sole_reader(first.outputs[0], "transpose")
+        if swap is None or tuple(swap.attrs["perm"]) != (0, 2, 1, 3, 4):
+            return None
+        last = self.sole_reader(swap.outputs[0], "reshape")
+        if last is None or self.g.shape(last.outputs[0]) != (n, c, h, w):
+            return None
+        return [first, swap, last], groups
+
+    def concat_shuffle(self, node: Node, nodes: list[Node], groups: int) -> None:
+        """A concat and the channel shuffle after it as one kernel (`channel_shuffle`),
+        reading blocked inputs in their own layouts and writing the shuffled value logical:
+        one pass instead of a concat and a transpose (and a transform per blocked input)."""
+        ins = node.inputs
+        layouts = [self.layout.get(v) if block(self.layout.get(v)) > 1 else None for v in ins]
+        bufs = [self.in_layout(v, lay) for v, lay in zip(ins, layouts, strict=True)]
+        task = Task.make(
+            "channel_shuffle",
+            target=self.target,
+            shapes=[self.buffers[x].shape for x in bufs],
+            layouts=layouts,
+            channels=[int(self.g.shape(v)[1]) for v in ins],
+            groups=groups,
+        )
+        value = nodes[-1].outputs[0]
+        self.call_default(task, [*bufs, self.define(value, self.g.shape(value), None)])
+        self.fused.update(n.name for n in nodes)
 
     def split(self, node: Node) -> None:
         src = self.logical(node.inputs[0])

@@ -279,6 +279,30 @@ def _concat_parts(task: Task, xs: list) -> list:
     return parts
 
 
+def _shuffle_build(task: Task, xs: list[Tensor]) -> Tensor:
+    """ShuffleNet's concat along C then channel shuffle (reshape to [N, g, C/g, H, W],
+    transpose the two channel axes, reshape back) as one pass: output channel c is channel
+    (c % g) * (C / g) + c // g of the concat, which the kernel inlines (and the concat's
+    inputs' layout transforms, see `_concat_parts`)."""
+    cat = concat(_concat_parts(task, xs), 1, name="cat")
+    groups, channels = _int_param(task, "groups"), cat.shape[1]
+    if cat.ndim != 4 or groups < 2 or channels % groups:
+        raise TaskError(f"{task.op}: groups {groups} must divide the {channels} channels (4-D)")
+    per = channels // groups
+
+    def body(n, c, h, w):
+        return cat[n, (c % groups) * per + c // groups, h, w]
+
+    return te.compute(cat.shape, body, name="out", tag="channel_shuffle")
+
+
+def _shuffle_ref(task: Task, xs: list[np.ndarray]) -> np.ndarray:
+    cat = np.concatenate(_concat_parts(task, xs), axis=1)
+    n, c, h, w = cat.shape
+    g = _int_param(task, "groups")
+    return cat.reshape(n, g, c // g, h, w).transpose(0, 2, 1, 3, 4).reshape(n, c, h, w)
+
+
 def _pad_params(task: Task, ndim: int) -> tuple[tuple[int, ...], tuple[int, ...], float]:
     """(begins, ends, value) from ONNX-ordered `pads`; negative pads (cropping) are refused
     so the kernel never reads outside its input: crop with slice instead."""
@@ -391,6 +415,7 @@ GRAPH_SPECS = [
         lambda t, xs: R.concat(_concat_parts(t, xs), _int_param(t, "axis")),
         _moves,
     ),
+    OpSpec("channel_shuffle", _concat_inputs, _shuffle_build, _shuffle_ref, _moves),
     OpSpec(
         "slice",
         _one_input,
