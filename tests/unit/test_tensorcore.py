@@ -42,17 +42,6 @@ def test_the_precision_option():
     assert not isinstance(registry.template(dense_task("fp16", n=1)), tensorcore.DenseTensorCore)
 
 
-def test_the_default_tile_is_shrunk_until_every_multiprocessor_has_a_block():
-    # resnet-50's last 3x3 conv: 512 channels x 49 pixels; a 64x64 tile gives 8 blocks
-    task = conv_task("tf32", data=(1, 512, 7, 7), weight=(512, 512, 3, 3), padding=(1, 1, 1, 1))
-    c = registry.default_config(task).as_dict()
-    blocks = -(-512 // (16 * c["wm"] * c["warps_m"])) * -(-49 // (8 * c["wn"] * c["warps_n"]))
-    assert blocks >= 132, c  # an H100 (sm_90) has 132 multiprocessors
-    # a wide one keeps the large tile
-    big = conv_task("tf32", data=(4, 256, 56, 56), weight=(256, 256, 3, 3), padding=(1, 1, 1, 1))
-    assert registry.default_config(big).as_dict()["wn"] == 4
-
-
 @pytest.mark.parametrize("prec", ["tf32", "fp16"])
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_every_config_builds_with_nvrtc_and_uses_mma(prec, arch):
@@ -295,5 +284,5 @@ def test_tune_and_the_recipe_accept_a_network_within_its_precisions_tolerance():
     from tunefarm.recipe import TOLERANCE, tolerance_for
 
     assert tolerance_for("cuda -precision=fp16") == tensorcore.network_tolerance("fp16") == 1e-2
-    assert tolerance_for("cuda -precision=tf32") == TOLERANCE  # 3e-4 is inside it
+    assert tolerance_for("cuda -precision=tf32") == TOLERANCE == 1e-3
     assert tolerance_for("cuda") == tolerance_for("cpu") == TOLERANCE

@@ -1,9 +1,9 @@
-// tunefarm-launch entry=tf_kernel grid=7,3,1 block=32,1,1 shared=3456
-extern "C" __device__ const char tf_launch[] = "// tunefarm-launch entry=tf_kernel grid=7,3,1 block=32,1,1 shared=3456";
+// tunefarm-launch entry=tf_kernel grid=1,2,1 block=128,1,1 shared=13824
+extern "C" __device__ const char tf_launch[] = "// tunefarm-launch entry=tf_kernel grid=1,2,1 block=128,1,1 shared=13824";
 #define WM 1
-#define WN 1
-#define BM 16
-#define BN 8
+#define WN 4
+#define BM 32
+#define BN 64
 #define BK 32
 #define KSTEP 16
 #define M 40
@@ -34,12 +34,12 @@ __device__ __forceinline__ void tf_mma(float* acc, const unsigned* a, const unsi
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 extern "C"
-__global__ void __launch_bounds__(32) tf_kernel(const float* __restrict__ data, const unsigned short* __restrict__ weight, const float* __restrict__ bias, const float* __restrict__ residual, float* __restrict__ out) {
+__global__ void __launch_bounds__(128) tf_kernel(const float* __restrict__ data, const unsigned short* __restrict__ weight, const float* __restrict__ bias, const float* __restrict__ residual, float* __restrict__ out) {
   __shared__ float As[BM][BK + 4];
   __shared__ float Bs[BN][BK + 4];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, z = blockIdx.z;
   const int g = lane >> 2, t = lane & 3;
-  const int wrow = (warp / 1) * (16 * WM), wcol = (warp % 1) * (8 * WN);
+  const int wrow = (warp / 2) * (16 * WM), wcol = (warp % 2) * (8 * WN);
   const int m0 = blockIdx.y * BM, p0 = blockIdx.x * BN;
   float acc[WM][WN][4];
   #pragma unroll
@@ -48,12 +48,12 @@ __global__ void __launch_bounds__(32) tf_kernel(const float* __restrict__ data, 
     for (int j = 0; j < WN; ++j)
       acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
   for (int k0 = 0; k0 < K; k0 += BK) {
-    for (int e = tid; e < BM * BK; e += 32) {  // A rows: k fastest
+    for (int e = tid; e < BM * BK; e += 128) {  // A rows: k fastest
       const int r = e / BK, kk = e % BK, m = m0 + r, k = k0 + kk;
       const float v = (m < M && k < K) ? tf_h2f(weight[m * K + k]) : 0.0f;
       As[r][kk] = v;
     }
-    for (int e = tid; e < BN * BK; e += 32) {  // B columns: pixels fastest
+    for (int e = tid; e < BN * BK; e += 128) {  // B columns: pixels fastest
       const int q = e % BN, kk = e / BN, pix = p0 + q, k = k0 + kk;
       float v = 0.0f;
       if (pix < P && k < K) {

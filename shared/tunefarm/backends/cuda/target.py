@@ -18,8 +18,8 @@ from tunefarm.target import Target, TargetError
 # Static shared memory is limited to 48 KiB per block on every architecture; more needs
 # dynamic shared memory and an opt-in, which these kernels do not use.
 ARCHS = {
-    "sm_80": DeviceLimits("sm_80 (A100)", max_shared_bytes=48 * 1024, multiprocessors=108),
-    "sm_90": DeviceLimits("sm_90 (H100)", max_shared_bytes=48 * 1024, multiprocessors=132),
+    "sm_80": DeviceLimits("sm_80 (A100)", max_shared_bytes=48 * 1024),
+    "sm_90": DeviceLimits("sm_90 (H100)", max_shared_bytes=48 * 1024),
 }
 DEFAULT_ARCH = "sm_90"
 PRECISIONS = ("fp32", "tf32", "fp16")

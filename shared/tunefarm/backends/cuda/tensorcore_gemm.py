@@ -31,7 +31,6 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.backends.cuda.target import ARCHS, arch
 from tunefarm.backends.cuda.tensorcore import HELPERS, K_STEP, MMA, precision
 from tunefarm.backends.gpu_common.conv2d import Conv2dDirect
 from tunefarm.backends.gpu_common.dense import DenseShared, dense_params
@@ -296,27 +295,6 @@ KNOBS: dict[str, tuple[int, ...]] = {
 PRAGMA = "tensor_core."  # a sketch state's steps carry the tile as pragmas of this prefix
 
 
-SHRINK_ORDER = ("wn", "warps_n", "wm", "warps_m")  # pixels first: they are often few
-
-
-def fill_the_device(gemm: Gemm, knobs: dict[str, int], target: Target) -> dict[str, int]:
-    """The preferred tile, halved knob by knob (`SHRINK_ORDER`) until the grid has a block
-    per multiprocessor. A 64x64 tile of a narrow GEMM (resnet-50's last stage: 512 channels x
-    49 pixels) launched 8 blocks on an H100's 132 multiprocessors: measured there, the tf32
-    network's default kernels then ran 3.1x slower than the fp32 ones."""
-    sms = ARCHS[arch(target)].multiprocessors
-    out = dict(knobs)
-
-    def blocks() -> int:
-        bm, bn = 16 * out["wm"] * out["warps_m"], 8 * out["wn"] * out["warps_n"]
-        return -(-gemm.m // bm) * -(-gemm.p // bn) * gemm.batch
-
-    for name in SHRINK_ORDER:
-        while blocks() < sms and out[name] > 1:
-            out[name] //= 2  # every knob's values are powers of two
-    return out
-
-
 def gemm_space() -> ConfigSpace:
     sp = ConfigSpace()
     for name, values in KNOBS.items():
@@ -423,9 +401,8 @@ class Conv2dTensorCore(TensorCoreGemm):
 
     def preferred(self, task, space, target):
         p = self.validate(task)
-        knobs = {"wm": 2 if p["o"] >= 64 else 1, "wn": 4, "warps_m": 2, "warps_n": 2,
-                 "kchunk": 2}  # fmt: skip
-        return fill_the_device(self.gemm(task), knobs, target)
+        return {"wm": 2 if p["o"] >= 64 else 1, "wn": 4, "warps_m": 2, "warps_n": 2,
+                "kchunk": 2}  # fmt: skip
 
 
 class DenseGemmTensorCore(TensorCoreGemm):
@@ -445,9 +422,8 @@ class DenseGemmTensorCore(TensorCoreGemm):
 
     def preferred(self, task, space, target):
         p = self.validate(task)
-        knobs = {"wm": 2 if p["o"] >= 64 else 1, "wn": 1 if p["n"] <= 8 else 2, "warps_m": 2,
-                 "warps_n": 1 if p["n"] <= 16 else 2, "kchunk": 2}  # fmt: skip
-        return fill_the_device(self.gemm(task), knobs, target)
+        return {"wm": 2 if p["o"] >= 64 else 1, "wn": 1 if p["n"] <= 8 else 2, "warps_m": 2,
+                "warps_n": 1 if p["n"] <= 16 else 2, "kchunk": 2}  # fmt: skip
 
 
 class BatchMatmulTensorCore(TensorCoreGemm):
@@ -464,8 +440,7 @@ class BatchMatmulTensorCore(TensorCoreGemm):
         return batch_matmul_gemm(a, b, bool(task.args.get("transpose_b", False)))
 
     def preferred(self, task, space, target):
-        knobs = {"wm": 2, "wn": 4, "warps_m": 2, "warps_n": 2, "kchunk": 2}
-        return fill_the_device(self.gemm(task), knobs, target)
+        return {"wm": 2, "wn": 4, "warps_m": 2, "warps_n": 2, "kchunk": 2}
 
 
 def to_half(x: np.ndarray) -> np.ndarray:

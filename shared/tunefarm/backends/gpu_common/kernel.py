@@ -88,7 +88,6 @@ class DeviceLimits:
     max_block_dims: tuple[int, int, int] = (1024, 1024, 64)
     max_grid_dims: tuple[int, int, int] = (2**31 - 1, 65535, 65535)
     max_shared_bytes: int = 48 * 1024
-    multiprocessors: int = 0  # blocks that run at once, one per SM at least (0: unknown)
 
 
 @dataclass
