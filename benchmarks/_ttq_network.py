@@ -192,12 +192,13 @@ class _Networks:
         got = self.tvm.ask(cmd="load-net", id=key, onnx=str(self.work / "model.onnx"),
                            db=str(ms_dir), db_bytes=db_bytes,
                            inputs=str(self.work / "inputs.npz"), want=str(self.work / "want.npz"))  # type: ignore[union-attr]  # fmt: skip
-        self._keep(key, got.get("rel_err", math.inf), got.get("error", key))
+        self._keep(key, got.get("rel_err", math.inf), key, got.get("error"))
 
-    def _keep(self, key: str, err: float, handle: Any) -> None:
-        """Keep a checked network (`handle`: an executor, MetaSchedule's id, or an error)."""
-        if isinstance(handle, str) or not err < MAX_REL_ERR:
-            why = handle if isinstance(handle, str) else f"relative error {err:.1e}"
+    def _keep(self, key: str, err: float, handle: Any, error: str | None = None) -> None:
+        """Keep a checked network (`handle`: an executor, or MetaSchedule's id) unless it
+        failed (`error`) or its output is off."""
+        if error is not None or not err < MAX_REL_ERR:
+            why = error if error is not None else f"relative error {err:.1e}"
             self.rejected[key] = why
             ttq.log(f"[{self.name}] network {key} rejected: {why}")
             return
@@ -268,7 +269,8 @@ def bench_network(name: str, args, index: int, python: Path | None) -> dict[str,
             if s == "metaschedule" and python is None:
                 skipped[s] = "no --tvm-python given"
                 continue
-            ttq.log(f"[{name}] {s}: searching {budget:.0f} s over {len(tasks)} tasks "
+            over = "its own tasks" if s == "metaschedule" else f"{len(tasks)} tasks"
+            ttq.log(f"[{name}] {s}: searching {budget:.0f} s over {over} "
                     f"(load {os.getloadavg()[0]:.2f})")  # fmt: skip
             if s == "metaschedule":
                 h = search_metaschedule(python, work / "model.onnx", budget, args.seed,  # type: ignore[arg-type]
