@@ -72,6 +72,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -601,8 +602,10 @@ def plot(doc: dict[str, Any], path: str) -> None:
     for ax in list(axes.flat)[len(rows) :]:
         ax.axis("off")
     loads = [d.get("loadavg_start", [math.nan])[0] for d in doc.get("runs", [doc])]
-    fig.suptitle("best latency re-timed at checkpoints; load average at start "
-                 + ", ".join(f"{x:.1f}" for x in loads), fontsize=10)  # fmt: skip
+    title = "best latency re-timed at checkpoints; load average at start " + ", ".join(
+        f"{x:.1f}" for x in loads
+    )
+    fig.suptitle("\n".join(textwrap.wrap(title, 45 * cols)), fontsize=10)  # one panel: wrapped
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
