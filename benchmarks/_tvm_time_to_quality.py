@@ -167,8 +167,9 @@ def _fused(mod, target):
         dispatch = pipeline.library_dispatch_passes(target)
     except (ValueError, AttributeError):
         dispatch = []
-    seq = [*dispatch, relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
-           relax.transform.FoldConstant(), relax.transform.FuseOps(), relax.transform.FuseTIR()]  # fmt: skip
+    t = relax.transform
+    seq = [*dispatch, t.LegalizeOps(), t.AnnotateTIROpPattern(), t.FoldConstant(), t.FuseOps(),
+           t.FuseTIR()]  # fmt: skip
     with target, tvm.transform.PassContext(opt_level=3):
         return tvm.transform.Sequential(seq)(mod)
 
