@@ -20,34 +20,28 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from functools import partial
 
 from tunefarm.backends import check_networks, parse_target, registry
 from tunefarm.graph.ir import Graph, Node
 from tunefarm.graph.passes import (
     eliminate_dead_code,
     fuse_channel_affine,
-    pad_pooled_convs,
     pool_before_pointwise_conv,
     split_bands,
     unfuse_attention,
 )
 from tunefarm.graph.quant_ops import qconv_task
-from tunefarm.ir.layouts import parse_layout
 from tunefarm.task import Task
 from tunefarm.tune.dispatch import ApplyHistoryBest
 
 TUNABLE_OPS = ("conv2d", "dense")
 
 
-def logical_task(
-    graph: Graph, node: Node, target: str, weight: tuple[int, ...] | None = None
-) -> Task:
+def logical_task(graph: Graph, node: Node, target: str) -> Task:
     """The task of a conv2d or dense node in logical layouts and canonical params (so equal
-    workloads get equal workload keys however the model spelled them); `weight`: another
-    weight shape (the node with its output channels padded)."""
+    workloads get equal workload keys however the model spelled them)."""
     a = node.attrs
-    data, weight = graph.shape(node.inputs[0]), weight or graph.shape(node.inputs[1])
+    data, weight = graph.shape(node.inputs[0]), graph.shape(node.inputs[1])
     epilogue = [str(e) for e in a.get("epilogue", [])]
     if node.op == "dense":
         return Task.make("dense", target=target, data=data, weight=weight, epilogue=epilogue)
@@ -67,43 +61,18 @@ def logical_task(
 def for_target(graph: Graph, target: str) -> Graph:
     """`graph` as `target` runs it (models are optimised before the target is known): on
     CPUs, convs that mostly read padding split into padding-free bands (not earlier: the
-    quantizer, graph_pack and the QDQ exporter take whole convs), a classifier conv before
-    a global pool padded to whole channel blocks (`pad_pooled_convs`), an average pool
-    after a 1x1 conv moved before it (`pool_before_pointwise_conv`), and per-channel
+    quantizer, graph_pack and the QDQ exporter take whole convs), an average pool after a
+    1x1 conv moved before it (`pool_before_pointwise_conv`), and per-channel
     multiply-add(-relu) chains as one `channel_affine` node (the GPU backends have no
     kernel for it); elsewhere, fused attentions written out again where the backend has
     no attention kernel."""
     kind = parse_target(target).kind
     if kind == "cpu":
-        graph = pad_pooled_convs(split_bands(graph), partial(_whole_blocks, target=target))
-        graph = fuse_channel_affine(pool_before_pointwise_conv(graph))
+        graph = fuse_channel_affine(pool_before_pointwise_conv(split_bands(graph)))
         graph = eliminate_dead_code(graph)
     if "attention" in registry.ops(kind):
         return graph
     return unfuse_attention(graph)
-
-
-def _out_block(task: Task) -> int:
-    """The channel block the default config of a conv task writes its output in."""
-    kdef = registry.instantiate(task, registry.default_config(task))
-    layout = kdef.notes.get("out_layout")
-    return parse_layout(layout).block("c") if layout else 0
-
-
-def _whole_blocks(graph: Graph, conv: Node, target: str) -> int:
-    """The output channel count a conv before a global pool runs best with on `target`:
-    padded (by at most 1/8) to where its default config picks a wider channel block (1000
-    channels: blocks of 8, padded to 1008: blocks of 16 on AVX-512; on AVX2 both are 8,
-    so nothing is padded); else its own."""
-    weight = graph.shape(conv.inputs[1])
-    o, best = weight[0], _out_block(logical_task(graph, conv, target))
-    for wider in (2 * best, 4 * best):
-        padded = -(-o // wider) * wider
-        if best < 2 or padded == o or padded * 8 > o * 9:
-            continue
-        if _out_block(logical_task(graph, conv, target, (padded, *weight[1:]))) > best:
-            return padded
-    return o
 
 
 def attention_task(graph: Graph, node: Node, target: str) -> Task:

@@ -17,7 +17,6 @@ from tunefarm.graph.passes.conv_taps import split_bands, trim_dead_taps
 from tunefarm.graph.passes.dead_code import eliminate_dead_code
 from tunefarm.graph.passes.fuse import fuse_epilogues
 from tunefarm.graph.passes.pool_first import pool_before_pointwise_conv
-from tunefarm.graph.passes.pooled_conv import pad_pooled_convs
 from tunefarm.graph.passes.pooling import mean_to_global_pool
 from tunefarm.graph.passes.silu import fuse_silu
 from tunefarm.graph.passes.transformer import fuse_gelu, fuse_layer_norm, hoist_through_reshape
@@ -57,7 +56,6 @@ __all__ = [
     "hoist_through_reshape",
     "mean_to_global_pool",
     "optimize",
-    "pad_pooled_convs",
     "pool_before_pointwise_conv",
     "split_bands",
     "trim_dead_taps",
