@@ -455,8 +455,9 @@ def test_every_op_and_elementwise_fn_is_covered() -> None:
     int8 = {"quantize", "dequantize", "requantize", "qadd", "conv2d_int8", "dense_int8"}
     # the transformer ops and functions have their cases in test_transformer_kernels.py
     transformer = {"gather", "where", "broadcast_to", "layer_norm"}
-    # attention has its cases (shapes, masks, layouts, ISAs) in test_attention.py
-    transformer.add("attention")
+    # attention has its cases (shapes, masks, layouts, ISAs) in test_attention.py, the
+    # channel shuffle (with padded blocked inputs) in test_padded_channels.py
+    transformer |= {"attention", "channel_shuffle"}
     assert ops == set(registry.ops()) - int8 - {"depthwise_conv2d_int8"} - transformer
     fns = {t.args["fn"] for t in DEFAULT_CASES.values() if t.op == "elementwise"}
     transformer_fns = {"erf", "tanh", "sqrt", "square", "gelu", "equal"}
