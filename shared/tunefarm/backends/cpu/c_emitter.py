@@ -35,7 +35,7 @@ from tunefarm.backends.cpu.c_int8 import (
     NotVectorizable,
     int_vector_helpers,
 )
-from tunefarm.codegen.arith import SubstSimplifier, coefficient
+from tunefarm.codegen.arith import SubstSimplifier, coefficient, simplify
 from tunefarm.codegen.loops import (
     Buffer,
     BufferLoad,
@@ -437,6 +437,12 @@ class CEmitter(IntLanes):
         whole = [Store(b.buffer, b.index, rewrite(b.value, peel)) for b in body]  # type: ignore[union-attr]
         if not guards:
             return False
+        last = simplify(
+            logical_and(*(self.simplifier(c, s.var, Const(width - 1)) for c in guards)),
+            self.simplifier.ranges,
+        )
+        if isinstance(last, Const) and not last.value:
+            return False  # no vector of the loop is whole: the scalar `omp simd` loop
         try:
             lines = [self.vstore(b, s.var, width) for b in whole]
         except NotVectorizable:
@@ -445,15 +451,17 @@ class CEmitter(IntLanes):
         for c in conds:
             self.emit(f"if ({self.expr(c)}) {{", depth)
             depth += 1
-        last = [self.simplifier(c, s.var, Const(width - 1)) for c in guards]
-        self.emit(f"if ({self.expr(logical_and(*last))}) {{", depth)
+        always = isinstance(last, Const)  # every vector whole: no scalar tail
+        if not always:
+            self.emit(f"if ({self.expr(last)}) {{", depth)
         for line in lines:
-            self.emit(line, depth + 1)
-        self.emit("} else {", depth)
-        self.emit(f"for (int32_t {s.var} = 0; {s.var} < {width}; ++{s.var}) {{", depth + 1)
-        self.stmts(body, depth + 2)
-        self.emit("}", depth + 1)
-        self.emit("}", depth)
+            self.emit(line, depth + (not always))
+        if not always:
+            self.emit("} else {", depth)
+            self.emit(f"for (int32_t {s.var} = 0; {s.var} < {width}; ++{s.var}) {{", depth + 1)
+            self.stmts(body, depth + 2)
+            self.emit("}", depth + 1)
+            self.emit("}", depth)
         for _ in conds:
             depth -= 1
             self.emit("}", depth)
