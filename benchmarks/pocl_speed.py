@@ -66,7 +66,14 @@ def run_one(args: argparse.Namespace) -> int:
 
 
 def spawn(mode: str, args: argparse.Namespace) -> dict:
-    env = {**os.environ, **MODES[mode]}
+    """One tune in a fresh process; `MODE@base` runs MODE on the tree at --base (its
+    `shared` first on PYTHONPATH), so old and new code alternate in one run."""
+    name, _, where = mode.partition("@")
+    env = {**os.environ, **MODES[name]}
+    if where:
+        if not args.base:
+            raise SystemExit(f"{mode}: needs --base DIR (a checkout of the code to compare)")
+        env["PYTHONPATH"] = str(Path(args.base, "shared"))
     env["TUNEFARM_CACHE"] = tempfile.mkdtemp(prefix="tf-pocl-speed-")
     env["POCL_CACHE_DIR"] = tempfile.mkdtemp(prefix="tf-pocl-kcache-")
     cmd = [sys.executable, __file__, "one", "--trials", str(args.trials), "--seed",
@@ -106,8 +113,13 @@ def compare(args: argparse.Namespace) -> int:
                "loadavg_end": os.getloadavg()}  # fmt: skip
     for new in ("prebuild", "prebuild_opt_disable"):
         for base in modes:
-            if base != new and new in best and not base.startswith("prebuild"):
+            if (
+                base != new
+                and new in best
+                and (base.endswith("@base") or not base.startswith("prebuild"))
+            ):
                 summary[f"{new}_vs_{base}"] = best[new] / best[base]
+                summary[f"{new}_vs_{base}_cpu"] = cpu[base] / cpu[new]
     print(json.dumps({k: v for k, v in summary.items() if k != "runs"}, indent=1))
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=1) + "\n")
@@ -125,6 +137,7 @@ def main() -> int:
     p.add_argument("--min-repeat-ms", type=float, default=20.0)
     p.add_argument("--modes", default="process_per_candidate,measurer_compiles,prebuild")
     p.add_argument("--json", default="")
+    p.add_argument("--base", default="", help="a checkout for the modes named MODE@base")
     args = p.parse_args()
     return run_one(args) if args.what == "one" else compare(args)
 

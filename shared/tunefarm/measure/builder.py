@@ -129,9 +129,14 @@ class _WorkerPool:
         return reply
 
     def map(
-        self, fn: Callable[[Any], Any], args: list[Any], timeout_s: float
+        self,
+        fn: Callable[[Any], Any],
+        args: list[Any],
+        timeout_s: float,
+        on_reply: Callable[[int, _Reply], None] | None = None,
     ) -> list[_Reply | None]:
-        """Run fn on every arg; a job running past `timeout_s` has its worker killed."""
+        """Run fn on every arg; a job running past `timeout_s` has its worker killed.
+        `on_reply(index, reply)` is called as each job ends, in the order they end."""
         replies: list[_Reply | None] = [None] * len(args)
         todo = deque(range(len(args)))
         while True:
@@ -157,6 +162,8 @@ class _WorkerPool:
                     self._discard(slot)
                 if reply is not None:
                     replies[job] = reply
+                    if on_reply is not None and job is not None:
+                        on_reply(job, reply)
         return replies
 
     def close(self) -> None:
@@ -214,8 +221,16 @@ class LocalBuilder(Builder):
         self._pool = _WorkerPool(child.process_context(), n)
         self._finalizer = weakref.finalize(self, self._pool.close)
 
-    def build(self, inputs: Sequence[MeasureInput]) -> list[BuildResult]:
-        """One BuildResult per input, in order; failures are error results, never raised."""
+    streams_results = True  # build() takes on_result (tune.tuner.build_while_measuring)
+
+    def build(
+        self,
+        inputs: Sequence[MeasureInput],
+        on_result: Callable[[int, BuildResult], None] | None = None,
+    ) -> list[BuildResult]:
+        """One BuildResult per input, in order; failures are error results, never raised.
+        `on_result(index, result)` is called as each build ends (from this thread), so a
+        caller can measure a candidate while the others still build."""
         inputs = list(inputs)
         for i, inp in enumerate(inputs):
             if not isinstance(inp, MeasureInput):
@@ -227,8 +242,15 @@ class LocalBuilder(Builder):
             BuildJob(inp, self.generate, self.cc, self.options, cache, self.timeout_s)
             for inp in inputs
         ]
-        replies = self._pool.map(build_one, jobs, self.timeout_s + _GRACE_S)
-        return [_to_result(r) for r in replies]
+        results: dict[int, BuildResult] = {}
+
+        def done(index: int, reply: _Reply) -> None:
+            results[index] = _to_result(reply)
+            if on_result is not None:
+                on_result(index, results[index])
+
+        replies = self._pool.map(build_one, jobs, self.timeout_s + _GRACE_S, done)
+        return [results[i] if i in results else _to_result(r) for i, r in enumerate(replies)]
 
     def close(self) -> None:
         """Stop the worker processes (also done at exit or when the builder is collected)."""
