@@ -50,8 +50,10 @@ def run_one(args: argparse.Namespace) -> int:
 
     task = Task.make("conv2d", target="opencl", **CONV)
     tuner = make_tuner(args.policy, task, args.seed)
-    settings = MeasureSettings(min_repeat_ms=args.min_repeat_ms, repeat=1, timeout_s=60.0)
-    option = MeasureOption.local(settings, kind="opencl")
+    settings = MeasureSettings(min_repeat_ms=args.min_repeat_ms, repeat=1, timeout_s=args.timeout)
+    # the build limit as the measurement's: with the prebuild, pocl's compile (up to 3 s of
+    # CPU, tens of seconds under load) moved from the measurement into the build
+    option = MeasureOption.local(settings, build_timeout_s=args.timeout, kind="opencl")
     try:
         start = time.perf_counter()
         summary = tuner.tune(args.trials, option, batch_size=args.batch)
@@ -78,6 +80,7 @@ def spawn(mode: str, args: argparse.Namespace) -> dict:
     env["POCL_CACHE_DIR"] = tempfile.mkdtemp(prefix="tf-pocl-kcache-")
     cmd = [sys.executable, __file__, "one", "--trials", str(args.trials), "--seed",
            str(args.seed), "--policy", args.policy, "--batch", str(args.batch),
+           "--timeout", str(args.timeout),
            "--min-repeat-ms", str(args.min_repeat_ms)]  # fmt: skip
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
@@ -137,6 +140,7 @@ def main() -> int:
     p.add_argument("--min-repeat-ms", type=float, default=20.0)
     p.add_argument("--modes", default="process_per_candidate,measurer_compiles,prebuild")
     p.add_argument("--json", default="")
+    p.add_argument("--timeout", type=float, default=60.0, help="build and measurement limit, s")
     p.add_argument("--base", default="", help="a checkout for the modes named MODE@base")
     args = p.parse_args()
     return run_one(args) if args.what == "one" else compare(args)
