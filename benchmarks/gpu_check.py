@@ -10,15 +10,16 @@ every section's numbers are written to OUT_DIR/gpu_check.json):
    against ONNX Runtime, two threads, the CUDA graph on and off);
 2. `build speed`: median wall and CPU seconds per conv candidate, NVRTC in process against
    nvcc, interleaved (needs no GPU);
-3. `trials/s`: a tune of the model's tasks, trials over wall time, the persistent measurer on
-   and off (`TUNEFARM_PERSISTENT_MEASURER`);
-4. `network`: the model compiled untuned and tuned (`--trials`), against PyTorch eager and
-   the same model captured in a CUDA graph, in the same run;
+3. `network`: the model compiled untuned, timed with the CUDA graph and without it, its
+   slowest kernels, against PyTorch eager and the same model captured in a CUDA graph;
+4. `precision`: the model untuned at tf32 and fp16 (error against ONNX Runtime fp32 next to
+   its tolerance and to PyTorch's own error at that precision; latency against PyTorch at
+   the same precision), and dense on tensor cores (tf32, fp16) against PyTorch;
 5. `convs`: three ResNet-50 convs tuned (`--conv-trials` each) against cuDNN fp32;
-6. `precision`: the model untuned at tf32 and fp16 (error against ONNX Runtime fp32 and
-   its tolerance; latency against PyTorch at the same precision), and dense on tensor
-   cores (tf32, fp16) against PyTorch at the same precision
-   (resnet-50 at tf32/fp16 is recorded as not built: conv has no tensor-core template).
+6. `trials`: a tune of the model's tasks, trials over wall time, and the measurement alone
+   of prebuilt candidates with the persistent measurer on and off;
+7. `tuned`: the model tuned (`--trials`) against PyTorch's CUDA graph: last, as the longest
+   (on a lent H100 the first run's 96-trial tune did not finish in its 170 s).
 
 `--mode cuda` (default where libcuda finds a device) runs on `cuda -arch=sm_90` with
 resnet-50; `--mode pocl` runs the same sections on `opencl` (pocl on the CPU) at tiny sizes:
@@ -229,12 +230,18 @@ def _torch_network(model: str, prec: str = "fp32") -> dict:
     if model not in names:
         return {"skipped": f"no torchvision model for {model}"}
     torch.backends.cudnn.benchmark = True
-    torch.backends.cuda.matmul.allow_tf32 = prec == "tf32"
-    torch.backends.cudnn.allow_tf32 = prec == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
     net = getattr(torchvision.models, names[model])().cuda().eval()
     x = torch.randn(1, 3, 224, 224, device="cuda")
+    with torch.no_grad():
+        want = net(x).float()  # PyTorch's own fp32: its error at this precision, beside ours
+    torch.backends.cuda.matmul.allow_tf32 = prec == "tf32"
+    torch.backends.cudnn.allow_tf32 = prec == "tf32"
     if prec == "fp16":
         net, x = net.half(), x.half()
+    with torch.no_grad():
+        got = net(x).float()
+    error = float((got - want).abs().max() / want.abs().max())
 
     def timed(fn: Callable[[], object]) -> float:
         for _ in range(10):
@@ -270,25 +277,53 @@ def _torch_network(model: str, prec: str = "fp32") -> dict:
         "cuda_graph_ms": replay,
         "torch": torch.__version__,
         "precision": prec,
+        "relative_error_vs_fp32": error,
     }
+
+
+def _slowest(artifact: str, top: int = 5) -> list[list]:
+    """The `top` slowest kernel calls of a network (device events per call): where the
+    untuned network's time goes."""
+    from tunefarm.runtime.executor import GraphExecutor
+
+    ex = GraphExecutor.load(artifact)
+    try:
+        calls = sorted(ex.profile(repeat=5), key=lambda p: -p.ms)[:top]
+    finally:
+        ex.close()
+    return [[p.node, p.kernel, round(p.ms, 4)] for p in calls]
 
 
 def network(args: argparse.Namespace, workdir: Path) -> dict:
+    """The model untuned: with and without the CUDA graph, its slowest calls, PyTorch."""
     untuned = _tune(args.model, args.target, 0, workdir, [])
-    tuned = _tune(args.model, args.target, args.trials, workdir, args.tune_args)
-    out = {
-        "untuned_ms": _latency_ms(untuned["artifact"]["path"], args.min_repeat_ms, "1"),
-        "untuned_no_graph_ms": _latency_ms(untuned["artifact"]["path"], args.min_repeat_ms, "0"),
-        "tuned_ms": _latency_ms(tuned["artifact"]["path"], args.min_repeat_ms, "1"),
-        "tuning_seconds": tuned["seconds"],
-        "trials": args.trials,
-        "relative_error": tuned.get("relative_error"),
+    path = untuned["artifact"]["path"]
+    out: dict[str, object] = {
+        "untuned_ms": _latency_ms(path, args.min_repeat_ms, "1"),
+        "untuned_no_graph_ms": _latency_ms(path, args.min_repeat_ms, "0"),
+        "relative_error": untuned.get("relative_error"),
+        "slowest": _slowest(path),
     }
-    torch_side = _torch_network(args.model)
-    out["torch"] = torch_side
+    out["torch"] = torch_side = _torch_network(args.model)
     if "cuda_graph_ms" in torch_side:
-        out["tuned_over_torch_graph"] = out["tuned_ms"] / torch_side["cuda_graph_ms"]
-        out["tuned_over_torch_eager"] = out["tuned_ms"] / torch_side["eager_ms"]
+        out["untuned_over_torch_graph"] = out["untuned_ms"] / torch_side["cuda_graph_ms"]  # type: ignore[operator]
+    return out
+
+
+def tuned(args: argparse.Namespace, workdir: Path) -> dict:
+    """The model tuned with `--trials` trials, against PyTorch's eager and CUDA graph."""
+    rep = _tune(args.model, args.target, args.trials, workdir, args.tune_args)
+    out: dict[str, object] = {
+        "tuned_ms": _latency_ms(rep["artifact"]["path"], args.min_repeat_ms, "1"),
+        "tuning_seconds": rep["seconds"],
+        "trials": args.trials,
+        "trials_per_s": args.trials / rep["seconds"],
+        "relative_error": rep.get("relative_error"),
+    }
+    out["torch"] = torch_side = _torch_network(args.model)
+    if "cuda_graph_ms" in torch_side:
+        out["tuned_over_torch_graph"] = out["tuned_ms"] / torch_side["cuda_graph_ms"]  # type: ignore[operator]
+        out["tuned_over_torch_eager"] = out["tuned_ms"] / torch_side["eager_ms"]  # type: ignore[operator]
     return out
 
 
@@ -410,7 +445,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--mode", choices=["auto", "cuda", "pocl"], default="auto")
     p.add_argument("--out", default="gpu-check-out", help="folder for gpu_check.json")
-    p.add_argument("--sections", default="gpu_tests,build_speed,trials,network,convs,precision")
+    p.add_argument(
+        "--sections", default="gpu_tests,build_speed,network,precision,convs,trials,tuned"
+    )
     p.add_argument("--model", default="", help="default: zoo:resnet-50 (cuda), tiny (pocl)")
     p.add_argument("--trials", type=int, default=0, help="network tune (200 cuda, 6 pocl)")
     p.add_argument("--rate-trials", type=int, default=0, help="trials/s tune (160 / 6)")
@@ -455,10 +492,11 @@ def main(argv: list[str] | None = None) -> int:
     sections = {
         "gpu_tests": lambda: gpu_tests(args),
         "build_speed": lambda: build_speed(args),
-        "trials": lambda: trials_per_second(args, work),
         "network": lambda: network(args, work),
-        "convs": lambda: convs(args),
         "precision": lambda: precision(args, work),
+        "convs": lambda: convs(args),
+        "trials": lambda: trials_per_second(args, work),
+        "tuned": lambda: tuned(args, work),
     }
     chosen = [s.strip() for s in args.sections.split(",") if s.strip()]
     unknown = [s for s in chosen if s not in sections]

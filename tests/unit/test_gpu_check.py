@@ -37,7 +37,8 @@ def test_gpu_check_runs_end_to_end_on_pocl(tmp_path):
     assert "no CUDA device" in doc["gpu_tests"]["skipped"]
     assert doc["build_speed"]["median_nvrtc_cpu_s"] > 0 and doc["build_speed"]["candidates"] >= 1
     assert doc["trials"]["tune_trials_per_s"] > 0 and doc["trials"]["measure_speedup"] > 0
-    net = doc["network"]
-    assert net["untuned_ms"] > 0 and net["tuned_ms"] > 0 and net["relative_error"] < 1e-4
-    assert "skipped" in net["torch"]
+    net, tuned = doc["network"], doc["tuned"]
+    assert net["untuned_ms"] > 0 and net["relative_error"] < 1e-4 and net["slowest"]
+    assert tuned["tuned_ms"] > 0 and tuned["relative_error"] < 1e-4
+    assert "skipped" in net["torch"] and "skipped" in tuned["torch"]
     assert doc["convs"]["layers"][0]["tunefarm_ms"] > 0

@@ -229,8 +229,10 @@ class DenseTensorCore(Template):
 
 # A whole network against ONNX Runtime in fp32, relative to the output's largest magnitude
 # (the `gpu`-marked network tests check these): tf32 keeps 10 mantissa bits per operand, fp16
-# too but with fp16 weights and a narrower range; fp32 is the CUDA-core path.
-NETWORK_TOLERANCE = {"fp32": 1e-5, "tf32": 3e-4, "fp16": 1e-2}
+# too but with fp16 weights and a narrower range; fp32 is the CUDA-core path. tf32 was 3e-4
+# until a lent H100 measured resnet-50 at 3.7-4.0e-4 against fp32, and PyTorch's own tf32
+# resnet-50 at 5.6e-4 against its fp32 in the same run (benchmarks/results-gpu-check-h100.json).
+NETWORK_TOLERANCE = {"fp32": 1e-5, "tf32": 1e-3, "fp16": 1e-2}
 
 
 def network_tolerance(prec: str) -> float:
