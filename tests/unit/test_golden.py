@@ -46,6 +46,17 @@ CPU_CASES: dict[str, tuple[Task, dict]] = {
         Task.make("conv2d", target=AVX512, data=(1, 128, 28, 28), weight=(256, 128, 1, 1)),
         {},
     ),
+    # 256 input channels in 2 passes of 128 (the default on one AVX-512 core), 7 x 4 tile
+    "conv2d_ic_passes": (
+        Task.make(
+            "conv2d",
+            target="cpu -isa=avx512 -cores=1",
+            data=(1, 256, 7, 7),
+            weight=(128, 256, 1, 1),
+            epilogue=("bias", "relu"),
+        ),
+        {},
+    ),
     "winograd_f4": (Task.make("conv2d_winograd", target=AVX512, **CONV3x3), {}),
     "winograd_f2": (Task.make("conv2d_winograd", target=AVX512, **CONV3x3), {"m": 2}),
     "depthwise_s2": (

@@ -58,6 +58,7 @@ INPUT_DTYPES = {
     onnx.TensorProto.FLOAT: "float32",
     onnx.TensorProto.INT64: "int64",
     onnx.TensorProto.INT32: "int32",
+    onnx.TensorProto.BOOL: "bool",  # one byte a value, read as 0/1 (cast to float32 masks)
 }
 
 
@@ -280,7 +281,7 @@ class _Ctx:
                 f"input {i} {self.input(i)!r} is a zero-size tensor (shape {list(value.shape)}); "
                 "zero-size tensors are not supported"
             )
-        if value.dtype != "float32" and not (ints_ok and np.dtype(value.dtype).kind in "iu"):
+        if value.dtype != "float32" and not (ints_ok and np.dtype(value.dtype).kind in "biu"):
             raise self.fail(
                 f"input {i} {self.input(i)!r} has dtype {value.dtype}; only float32 tensors "
                 "are computed at run time (integer inputs only feed Gather indices, Cast, "
@@ -1464,7 +1465,7 @@ def _value_types(proto: onnx.ModelProto) -> dict[str, int]:
 
 
 def _input_shape(label: str, vi: onnx.ValueInfoProto, given: Sequence[int] | None) -> tuple:
-    """Static shape of runtime input `vi` (float32, or int64/int32 ids and masks), `given`
+    """Static shape of runtime input `vi` (float32, or int64/int32/bool ids and masks), `given`
     filling dynamic dims."""
     name = vi.name
     if not vi.type.HasField("tensor_type"):
@@ -1473,8 +1474,8 @@ def _input_shape(label: str, vi: onnx.ValueInfoProto, given: Sequence[int] | Non
     if tt.elem_type not in INPUT_DTYPES:
         dtype = validate.elem_dtype(tt.elem_type) or f"{tt.elem_type} (undefined)"
         raise FrontendError(
-            f"{label}: input {name!r} has element type {dtype}; only float32, int64 and int32 "
-            "inputs are supported"
+            f"{label}: input {name!r} has element type {dtype}; only float32, int64, int32 and "
+            "bool inputs are supported"
         )
     dims: list[int | str | None] | None = None
     if tt.HasField("shape"):

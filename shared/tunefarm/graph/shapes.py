@@ -413,8 +413,8 @@ def _cast(node: Node, ins: list[Value]) -> list[Value]:
     _n_inputs(node, ins, 1)
     dtype = _attr(node, "dtype")
     src = np.dtype(ins[0].dtype)
-    # numbers to float32, and float32 to int32/int64 (truncating run-time integer values)
-    to_float = dtype == "float32" and src.kind in "iuf"
+    # numbers and bools to float32, and float32 to int32/int64 (truncating run-time integers)
+    to_float = dtype == "float32" and src.kind in "biuf"
     to_int = dtype in ("int32", "int64") and src == np.float32
     to_half = dtype == "float16" and src == np.float32  # a float16 Cast's rounding
     if not (to_float or to_int or to_half):

@@ -12,6 +12,7 @@ import os
 import pickle
 import signal
 import sys
+import threading
 import time
 import weakref
 from abc import ABC, abstractmethod
@@ -24,7 +25,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
-from tunefarm.measure import child
+from tunefarm.measure import child, priority
 from tunefarm.measure.cache import default_cache_dir
 from tunefarm.measure.compile import BuildJob, SourceGenerator, build_one
 from tunefarm.measure.errors import MeasureErrorNo
@@ -76,6 +77,8 @@ class _WorkerPool:
     def __init__(self, ctx: BaseContext, size: int) -> None:
         self._ctx, self._size = ctx, size
         self._slots: list[_Slot] = []
+        self._idle = False  # workers (and their compilers) in SCHED_IDLE: see set_idle
+        self._idle_lock = threading.Lock()  # set_idle runs beside map's thread
 
     def _spawn(self) -> _Slot:
         parent_end, child_end = self._ctx.Pipe()
@@ -85,8 +88,23 @@ class _WorkerPool:
         proc.start()
         child_end.close()
         slot = _Slot(proc, parent_end)
-        self._slots.append(slot)
+        with self._idle_lock:
+            self._slots.append(slot)
+            if self._idle:
+                priority.set_idle([proc.pid], True)
         return slot
+
+    def oldest_job_s(self) -> float:
+        """How long the oldest job in flight has run (0 when none is)."""
+        now = time.monotonic()
+        return max((now - s.started for s in list(self._slots) if s.job is not None), default=0.0)
+
+    def set_idle(self, idle: bool) -> None:
+        """Put every worker and its compiler in SCHED_IDLE, or back (`measure.priority`);
+        workers started while idle start idle."""
+        with self._idle_lock:
+            self._idle = idle
+            priority.set_idle([s.proc.pid for s in list(self._slots)], idle)
 
     def _discard(self, slot: _Slot) -> None:
         if slot.proc.is_alive():
@@ -136,7 +154,7 @@ class _WorkerPool:
         on_reply: Callable[[int, _Reply], None] | None = None,
     ) -> list[_Reply | None]:
         """Run fn on every arg; a job running past `timeout_s` has its worker killed.
-        `on_reply(index, reply)` is called as each job ends, in the order they end."""
+        on_reply(index, reply) is called as each job ends, in the order they end."""
         replies: list[_Reply | None] = [None] * len(args)
         todo = deque(range(len(args)))
         while True:
@@ -162,7 +180,7 @@ class _WorkerPool:
                     self._discard(slot)
                 if reply is not None:
                     replies[job] = reply
-                    if on_reply is not None and job is not None:
+                    if on_reply is not None:
                         on_reply(job, reply)
         return replies
 
@@ -229,8 +247,8 @@ class LocalBuilder(Builder):
         on_result: Callable[[int, BuildResult], None] | None = None,
     ) -> list[BuildResult]:
         """One BuildResult per input, in order; failures are error results, never raised.
-        `on_result(index, result)` is called as each build ends (from this thread), so a
-        caller can measure a candidate while the others still build."""
+        on_result(index, result) is called as each build ends (from this thread), so that
+        a caller can measure a candidate while the others still build."""
         inputs = list(inputs)
         for i, inp in enumerate(inputs):
             if not isinstance(inp, MeasureInput):
@@ -242,15 +260,24 @@ class LocalBuilder(Builder):
             BuildJob(inp, self.generate, self.cc, self.options, cache, self.timeout_s)
             for inp in inputs
         ]
-        results: dict[int, BuildResult] = {}
-
-        def done(index: int, reply: _Reply) -> None:
-            results[index] = _to_result(reply)
-            if on_result is not None:
-                on_result(index, results[index])
-
+        done = None if on_result is None else lambda i, r: on_result(i, _to_result(r))
         replies = self._pool.map(build_one, jobs, self.timeout_s + _GRACE_S, done)
-        return [results[i] if i in results else _to_result(r) for i, r in enumerate(replies)]
+        return [_to_result(r) for r in replies]
+
+    @property
+    def can_background(self) -> bool:
+        """Whether `background` can put the builds in idle priority and take them out."""
+        return priority.available()
+
+    def background(self, idle: bool) -> None:
+        """idle=True: from now on the builds run only on CPU time nothing else wants
+        (SCHED_IDLE), so they can go on while a host kernel is timed on the same cores;
+        False: back to the normal policy. Only where `can_background`."""
+        self._pool.set_idle(idle)
+
+    def oldest_build_s(self) -> float:
+        """Wall seconds the oldest build in flight has run so far (0 when none is)."""
+        return self._pool.oldest_job_s()
 
     def close(self) -> None:
         """Stop the worker processes (also done at exit or when the builder is collected)."""

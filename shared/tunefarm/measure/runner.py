@@ -44,7 +44,10 @@ from tunefarm.measure.zygote import REAP_S, Zygote, can_fork
 IOFactory = Callable[[MeasureInput, int], KernelIO]  # (input, seed) -> reference data
 ENV_MAX_CV, DEFAULT_MAX_CV = "TUNEFARM_MAX_CV", 0.2
 ENV_PERSISTENT = "TUNEFARM_PERSISTENT_MEASURER"  # "0": a fresh process per candidate
-ENV_OVERLAP = "TUNEFARM_OVERLAP_HOST_BUILDS"  # "1": host builds overlap host measurement
+# "1": host builds overlap host measurement at normal priority; "0": they never overlap it;
+# "idle": they overlap it in idle priority where the builder can (`measure.priority`);
+# unset: as "idle" while the host has idle cores (`host_has_idle_cores`), else never
+ENV_OVERLAP = "TUNEFARM_OVERLAP_HOST_BUILDS"
 
 
 class Runner(ABC):
@@ -80,8 +83,9 @@ class LocalRunner(Runner):
         one per candidate (the registry asks for it; TUNEFARM_PERSISTENT_MEASURER=0 turns it
         off).
     in_process: the kernels run in the measuring process (host code), so any failed
-        candidate retires a persistent measurer, and builds do not overlap measurement (they
-        would share its cores) unless TUNEFARM_OVERLAP_HOST_BUILDS=1.
+        candidate retires a persistent measurer, and builds overlap measurement only in idle
+        priority (`overlaps_idle_builds`; at normal priority they would take the measured
+        kernel's cores) unless TUNEFARM_OVERLAP_HOST_BUILDS=1.
     """
 
     def __init__(
@@ -143,6 +147,18 @@ class LocalRunner(Runner):
         if self._measurer is None:
             return False
         return not self.in_process or os.environ.get(ENV_OVERLAP, "").strip() == "1"
+
+    def overlaps_idle_builds(self, own_processes: int) -> bool:
+        """Whether builds may run while this runner measures host kernels provided they run
+        in idle priority (`LocalBuilder.background`), taking no CPU time from the kernel
+        being timed: TUNEFARM_OVERLAP_HOST_BUILDS=idle, or unset on a host with idle cores
+        (on a busy one an idle-priority build would starve while a kernel is timed, so
+        builds and measurement take turns). own_processes: the builds' and measurer's
+        share of the load average."""
+        if not self.in_process:
+            return False
+        mode = os.environ.get(ENV_OVERLAP, "").strip()
+        return mode == "idle" or (mode == "" and host_has_idle_cores(own_processes))
 
     def close(self) -> None:
         """Delete the temporary reference-data files (also done at exit or on collection)."""
@@ -269,6 +285,16 @@ def _cleanup(tmpdir: str, zygote: Zygote | None, measurer: Measurer | None = Non
     if measurer is not None:
         measurer.close()
     shutil.rmtree(tmpdir, True)
+
+
+def host_has_idle_cores(own_processes: int) -> bool:
+    """Whether the last minute's load average, less what our own `own_processes` add,
+    leaves a core idle."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return False
+    return load - own_processes < (os.cpu_count() or 1) - 0.5
 
 
 def max_cv() -> float:

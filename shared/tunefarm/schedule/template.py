@@ -60,7 +60,7 @@ class InputSpec:
     hi: float
 
     def draw(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-        if np.issubdtype(np.dtype(self.dtype), np.integer):
+        if np.dtype(self.dtype).kind in "biu":  # integers and bools: whole values lo..hi
             return rng.integers(int(self.lo), int(self.hi), size=shape, endpoint=True).astype(
                 self.dtype
             )

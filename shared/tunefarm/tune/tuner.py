@@ -11,16 +11,19 @@ instead of a wall of zero-GFLOPS lines.
 from __future__ import annotations
 
 import math
+import queue
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from tunefarm.backends import registry
 from tunefarm.measure import (
     Builder,
+    BuildResult,
     Config,
     MeasureErrorNo,
     MeasureInput,
@@ -67,13 +70,32 @@ class MeasureOption:
         if getattr(self.runner, "overlaps_builds", False) and len(inputs) > 1:
             chunk = max(1, int(getattr(self.builder, "n_parallel", 4)))
             return build_while_measuring(self.builder, self.runner, inputs, chunk)
+        if len(inputs) > 1 and self._idle_overlap():
+            return measure_as_built(self.builder, self.runner, inputs)
         return self.runner.run(inputs, self.builder.build(inputs))
+
+    def _idle_overlap(self) -> bool:
+        """Whether host builds can go on under host measurement in idle priority."""
+        overlaps = getattr(self.runner, "overlaps_idle_builds", None)
+        if overlaps is None or not getattr(self.builder, "can_background", False):
+            return False
+        return bool(overlaps(int(getattr(self.builder, "n_parallel", 1)) + 2))
 
     def close(self) -> None:
         for part in (self.builder, self.runner):
             close = getattr(part, "close", None)
             if close is not None:
                 close()
+
+
+def _young_builds(builder: Builder, builds: Any) -> bool:
+    """Wait, at normal priority, while a build in flight has used a quarter of its time
+    limit (a wall-clock limit: a long compile must not also lose time to idle priority);
+    whether builds are still in flight after that."""
+    limit = getattr(builder, "timeout_s", 30.0) / 4
+    while not builds.done() and builder.oldest_build_s() > limit:  # type: ignore[attr-defined]
+        time.sleep(0.02)
+    return not builds.done()
 
 
 def build_while_measuring(
@@ -88,7 +110,7 @@ def build_while_measuring(
     of `chunk` candidates, chunk i measured while chunk i+1 builds. Results come back in
     input order."""
     if getattr(builder, "streams_results", False):
-        return _measure_as_built(builder, runner, inputs)
+        return measure_as_built(builder, runner, inputs, background=False)
     from concurrent.futures import ThreadPoolExecutor
 
     parts = [list(inputs[i : i + chunk]) for i in range(0, len(inputs), chunk)]
@@ -103,40 +125,48 @@ def build_while_measuring(
     return results
 
 
-def _measure_as_built(
-    builder: Builder, runner: Runner, inputs: Sequence[MeasureInput]
+def measure_as_built(
+    builder: Builder,
+    runner: Runner,
+    inputs: Sequence[MeasureInput],
+    background: bool = True,
 ) -> list[MeasureResult]:
-    """The streaming form of `build_while_measuring`: the builds run in a thread that hands
-    each finished one over a queue; this thread measures them in the order they finish.
-    Without this, a chunk waited for its slowest build (pocl compiles a candidate in 0.3 to
-    3 s) while the other workers sat idle."""
-    import queue
-    import threading
+    """Measure each host candidate as soon as its build ends, while the rest of the batch
+    builds in idle priority (`LocalBuilder.background`): the builds use only the CPU time
+    the measurement leaves free, and are back at the normal policy whenever no kernel is
+    being timed. Every build starts at once, so the build pool balances long and short
+    compiles as in a plain batch build. Results come back in input order.
 
-    done: queue.Queue = queue.Queue()
-    failure: list[BaseException] = []
-    builds: list = []
+    background=False: a device's candidates (`build_while_measuring`), timed on the device,
+    while the builds keep their priority (on pocl they are most of a trial's work)."""
+    from concurrent.futures import ThreadPoolExecutor
 
-    def build_all() -> None:
-        try:
-            builds.extend(builder.build(inputs, on_result=lambda i, b: done.put((i, b))))  # type: ignore[call-arg]
-        except BaseException as exc:  # handed to the measuring thread, which re-raises it
-            failure.append(exc)
-        finally:
-            done.put(None)
-
-    thread = threading.Thread(target=build_all, name="tunefarm-build", daemon=True)
-    thread.start()
+    done: queue.SimpleQueue[tuple[int, BuildResult]] = queue.SimpleQueue()
     results: dict[int, MeasureResult] = {}
-    while (item := done.get()) is not None:
-        index, build = item
-        results[index] = runner.run([inputs[index]], [build])[0]
-    thread.join()
-    if failure:
-        raise failure[0]
-    for i in range(len(inputs)):  # a build that was never reported (not expected)
-        if i not in results:
-            results[i] = runner.run([inputs[i]], [builds[i]])[0]
+    waiting = set(range(len(inputs)))
+    with ThreadPoolExecutor(1, thread_name_prefix="tunefarm-build") as pool:
+        builds = pool.submit(builder.build, inputs, lambda i, r: done.put((i, r)))
+        while waiting:
+            try:
+                index, build = done.get(timeout=0.5)
+            except queue.Empty:
+                if builds.done() and done.empty():  # no more callbacks can come
+                    final = builds.result()  # raises what the build thread raised
+                    for i in sorted(waiting):  # builds that ended without a callback
+                        done.put((i, final[i]))
+                continue
+            if index not in waiting:
+                continue
+            waiting.discard(index)
+            more = background and not builds.done() and _young_builds(builder, builds)
+            if more:
+                builder.background(True)  # type: ignore[attr-defined]
+            try:
+                results[index] = runner.run([inputs[index]], [build])[0]
+            finally:
+                if more:
+                    builder.background(False)  # type: ignore[attr-defined]
+        builds.result()
     return [results[i] for i in range(len(inputs))]
 
 

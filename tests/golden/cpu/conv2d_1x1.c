@@ -22,34 +22,34 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict data_raw, void
     for (int32_t conv_ow_0 = 0; conv_ow_0 < 4; ++conv_ow_0) {
       float conv_local[224] __attribute__((aligned(64)));
       *(tf_v16fu*)(&conv_local[0]) = tf_v16_bc(0.0f);
-      *(tf_v16fu*)(&conv_local[16]) = tf_v16_bc(0.0f);
-      *(tf_v16fu*)(&conv_local[32]) = tf_v16_bc(0.0f);
-      *(tf_v16fu*)(&conv_local[48]) = tf_v16_bc(0.0f);
-      *(tf_v16fu*)(&conv_local[64]) = tf_v16_bc(0.0f);
-      *(tf_v16fu*)(&conv_local[80]) = tf_v16_bc(0.0f);
-      *(tf_v16fu*)(&conv_local[96]) = tf_v16_bc(0.0f);
       *(tf_v16fu*)(&conv_local[112]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&conv_local[16]) = tf_v16_bc(0.0f);
       *(tf_v16fu*)(&conv_local[128]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&conv_local[32]) = tf_v16_bc(0.0f);
       *(tf_v16fu*)(&conv_local[144]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&conv_local[48]) = tf_v16_bc(0.0f);
       *(tf_v16fu*)(&conv_local[160]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&conv_local[64]) = tf_v16_bc(0.0f);
       *(tf_v16fu*)(&conv_local[176]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&conv_local[80]) = tf_v16_bc(0.0f);
       *(tf_v16fu*)(&conv_local[192]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&conv_local[96]) = tf_v16_bc(0.0f);
       *(tf_v16fu*)(&conv_local[208]) = tf_v16_bc(0.0f);
       for (int32_t conv_local_icc = 0; conv_local_icc < 8; ++conv_local_icc) {
         for (int32_t conv_local_icb = 0; conv_local_icb < 16; ++conv_local_icb) {
           *(tf_v16fu*)(&conv_local[0]) = ((*(const tf_v16fu*)(&conv_local[0])) + (data[((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448))] * (*(const tf_v16fu*)(&weight[(((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096))]))));
-          *(tf_v16fu*)(&conv_local[16]) = ((*(const tf_v16fu*)(&conv_local[16])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 16)] * (*(const tf_v16fu*)(&weight[(((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096))]))));
-          *(tf_v16fu*)(&conv_local[32]) = ((*(const tf_v16fu*)(&conv_local[32])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 32)] * (*(const tf_v16fu*)(&weight[(((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096))]))));
-          *(tf_v16fu*)(&conv_local[48]) = ((*(const tf_v16fu*)(&conv_local[48])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 48)] * (*(const tf_v16fu*)(&weight[(((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096))]))));
-          *(tf_v16fu*)(&conv_local[64]) = ((*(const tf_v16fu*)(&conv_local[64])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 64)] * (*(const tf_v16fu*)(&weight[(((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096))]))));
-          *(tf_v16fu*)(&conv_local[80]) = ((*(const tf_v16fu*)(&conv_local[80])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 80)] * (*(const tf_v16fu*)(&weight[(((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096))]))));
-          *(tf_v16fu*)(&conv_local[96]) = ((*(const tf_v16fu*)(&conv_local[96])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 96)] * (*(const tf_v16fu*)(&weight[(((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096))]))));
           *(tf_v16fu*)(&conv_local[112]) = ((*(const tf_v16fu*)(&conv_local[112])) + (data[((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448))] * (*(const tf_v16fu*)(&weight[((((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096)) + 2048)]))));
+          *(tf_v16fu*)(&conv_local[16]) = ((*(const tf_v16fu*)(&conv_local[16])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 16)] * (*(const tf_v16fu*)(&weight[(((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096))]))));
           *(tf_v16fu*)(&conv_local[128]) = ((*(const tf_v16fu*)(&conv_local[128])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 16)] * (*(const tf_v16fu*)(&weight[((((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096)) + 2048)]))));
+          *(tf_v16fu*)(&conv_local[32]) = ((*(const tf_v16fu*)(&conv_local[32])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 32)] * (*(const tf_v16fu*)(&weight[(((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096))]))));
           *(tf_v16fu*)(&conv_local[144]) = ((*(const tf_v16fu*)(&conv_local[144])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 32)] * (*(const tf_v16fu*)(&weight[((((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096)) + 2048)]))));
+          *(tf_v16fu*)(&conv_local[48]) = ((*(const tf_v16fu*)(&conv_local[48])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 48)] * (*(const tf_v16fu*)(&weight[(((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096))]))));
           *(tf_v16fu*)(&conv_local[160]) = ((*(const tf_v16fu*)(&conv_local[160])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 48)] * (*(const tf_v16fu*)(&weight[((((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096)) + 2048)]))));
+          *(tf_v16fu*)(&conv_local[64]) = ((*(const tf_v16fu*)(&conv_local[64])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 64)] * (*(const tf_v16fu*)(&weight[(((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096))]))));
           *(tf_v16fu*)(&conv_local[176]) = ((*(const tf_v16fu*)(&conv_local[176])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 64)] * (*(const tf_v16fu*)(&weight[((((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096)) + 2048)]))));
+          *(tf_v16fu*)(&conv_local[80]) = ((*(const tf_v16fu*)(&conv_local[80])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 80)] * (*(const tf_v16fu*)(&weight[(((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096))]))));
           *(tf_v16fu*)(&conv_local[192]) = ((*(const tf_v16fu*)(&conv_local[192])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 80)] * (*(const tf_v16fu*)(&weight[((((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096)) + 2048)]))));
+          *(tf_v16fu*)(&conv_local[96]) = ((*(const tf_v16fu*)(&conv_local[96])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 96)] * (*(const tf_v16fu*)(&weight[(((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096))]))));
           *(tf_v16fu*)(&conv_local[208]) = ((*(const tf_v16fu*)(&conv_local[208])) + (data[(((((conv_local_icc * 12544) + (conv_ow_0 * 112)) + conv_local_icb) + ((conv_n_occ_0_oh % 28) * 448)) + 96)] * (*(const tf_v16fu*)(&weight[((((conv_local_icc * 256) + (conv_local_icb * 16)) + ((conv_n_occ_0_oh / 28) * 4096)) + 2048)]))));
         }
       }

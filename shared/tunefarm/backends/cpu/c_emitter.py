@@ -69,6 +69,9 @@ C_TYPES = {
     "int16": "int16_t",
     "bool": "int32_t",
 }
+# what a buffer of each dtype holds: a bool buffer (a bool graph input) is numpy's one byte
+# a value, 0 or 1, though a bool expression computes in int32
+BUFFER_C_TYPES = {**C_TYPES, "bool": "uint8_t"}
 VECTOR_DTYPES = ("float32", "int32")
 UNROLL_EXPLICIT_MAX = 32
 VECTOR_WIDTHS = (2, 4, 8, 16, 32)
@@ -458,7 +461,7 @@ class CEmitter(IntLanes):
             )
         out.append(f"__attribute__((noinline)) static int32_t {f.name}({params}) {{")
         for b in f.args:
-            t = C_TYPES[b.dtype]
+            t = BUFFER_C_TYPES[b.dtype]
             out.append(
                 f"  {t}* restrict {b.name} = ({t}*)__builtin_assume_aligned({b.name}_raw, 64);"
             )

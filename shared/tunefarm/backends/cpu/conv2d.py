@@ -7,7 +7,9 @@ after unrolling) while the reduction runs over input-channel blocks, kernel rows
 the epilogue (bias, residual, activation) is applied as the tile is stored; one OpenMP
 region over (batch, output-channel block, output row).
 
-Knobs: tile_ic (ib), tile_oc (blocks, oc_inner, ob), tile_ow (reg_n), unroll_kw, order.
+Knobs: tile_ic (ib), tile_oc (blocks, oc_inner, ob), tile_ow (reg_n), unroll_kw, order,
+ic_passes (the reduction in that many slices of input channels, each over a per-block map
+of partial sums: `pass_blocked_conv_schedule`, the default where the reduction is long).
 
 A task may pin the channel blocks with the param `blocks: [ib, ob]`: then the space holds
 only configs that read NCHW[ib]c and write NCHW[ob]c. Network tasks are pinned to the
@@ -17,11 +19,12 @@ layout transform that tuning the task alone could not see.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from tunefarm.backends.cpu.target import vector_lanes
+from tunefarm.backends.cpu.target import num_cores, vector_lanes
 from tunefarm.ir import layouts as L
 from tunefarm.ir import reference as R
 from tunefarm.ir import tensor as te
@@ -48,6 +51,11 @@ from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
 
 ORDERS = ("kw_outer", "icb_outer")
+IC_PASSES = (1, 2, 4, 8, 16, 32)  # passes of the reduction over the output map (1: one)
+PASS_CHANNELS = 128  # input channels per pass of the default's blocked reduction
+MIN_PASS_CHANNELS = 16  # the space's shortest pass (16 channels: one AVX-512 block)
+MAX_MAP_BYTES = 256 << 10  # the partial-sum map a default pass may accumulate
+MAX_SPACE_MAP_BYTES = 2 << 20  # the largest such map (a stack array) any config may make
 
 
 def conv_params(task: Task) -> dict[str, Any]:
@@ -123,9 +131,16 @@ def register_tile_steps(
     cfg: dict[str, Any],
     reduce_order: tuple[str, ...],
     unroll: tuple[str, ...],
+    columns_outer: bool = False,
 ) -> list[S.Step]:
     """Steps shared by the blocked conv-like templates: tile the output columns, fuse and
-    parallelise the outer axes, compute the accumulator tile at the column block."""
+    parallelise the outer axes, compute the accumulator tile at the column block.
+
+    `columns_outer` orders the tile's FMAs column by column (each input value broadcast
+    once, then one FMA per output vector) instead of vector by vector: gcc then keeps
+    `columns x vectors + vectors + 1` registers live, not `columns x (vectors + 1) + 1`
+    (it hoists every broadcast of the vector-by-vector order), so a 14 x 2 tile fits
+    AVX-512's 32 registers without spilling."""
     n, cc, oh, ow, cb = spatial
     reg_n, inner = cfg["tile_ow"][1], cfg.get("oc_inner", 1)
     fused = f"{n}+{cc}.0+{oh}"
@@ -139,7 +154,7 @@ def register_tile_steps(
         S.Unroll(out, f"{ow}.1"),
         S.Vectorize(out, cb),
         S.ComputeAt(acc, out, f"{ow}.0"),
-        S.Reorder(acc, (n, oh, *reduce_order, cc, ow, cb)),
+        S.Reorder(acc, (n, oh, *reduce_order, *((ow, cc) if columns_outer else (cc, ow)), cb)),
         S.Unroll(acc, cc),
         S.Unroll(acc, ow),
         S.Vectorize(acc, cb),
@@ -219,26 +234,23 @@ class Conv2dNCHWc(ConvTemplate):
         sp.define_knob("unroll_kw", [True, False])
         sp.define_knob("order", list(ORDERS))
         define_pad_knob(sp, p["padding"])
+        sp.define_knob("ic_passes", pass_counts(p))
         return sp
 
     def preferred(self, task, space, target):
         p = self.validate(task)
         ib, ob = p["blocks"] or network_blocks(p["c"], p["o"], vector_lanes(target))
-        # A 1x1 conv has no kernel window to reuse its loads over: a tile of 4-8 columns x
-        # two output vectors loads 6-10 values per 8-16 FMAs, 14 columns x one vector 15
-        # per 14 (resnext50 and resnet50 untuned: 6-9% less time, one core). Not where
-        # no such column tile divides the row (13 columns: one).
-        reg = max(d for d in divisors(p["ow"]) if d <= 14)
-        short = max(d for d in divisors(p["ow"]) if d <= 8)
-        if p["kh"] == p["kw"] == 1 and (p["o"] // ob) % 2 == 0 and short >= 4:
-            reg = short
-        inner = 2 if reg <= 8 and (p["o"] // ob) % 2 == 0 else 1
+        reg, inner = register_tile(p, ob, vector_lanes(target))
+        passes = default_passes(p, ib, ob, vector_lanes(target), num_cores(target))
+        if passes > 1:
+            reg, inner = pass_register_tile(p, ob, vector_lanes(target), (reg, inner))
         values = {
             "tile_ic": (p["c"] // ib, ib),
             "tile_oc": (p["o"] // ob // inner, inner, ob),
             "tile_ow": (p["ow"] // reg, reg),
             "unroll_kw": True,
             "order": "kw_outer",
+            "ic_passes": passes,
         }
         return with_pad(values, p, "copy")
 
@@ -252,18 +264,26 @@ class Conv2dNCHWc(ConvTemplate):
             (p["o"] // ob, p["c"] // ib, p["kh"], p["kw"], ib, ob), name="weight"
         )
         conv = conv2d_nchwc(data, weight, p["strides"], p["padding"], p["dilation"], name="conv")
-        out, extra, steps = blocked_conv_schedule(conv, p, cfg, ob)
+        passes = math.gcd(cfg["ic_passes"], cfg["tile_ic"][0])
+        if passes > 1:
+            out, extra, steps = pass_blocked_conv_schedule(conv, p, cfg, ob, passes)
+        else:
+            out, extra, steps = blocked_conv_schedule(conv, p, cfg, ob, columns_outer=True)
         return blocked_conv_kernel(
             task, [data, weight], extra, out, steps, ib, ob, f"OIHW{ib}i{ob}o"
         )
 
 
 def blocked_conv_schedule(
-    conv: te.Tensor, p: dict[str, Any], cfg: dict[str, Any], ob: int
+    conv: te.Tensor,
+    p: dict[str, Any],
+    cfg: dict[str, Any],
+    ob: int,
+    columns_outer: bool = False,
 ) -> tuple[te.Tensor, list, list[S.Step]]:
     """The epilogue, padding and register-tiled micro-kernel of a blocked conv (dense or
     grouped: both compute NCHW[x]c from the same axes): (out, the epilogue's extra inputs,
-    steps)."""
+    steps); `columns_outer` as in `register_tile_steps`."""
     out, extra = build_epilogue(
         conv, p["epilogue"], lambda i: (i[1], i[4]), (p["o"] // ob, ob), "out"
     )
@@ -272,7 +292,114 @@ def blocked_conv_schedule(
         steps += pad_steps("conv_pad", ("n", "icc", "h", "w", "icb"), cfg["pad"])
     order = ("icc", "kh", "kw", "icb") if cfg["order"] == "kw_outer" else ("icc", "kh", "icb", "kw")
     unroll = ("kw",) if cfg["unroll_kw"] else ()
-    steps += register_tile_steps(out.name, acc, ("n", "occ", "oh", "ow", "ocb"), cfg, order, unroll)
+    steps += register_tile_steps(
+        out.name, acc, ("n", "occ", "oh", "ow", "ocb"), cfg, order, unroll, columns_outer
+    )
+    return out, extra, steps
+
+
+def register_tile(p: dict[str, Any], ob: int, lanes: int) -> tuple[int, int]:
+    """The one-pass default's register tile: (columns, output vectors).
+
+    A 1x1 conv has no kernel window to reuse its loads over: a tile of 4-8 columns x two
+    output vectors loads 6-10 values per 8-16 FMAs, 14 columns x one vector 15 per 14
+    (resnext50 and resnet50 untuned: 6-9% less time, one core). Not where no such column
+    tile divides the row (13 columns: one). With AVX-512's 32 registers a kernel window's
+    tile takes the same 4-8 columns x two vectors (in the columns-outer order): ResNet-50's
+    3x3 convs 5-10% less time than 14 x 1, its 7x7 stem 15-20%."""
+    reg = max(d for d in divisors(p["ow"]) if d <= 14)
+    short = max(d for d in divisors(p["ow"]) if d <= 8)
+    even = (p["o"] // ob) % 2 == 0
+    if (p["kh"] == p["kw"] == 1 or lanes >= 16) and even and short >= 4:
+        reg = short
+    inner = 2 if reg <= 8 and even else 1
+    return reg, inner
+
+
+def pass_counts(p: dict[str, Any]) -> list[int]:
+    """The `ic_passes` values of a task's space: passes of at least MIN_PASS_CHANNELS input
+    channels, and none but one where the widest map of partial sums a config could ask for
+    (4 output blocks of the largest block) would not fit MAX_SPACE_MAP_BYTES of stack."""
+    ob = p["blocks"][1] if p["blocks"] else 64  # tile_oc's largest block (max_factor)
+    if p["n"] * p["oh"] * p["ow"] * ob * 4 * 4 > MAX_SPACE_MAP_BYTES:
+        return [1]
+    return [n for n in IC_PASSES if n == 1 or p["c"] // n >= MIN_PASS_CHANNELS]
+
+
+def default_passes(p: dict[str, Any], ib: int, ob: int, lanes: int, cores: int) -> int:
+    """How many passes the default reduction makes over the output map: one per
+    PASS_CHANNELS input channels where the reduction is that long, else one.
+
+    With one pass a register tile runs the whole reduction: it re-reads every input
+    channel block's weights (fcn_resnet50's 2048 -> 512 3x3 head: 1.2 MB per 16 output
+    channels, past L2) and one column strip of every input channel plane (2048 planes of
+    50 KB apart for its 1x1 convs) per tile, from L3. In slices of 128 channels (what ORT's
+    NCHWc convs batch) a slice's weights and input planes stay in L2 while every tile of
+    the map uses them, and the map of partial sums (one per parallel iteration) in L1/L2:
+    fcn_resnet50's head 1.75x -> 1.1x ORT's time, its 2048 -> 512 1x1 conv 3.6x -> 1.0x
+    (one core). Not where the map outgrows MAX_MAP_BYTES, nor where the output channels
+    alone (the only parallel loop left) would not keep every core busy twice over."""
+    blocks, oc_tiles = p["c"] // ib, p["n"] * p["o"] // (ob * 4)
+    map_bytes = p["oh"] * p["ow"] * ob * 4 * 4  # up to 4 output blocks (`pass_register_tile`)
+    want = p["c"] // PASS_CHANNELS
+    if want < 2 or map_bytes > MAX_MAP_BYTES or oc_tiles < 2 * cores or lanes < 16:
+        return 1
+    return max((n for n in IC_PASSES if n <= want and blocks % n == 0), default=1)
+
+
+def pass_register_tile(
+    p: dict[str, Any], ob: int, lanes: int, fallback: tuple[int, int]
+) -> tuple[int, int]:
+    """The register tile of a pass-blocked default: 28 accumulators of the 32 vector
+    registers (AVX-512), as 7 columns x 4 output vectors for a kernel window (fewest
+    loads per FMA: measured 219 against 200 GFLOP/s for 14 x 2 on fcn_resnet50's head)
+    or 14 x 2 for a 1x1 conv (227 against 208 on its 2048 -> 512 conv); else `fallback`."""
+    blocks = p["o"] // ob
+    window = p["kh"] * p["kw"] > 1
+    for reg, inner in ((7, 4), (14, 2)) if window else ((14, 2), (7, 4)):
+        if lanes >= 16 and p["ow"] % reg == 0 and blocks % inner == 0:
+            return reg, inner
+    return fallback
+
+
+def pass_blocked_conv_schedule(
+    conv: te.Tensor, p: dict[str, Any], cfg: dict[str, Any], ob: int, passes: int
+) -> tuple[te.Tensor, list, list[S.Step]]:
+    """A blocked conv whose reduction runs in `passes` slices of input-channel blocks, each
+    over the whole output map of `oc_inner` output blocks: the accumulator is that map (a
+    local buffer per parallel iteration, zeroed once), so one slice's weights serve every
+    column block while they are in the cache; the epilogue runs on the finished map."""
+    out, extra = build_epilogue(
+        conv, p["epilogue"], lambda i: (i[1], i[4]), (p["o"] // ob, ob), "out"
+    )
+    steps, acc = accumulator(conv, out)
+    if any(p["padding"]):
+        steps += pad_steps("conv_pad", ("n", "icc", "h", "w", "icb"), cfg["pad"])
+    reg_n, inner = cfg["tile_ow"][1], cfg["tile_oc"][1]
+    chunk = cfg["tile_ic"][0] // passes
+    name = out.name
+    steps += [
+        S.Split(name, "occ", (inner,)),
+        S.Reorder(name, ("n", "occ.0", "occ.1", "oh", "ow", "ocb")),
+        S.Fuse(name, ("n", "occ.0")),
+        S.Parallel(name, "n+occ.0"),
+        S.Vectorize(name, "ocb"),
+        S.ComputeAt(acc, name, "n+occ.0"),
+        S.Split(acc, "icc", (chunk,)),
+        S.Split(acc, "ow", (reg_n,)),
+    ]
+    inner_red = ("kh", "kw", "icb") if cfg["order"] == "kw_outer" else ("kh", "icb", "kw")
+    steps += [
+        S.Reorder(
+            acc,
+            ("n", "icc.0", "oh", "ow.0", "icc.1", *inner_red, "ow.1", "occ", "ocb"),
+        ),
+        S.Unroll(acc, "ow.1"),
+        S.Unroll(acc, "occ"),
+        S.Vectorize(acc, "ocb"),
+    ]
+    if cfg["unroll_kw"]:
+        steps.append(S.Unroll(acc, "kw"))
     return out, extra, steps
 
 

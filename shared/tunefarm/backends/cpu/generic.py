@@ -155,12 +155,15 @@ def _ew_specs(task: Task) -> dict[str, InputSpec]:
         )
     out: dict[str, InputSpec] = {}
     for i, d in enumerate(dtypes):
-        if d not in ("float32", "int64", "int32", "float16"):
+        if d not in ("float32", "int64", "int32", "float16", "bool"):
             raise TaskError(
-                f"elementwise: dtypes[{i}] must be float32, float16, int32 or int64, got {d!r}"
+                f"elementwise: dtypes[{i}] must be float32, float16, int32, int64 or bool, "
+                f"got {d!r}"
             )
         if d == "float16":  # a float16 Cast's value going back to float32
             out[f"x{i}"] = InputSpec(d, -3.0, 3.0)
+        elif d == "bool":  # a bool graph input's cast to a float mask
+            out[f"x{i}"] = InputSpec(d, 0, 1)
         elif d != "float32":
             out[f"x{i}"] = InputSpec(d, -3, 3)
     if task.args.get("fn") == "sqrt":

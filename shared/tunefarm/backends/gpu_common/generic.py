@@ -56,6 +56,7 @@ ATTRS = {"clip": {"lo": 0.0, "hi": 6.0}, "leaky_relu": {"alpha": 0.01},
          "hard_sigmoid": {"alpha": 0.2, "beta": 0.5}}  # fmt: skip
 # dtypes a GPU tensor may hold: int64 are bert's ids and the casts of its masks
 DTYPES = ("float32", "int32", "int64")
+INPUT_DTYPES = (*DTYPES, "bool")  # a bool graph input, cast to a float mask
 
 
 def _shape(task: Task, key: str) -> tuple[int, ...]:
@@ -113,9 +114,11 @@ def _ew_specs(task: Task) -> dict[str, InputSpec]:
         )
     out: dict[str, InputSpec] = {}
     for i, d in enumerate(dtypes):
-        if d not in DTYPES:
-            raise TaskError(f"elementwise: dtypes[{i}] must be one of {DTYPES}, got {d!r}")
-        if d != "float32":
+        if d not in INPUT_DTYPES:
+            raise TaskError(f"elementwise: dtypes[{i}] must be one of {INPUT_DTYPES}, got {d!r}")
+        if d == "bool":
+            out[f"x{i}"] = InputSpec(d, 0, 1)
+        elif d != "float32":
             out[f"x{i}"] = InputSpec(d, -3, 3)
     fn = task.args.get("fn")
     if fn == "sqrt":

@@ -116,6 +116,12 @@ TYPES = {
 }
 
 
+def _buffer_ctype(dtype: str, dialect: Dialect) -> str:
+    """What a buffer argument holds: a bool buffer (a bool graph input) is numpy's one byte a
+    value, though a bool expression computes in int."""
+    return "unsigned char" if dtype == "bool" else _ctype(dtype, dialect)
+
+
 class RenderError(ValueError):
     pass
 
@@ -375,7 +381,8 @@ class Renderer:
             self.emit(d.shared_decl.format(name=b.name, size=b.size), 1)
         self.stmts(k.body, 1)
         params = ", ".join(
-            f"{d.pointer['arg']}{_ctype(b.dtype, d)}* {d.restrict} {b.name}" for b in k.func.args
+            f"{d.pointer['arg']}{_buffer_ctype(b.dtype, d)}* {d.restrict} {b.name}"
+            for b in k.func.args
         )
         bx, by, bz = k.block
         bounds = d.launch_bounds.format(threads=k.threads, bx=bx, by=by, bz=bz)

@@ -1,0 +1,206 @@
+"""ResNet-50 and FCN-ResNet50 convs one by one, untuned, against ONNX Runtime by CPU time.
+
+Each layer is a one-node ONNX model (Conv with bias, then Relu, as the networks run them
+after batch-norm folding) at batch 1; tunefarm compiles it untuned for `cpu -cores=1`,
+ONNX Runtime runs it with one intra-op thread, and both are timed by the calling thread's
+CPU time (`time.thread_time`), interleaved over `--rounds` rounds of median-of-`--repeat`.
+Both sides include their layout reorders around the conv (tunefarm's NCHW -> NCHW[x]c
+transforms, ORT's ReorderInput/ReorderOutput), so a ratio compares like with like; on the
+small layers those reorders are much of the time, which inside a network neither side pays.
+The "kernel" columns are tunefarm's conv alone: the task as a network pins it (blocks of 16,
+or 1 for RGB input; bias and ReLU fused) at its default config, loaded in-process and timed
+the same way, against ORT's one-node time (reorders included, so ORT's side is an upper
+bound). The whole-model figures come from `benchmarks/models.py --cores 1 --cpu-time`.
+
+    python benchmarks/resnet_convs.py [--only r50_l3,fcn_] [--rounds 3] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+try:
+    import tunefarm  # noqa: F401
+except ImportError:  # run from a checkout without the editable install
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared"))
+
+from tunefarm.backends import registry
+from tunefarm.compiler import compile_graph
+from tunefarm.frontend.onnx_import import load_onnx
+from tunefarm.measure import MeasureInput
+from tunefarm.measure.host import load_host_kernel
+from tunefarm.recipe import onnxruntime_session, relative_error
+from tunefarm.runtime.executor import GraphExecutor
+from tunefarm.task import Task
+
+# name: (input size, in channels, out channels, kernel, stride, dilation)
+LAYERS: dict[str, tuple[int, int, int, int, int, int]] = {
+    "r50_stem": (224, 3, 64, 7, 2, 1),
+    "r50_l1_1x1a": (56, 64, 64, 1, 1, 1),
+    "r50_l1_3x3": (56, 64, 64, 3, 1, 1),
+    "r50_l1_1x1b": (56, 64, 256, 1, 1, 1),
+    "r50_l1_1x1c": (56, 256, 64, 1, 1, 1),
+    "r50_l2_1x1a": (56, 256, 128, 1, 1, 1),
+    "r50_l2_3x3s2": (56, 128, 128, 3, 2, 1),
+    "r50_l2_ds": (56, 256, 512, 1, 2, 1),
+    "r50_l2_1x1b": (28, 128, 512, 1, 1, 1),
+    "r50_l2_1x1c": (28, 512, 128, 1, 1, 1),
+    "r50_l2_3x3": (28, 128, 128, 3, 1, 1),
+    "r50_l3_1x1a": (28, 512, 256, 1, 1, 1),
+    "r50_l3_3x3s2": (28, 256, 256, 3, 2, 1),
+    "r50_l3_ds": (28, 512, 1024, 1, 2, 1),
+    "r50_l3_1x1b": (14, 256, 1024, 1, 1, 1),
+    "r50_l3_1x1c": (14, 1024, 256, 1, 1, 1),
+    "r50_l3_3x3": (14, 256, 256, 3, 1, 1),
+    "r50_l4_1x1a": (14, 1024, 512, 1, 1, 1),
+    "r50_l4_3x3s2": (14, 512, 512, 3, 2, 1),
+    "r50_l4_ds": (14, 1024, 2048, 1, 2, 1),
+    "r50_l4_1x1b": (7, 512, 2048, 1, 1, 1),
+    "r50_l4_1x1c": (7, 2048, 512, 1, 1, 1),
+    "r50_l4_3x3": (7, 512, 512, 3, 1, 1),
+    # fcn_resnet50: layers 3 and 4 dilated instead of strided, so they stay at 28x28
+    "fcn_l3_3x3d2": (28, 256, 256, 3, 1, 2),
+    "fcn_l3_1x1b": (28, 256, 1024, 1, 1, 1),
+    "fcn_l3_1x1c": (28, 1024, 256, 1, 1, 1),
+    "fcn_l4_1x1a": (28, 1024, 512, 1, 1, 1),
+    "fcn_l4_3x3d4": (28, 512, 512, 3, 1, 4),
+    "fcn_l4_1x1b": (28, 512, 2048, 1, 1, 1),
+    "fcn_l4_1x1c": (28, 2048, 512, 1, 1, 1),
+    "fcn_head_3x3": (28, 2048, 512, 3, 1, 1),
+}
+
+
+def conv_model(size: int, c: int, o: int, k: int, stride: int, dil: int, seed: int = 0):
+    """Conv(x, W, b) -> Relu as an ONNX model, weights as initializers."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(seed)
+    w = (rng.standard_normal((o, c, k, k)) / math.sqrt(c * k * k)).astype(np.float32)
+    b = rng.standard_normal(o).astype(np.float32)
+    pad = dil * (k // 2)
+    conv = helper.make_node(
+        "Conv", ["x", "w", "b"], ["c"], kernel_shape=[k, k], strides=[stride] * 2,
+        pads=[pad] * 4, dilations=[dil] * 2,
+    )  # fmt: skip
+    relu = helper.make_node("Relu", ["c"], ["y"])
+    graph = helper.make_graph(
+        [conv, relu],
+        "conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, size, size])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    feeds = {"x": rng.standard_normal((1, c, size, size)).astype(np.float32)}
+    return model, feeds
+
+
+def conv_kernel(name: str, workdir: Path):
+    """The layer's conv2d kernel alone, as a one-core network compiles it: (kernel, its
+    config). Checked against the numpy reference before it is timed."""
+    size, c, o, k, stride, dil = LAYERS[name]
+    task = Task.make(
+        "conv2d", target="cpu -cores=1", data=(1, c, size, size), weight=(o, c, k, k),
+        strides=stride, padding=dil * (k // 2), dilation=dil, epilogue=("bias", "relu"),
+        blocks=(16 if c % 16 == 0 else 1, 16),
+    )  # fmt: skip
+    inp = MeasureInput(task, registry.default_config(task))
+    with registry.local_builder(n_parallel=1, cache_dir=workdir) as builder:
+        (built,) = builder.build([inp])
+    if not built.ok:
+        raise RuntimeError(f"{name}: {built.error_msg[:300]}")
+    io = registry.reference_io(inp, 0)
+    kernel = load_host_kernel(built.artifact, io.args)
+    kernel.run()
+    want = io.expected[len(io.args) - 1]
+    err = float(np.max(np.abs(kernel.outputs()[-1] - want)) / np.max(np.abs(want)))
+    assert err <= 1e-4, (name, err)
+    return kernel, inp.config.as_dict()
+
+
+def _median_ms(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.thread_time()
+        fn()
+        times.append((time.thread_time() - start) * 1e3)
+    return statistics.median(times)
+
+
+def bench(name: str, rounds: int, repeat: int, workdir: Path) -> dict:
+    size, c, o, k, stride, dil = LAYERS[name]
+    model, feeds = conv_model(size, c, o, k, stride, dil)
+    path = workdir / f"{name}.onnx"
+    path.write_bytes(model.SerializeToString())
+    compile_graph(load_onnx(path), "cpu -cores=1").save(workdir / "net.tfa")
+    net = GraphExecutor.load(workdir / "net.tfa")
+    session = onnxruntime_session(model, threads=1)
+    err = relative_error(net.run(feeds), {"y": session.run(None, feeds)[0]})
+    kernel, config = conv_kernel(name, workdir)
+    ort_ms, tf_ms, kernel_ms = [], [], []
+    for _ in range(rounds):
+        ort_ms.append(_median_ms(lambda: session.run(None, feeds), repeat))
+        tf_ms.append(_median_ms(lambda: net.run(feeds), repeat))
+        kernel_ms.append(_median_ms(kernel.run, repeat))
+    kernel.close()
+    out = size // stride
+    gflop = 2 * o * out * out * c * k * k / 1e9
+    ort, tf, alone = (statistics.median(x) for x in (ort_ms, tf_ms, kernel_ms))
+    return dict(
+        name=name, gflop=gflop, ort_ms=ort, tf_ms=tf, ratio=tf / ort, kernel_ms=alone,
+        kernel_ratio=alone / ort, rel_err=err, config=config,
+    )  # fmt: skip
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default="", help="comma-separated layer-name prefixes")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    prefixes = [p for p in args.only.split(",") if p]
+    names = [n for n in LAYERS if not prefixes or any(n.startswith(p) for p in prefixes)]
+    print(f"load average {os.getloadavg()[0]:.1f}")
+    print(
+        "| layer | GFLOP | ORT ms | tunefarm ms | ratio | kernel ms | kernel ratio "
+        "| ORT GFLOP/s | kernel GFLOP/s | tile (cols x vectors, passes) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    ratios, kernel_ratios = [], []
+    with tempfile.TemporaryDirectory(prefix="tf-convs-") as tmp:
+        for name in names:
+            r = bench(name, args.rounds, args.repeat, Path(tmp))
+            assert r["rel_err"] <= 1e-4, (name, r["rel_err"])
+            ratios.append(r["ratio"])
+            kernel_ratios.append(r["kernel_ratio"])
+            cfg = r["config"]
+            tile = f"{cfg['tile_ow'][1]} x {cfg['tile_oc'][1]}, {cfg.get('ic_passes', 1)}"
+            print(
+                f"| {name} | {r['gflop']:.3f} | {r['ort_ms']:.2f} | {r['tf_ms']:.2f} | "
+                f"{r['ratio']:.2f} | {r['kernel_ms']:.2f} | {r['kernel_ratio']:.2f} | "
+                f"{r['gflop'] / r['ort_ms'] * 1e3:.0f} | "
+                f"{r['gflop'] / r['kernel_ms'] * 1e3:.0f} | {tile} |",
+                flush=True,
+            )
+
+    def geo(xs: list[float]) -> float:
+        return math.exp(statistics.fmean(math.log(x) for x in xs))
+
+    print(
+        f"geomean ratio {geo(ratios):.3f}, kernel alone {geo(kernel_ratios):.3f}; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
