@@ -8,8 +8,12 @@ exporters write: MatMul(Q, K^T), Mul by 1/sqrt(d), Add mask, Softmax, MatMul V, 
 ORT session with its graph optimisations on. Then `--rounds` interleaved rounds, one
 repeat of each, so machine load hits both alike. Prints the medians and ORT time /
 tunefarm time (> 1: tunefarm faster), the load average, and writes JSON (`--json`).
+`--cpu-time` (with `--cores 1`) times both by the calling thread's CPU time instead, the
+kernel loaded into this process and called on this thread (a `-cores=1` kernel runs no
+OpenMP region; ORT with one intra-op thread runs on the caller): on a loaded host the time
+other processes take the core is not counted, so the figures stay near a quiet host's.
 
-    python benchmarks/attention.py --cores 1 --rounds 7 [--sweep 16] [--json out.json]
+    python benchmarks/attention.py --cores 1 --rounds 7 [--sweep 16] [--cpu-time] [--json out.json]
 
 `--models a.onnx,b.onnx` times whole networks instead, each compiled untuned with and
 without the attention pass (`optimize(graph, attention=False)`), against ORT, interleaved.
@@ -24,6 +28,7 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +42,7 @@ except ImportError:  # run from a checkout without the editable install
 import _timing
 from tunefarm.backends import registry
 from tunefarm.measure import Config, MeasureInput, MeasureSettings
+from tunefarm.measure.host import load_host_kernel
 from tunefarm.task import Task
 
 FINAL_MIN_REPEAT_MS = 100
@@ -98,8 +104,9 @@ def feeds(task: Task) -> dict[str, np.ndarray]:
     return xs
 
 
-def pick_config(task: Task, sweep: int, builder, runner) -> tuple[Config, dict[str, Any]]:
-    """The default config, or the fastest of it and `sweep` random ones."""
+def pick_config(task: Task, sweep: int, builder, runner, cpu_time=None) -> tuple[Config, dict]:
+    """The default config, or the fastest of it and `sweep` random ones (each timed by
+    the runner, or in-process by `cpu_time(build)`, which gives seconds or None)."""
     space = registry.config_space(task)
     configs = [registry.default_config(task)]
     rng = np.random.default_rng(0)
@@ -108,29 +115,76 @@ def pick_config(task: Task, sweep: int, builder, runner) -> tuple[Config, dict[s
         if cfg not in configs:
             configs.append(cfg)
     inputs = [MeasureInput(task, c) for c in configs]
-    results = runner.run(inputs, builder.build(inputs))
-    timed = [(r.costs[0], c) for r, c in zip(results, configs, strict=True) if r.ok]
+    builds = builder.build(inputs)
+    if cpu_time is not None:
+        costs = [cpu_time(b) if b.artifact else None for b in builds]
+    else:
+        costs = [r.costs[0] if r.ok else None for r in runner.run(inputs, builds)]
+    timed = [(t, c) for t, c in zip(costs, configs, strict=True) if t is not None]
     best = min(timed, key=lambda x: x[0])[1] if timed else configs[0]
     return best, {"configs_tried": len(configs), "ok": len(timed)}
 
 
+def cpu_seconds(fn, min_ms: float = FINAL_MIN_REPEAT_MS) -> float:
+    """Thread CPU seconds per call of `fn`: the call count doubles until a batch of calls
+    takes `min_ms` of this thread's CPU time."""
+    number = 1
+    while True:
+        start = time.thread_time()
+        for _ in range(number):
+            fn()
+        spent = time.thread_time() - start
+        if spent * 1e3 >= min_ms:
+            return spent / number
+        number *= 2
+
+
+def in_process(build, xs: dict[str, np.ndarray], want: np.ndarray):
+    """The built kernel loaded here (a `HostKernel`), its output checked against `want`."""
+    specs = build.arg_specs
+    args = [xs[s.name] for s in specs[:-1]] + [np.zeros(specs[-1].shape, np.float32)]
+    kernel = load_host_kernel(build.artifact, args)
+    if kernel.run() != 0:
+        raise SystemExit("attention kernel failed in-process")
+    got = kernel.outputs()[-1]
+    err = float(np.abs(got - want).max() / max(1.0, np.abs(want).max()))
+    if err > 1e-4:
+        raise SystemExit(f"attention kernel in-process: max rel. error {err:.1e}")
+    return kernel
+
+
 def bench(name: str, batch: int, args: argparse.Namespace, builder, runner) -> dict[str, Any]:
     task = attention_task(name, batch, f"cpu -cores={args.cores}")
-    config, info = pick_config(task, args.sweep, builder, runner)
+    xs = feeds(task)
+    want = registry.template(task).reference(task, xs)
+
+    def cpu_time(build) -> float:
+        kernel = in_process(build, xs, want)
+        try:
+            return cpu_seconds(kernel.run, FINAL_MIN_REPEAT_MS / 4)
+        finally:
+            kernel.close()
+
+    config, info = pick_config(
+        task, args.sweep, builder, runner, cpu_time if args.cpu_time else None
+    )
     inp = MeasureInput(task, config)
     build = builder.build([inp])[0]
-    xs = feeds(task)
     sess = _timing.ort_session(ort_model(task, xs), args.cores)
-    want = registry.template(task).reference(task, xs)
     got = sess.run(None, xs)[0]
     ort_err = float(np.abs(got - want).max() / max(1.0, np.abs(want).max()))
     costs: dict[str, list[float]] = {"tunefarm": [], "ort": []}
+    kernel = in_process(build, xs, want).run if args.cpu_time else None
     for r in range(args.rounds):
-        res = runner.run([inp], [build])[0]
-        if not res.ok:
-            raise SystemExit(f"{task}: {res.error_no.name}: {res.error_msg[:300]}")
-        costs["tunefarm"].append(res.costs[0])
-        costs["ort"].append(_timing.time_once(lambda: sess.run(None, xs), FINAL_MIN_REPEAT_MS))
+        if kernel is not None:
+            costs["tunefarm"].append(cpu_seconds(kernel))
+            costs["ort"].append(cpu_seconds(lambda: sess.run(None, xs)))
+        else:
+            res = runner.run([inp], [build])[0]
+            if not res.ok:
+                raise SystemExit(f"{task}: {res.error_no.name}: {res.error_msg[:300]}")
+            costs["tunefarm"].append(res.costs[0])
+            costs["ort"].append(_timing.time_once(lambda: sess.run(None, xs), FINAL_MIN_REPEAT_MS))
         log(f"[{name} b{batch}] round {r + 1}: tunefarm {costs['tunefarm'][-1] * 1e3:.3f} ms, "
             f"ORT {costs['ort'][-1] * 1e3:.3f} ms")  # fmt: skip
     med = {k: statistics.median(v) for k, v in costs.items()}
@@ -139,6 +193,7 @@ def bench(name: str, batch: int, args: argparse.Namespace, builder, runner) -> d
         "name": name, "batch": batch, "task": str(task), "config": config.as_dict(), **info,
         "median_s": med, "gflops": {k: flops / v / 1e9 for k, v in med.items()},
         "tunefarm_over_ort": med["tunefarm"] / med["ort"], "ort_max_rel_err": ort_err,
+        "clock": "thread CPU time" if args.cpu_time else "wall",
     }  # fmt: skip
 
 
@@ -186,7 +241,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shapes", default=",".join(SHAPES))
     ap.add_argument("--models", default="", help="comma-separated ONNX files: whole networks")
     ap.add_argument("--json", default="", help="write the results here")
+    ap.add_argument("--cpu-time", action="store_true", help="time by thread CPU time (--cores 1)")
     args = ap.parse_args(argv)
+    if args.cpu_time and (args.cores != 1 or args.models):
+        ap.error("--cpu-time needs --cores 1 and times kernels, not --models")
     load_before = os.getloadavg()
     if args.models:
         with tempfile.TemporaryDirectory() as tmp:

@@ -236,6 +236,8 @@ KERNELS: dict[str, Task] = {
         (1, 2, 7, 24), (1, 2, 7, 24), (1, 2, 7, 24), (1, 2, 7, 7), layout="BHSD"
     ),  # fmt: skip
     "cross_seq": task((1, 1, 5, 12), (1, 1, 12, 29), (1, 1, 29, 12), (1, 1, 5, 29)),
+    # 71 keys: 9 vectors of 8 or 5 of 16; tiles of 4 end in a peeled tail tile of 1
+    "tail_tile": task((1, 2, 21, 16), (1, 2, 16, 71), (1, 2, 71, 16), (1, 1, 21, 71)),
     "one_row": task((1, 1, 1, 20), (1, 1, 20, 3), (1, 1, 3, 20)),
     # the projections' own [B, S, H, D] layout in and out (what legacy BERT fuses to)
     "bshd": task(

@@ -17,6 +17,9 @@ from tunefarm.ir.tensor import ComputeDAG, ComputeOp, IterVar, Tensor, compute
 from tunefarm.ir.transform import rewrite, substitute
 from tunefarm.schedule import steps as S
 
+# loop pragmas the C emitter reads (`steps.Pragma`); peel_tail: the last iteration apart
+PRAGMA_KEYS = ("auto_unroll_max_step", "ivdep", "simd", "peel_tail")
+
 
 class ScheduleError(ValueError):
     """A schedule step that cannot be applied; the message names the step."""
@@ -201,12 +204,9 @@ class Schedule:
         st = self.stage(step)
         # `tensor_core.*`: an intrinsic's tile, read by the template that renders the state
         # (registry.instantiate); it changes nothing in the lowered loops
-        if step.key not in ("auto_unroll_max_step", "ivdep", "simd") and not step.key.startswith(
-            "tensor_core."
-        ):
-            raise self._err(
-                step, "pragma key must be auto_unroll_max_step, ivdep, simd or tensor_core.*"
-            )
+        if step.key not in PRAGMA_KEYS and not step.key.startswith("tensor_core."):
+            keys = ", ".join(PRAGMA_KEYS)
+            raise self._err(step, f"pragma key must be {keys} or tensor_core.*")
         st.leaves[self._leaf_index(step, st, step.axis)].pragmas.append((step.key, step.value))
 
     def _apply_compute_at(self, step: S.ComputeAt) -> None:

@@ -75,7 +75,8 @@ class Parallel(Step):
 
 @dataclass(frozen=True)
 class Pragma(Step):
-    """Loop pragmas: `auto_unroll_max_step` (value: int) or `ivdep` / `simd` (value ignored)."""
+    """Loop pragmas: `auto_unroll_max_step` (value: int) or `ivdep` / `simd` / `peel_tail`
+    (value ignored; peel_tail: the last iteration emitted apart, see the C emitter)."""
 
     kind: ClassVar[str] = "pragma"
     axis: str

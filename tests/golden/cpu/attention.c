@@ -82,8 +82,11 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict q_raw, void* r
   float* restrict attn = (float*)__builtin_assume_aligned(attn_raw, 64);
   /* serial: work 294912 */
   for (int32_t attn_kp_b_h_d = 0; attn_kp_b_h_d < 768; ++attn_kp_b_h_d) {
-    for (int32_t attn_kp_j = 0; attn_kp_j < 128; ++attn_kp_j) {
-      attn_kp[((attn_kp_j + ((attn_kp_b_h_d / 64) * 8192)) + ((attn_kp_b_h_d % 64) * 128))] = (k[(((attn_kp_j * 768) + ((attn_kp_b_h_d / 64) * 64)) + (attn_kp_b_h_d % 64))] * 0.125f);
+    for (int32_t attn_kp_j_0 = 0; attn_kp_j_0 < 8; ++attn_kp_j_0) {
+      #pragma omp simd
+      for (int32_t attn_kp_j_1 = 0; attn_kp_j_1 < 16; ++attn_kp_j_1) {
+        attn_kp[((((attn_kp_j_0 * 16) + attn_kp_j_1) + ((attn_kp_b_h_d / 64) * 8192)) + ((attn_kp_b_h_d % 64) * 128))] = (k[((((attn_kp_j_0 * 12288) + (attn_kp_j_1 * 768)) + ((attn_kp_b_h_d / 64) * 64)) + (attn_kp_b_h_d % 64))] * 0.125f);
+      }
     }
   }
   for (int32_t attn_bias_j = 0; attn_bias_j < 128; ++attn_bias_j) {
@@ -92,7 +95,7 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict q_raw, void* r
   #pragma omp parallel for schedule(static)
   for (int32_t attn_b_h_i_0 = 0; attn_b_h_i_0 < 192; ++attn_b_h_i_0) {
     float attn_score[1024] __attribute__((aligned(64)));
-    for (int32_t attn_score_j_0 = 0; attn_score_j_0 < 4; ++attn_score_j_0) {
+    for (int32_t attn_score_j_0 = 0; attn_score_j_0 < 3; ++attn_score_j_0) {
       *(tf_v16fu*)(&attn_score[(attn_score_j_0 * 32)]) = tf_v16_bc(0.0f);
       *(tf_v16fu*)(&attn_score[((attn_score_j_0 * 32) + 16)]) = tf_v16_bc(0.0f);
       *(tf_v16fu*)(&attn_score[((attn_score_j_0 * 32) + 128)]) = tf_v16_bc(0.0f);
@@ -128,6 +131,42 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict q_raw, void* r
         *(tf_v16fu*)(&attn_score[((attn_score_j_0 * 32) + 912)]) = ((*(const tf_v16fu*)(&attn_score[((attn_score_j_0 * 32) + 912)])) + (q[(((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64)) + 5376)] * (*(const tf_v16fu*)(&attn_kp[((((attn_score_d * 128) + (attn_score_j_0 * 32)) + ((attn_b_h_i_0 / 16) * 8192)) + 16)]))));
       }
     }
+    {
+      *(tf_v16fu*)(&attn_score[96]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&attn_score[112]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&attn_score[224]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&attn_score[240]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&attn_score[352]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&attn_score[368]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&attn_score[480]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&attn_score[496]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&attn_score[608]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&attn_score[624]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&attn_score[736]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&attn_score[752]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&attn_score[864]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&attn_score[880]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&attn_score[992]) = tf_v16_bc(0.0f);
+      *(tf_v16fu*)(&attn_score[1008]) = tf_v16_bc(0.0f);
+      for (int32_t attn_score_d = 0; attn_score_d < 64; ++attn_score_d) {
+        *(tf_v16fu*)(&attn_score[96]) = ((*(const tf_v16fu*)(&attn_score[96])) + (q[((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64))] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 96)]))));
+        *(tf_v16fu*)(&attn_score[112]) = ((*(const tf_v16fu*)(&attn_score[112])) + (q[((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64))] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 112)]))));
+        *(tf_v16fu*)(&attn_score[224]) = ((*(const tf_v16fu*)(&attn_score[224])) + (q[(((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64)) + 768)] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 96)]))));
+        *(tf_v16fu*)(&attn_score[240]) = ((*(const tf_v16fu*)(&attn_score[240])) + (q[(((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64)) + 768)] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 112)]))));
+        *(tf_v16fu*)(&attn_score[352]) = ((*(const tf_v16fu*)(&attn_score[352])) + (q[(((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64)) + 1536)] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 96)]))));
+        *(tf_v16fu*)(&attn_score[368]) = ((*(const tf_v16fu*)(&attn_score[368])) + (q[(((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64)) + 1536)] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 112)]))));
+        *(tf_v16fu*)(&attn_score[480]) = ((*(const tf_v16fu*)(&attn_score[480])) + (q[(((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64)) + 2304)] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 96)]))));
+        *(tf_v16fu*)(&attn_score[496]) = ((*(const tf_v16fu*)(&attn_score[496])) + (q[(((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64)) + 2304)] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 112)]))));
+        *(tf_v16fu*)(&attn_score[608]) = ((*(const tf_v16fu*)(&attn_score[608])) + (q[(((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64)) + 3072)] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 96)]))));
+        *(tf_v16fu*)(&attn_score[624]) = ((*(const tf_v16fu*)(&attn_score[624])) + (q[(((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64)) + 3072)] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 112)]))));
+        *(tf_v16fu*)(&attn_score[736]) = ((*(const tf_v16fu*)(&attn_score[736])) + (q[(((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64)) + 3840)] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 96)]))));
+        *(tf_v16fu*)(&attn_score[752]) = ((*(const tf_v16fu*)(&attn_score[752])) + (q[(((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64)) + 3840)] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 112)]))));
+        *(tf_v16fu*)(&attn_score[864]) = ((*(const tf_v16fu*)(&attn_score[864])) + (q[(((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64)) + 4608)] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 96)]))));
+        *(tf_v16fu*)(&attn_score[880]) = ((*(const tf_v16fu*)(&attn_score[880])) + (q[(((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64)) + 4608)] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 112)]))));
+        *(tf_v16fu*)(&attn_score[992]) = ((*(const tf_v16fu*)(&attn_score[992])) + (q[(((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64)) + 5376)] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 96)]))));
+        *(tf_v16fu*)(&attn_score[1008]) = ((*(const tf_v16fu*)(&attn_score[1008])) + (q[(((attn_score_d + ((attn_b_h_i_0 % 16) * 6144)) + ((attn_b_h_i_0 / 16) * 64)) + 5376)] * (*(const tf_v16fu*)(&attn_kp[(((attn_score_d * 128) + ((attn_b_h_i_0 / 16) * 8192)) + 112)]))));
+      }
+    }
     float attn_max_rf[128] __attribute__((aligned(64)));
     for (int32_t attn_max_rf_i = 0; attn_max_rf_i < 8; ++attn_max_rf_i) {
       *(tf_v16fu*)(&attn_max_rf[(attn_max_rf_i * 16)]) = tf_v16_bc((-__builtin_inff()));
@@ -143,7 +182,7 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict q_raw, void* r
     float attn_exp[1024] __attribute__((aligned(64)));
     for (int32_t attn_exp_i = 0; attn_exp_i < 8; ++attn_exp_i) {
       for (int32_t attn_exp_j_0 = 0; attn_exp_j_0 < 8; ++attn_exp_j_0) {
-        *(tf_v16fu*)(&attn_exp[((attn_exp_i * 128) + (attn_exp_j_0 * 16))]) = (tf_v16_exp((((*(const tf_v16fu*)(&attn_score[((attn_exp_i * 128) + (attn_exp_j_0 * 16))])) + (*(const tf_v16fu*)(&attn_bias[(attn_exp_j_0 * 16)]))) - attn_max[attn_exp_i])) * tf_v16_min(tf_v16_max((((((*(const tf_v16fu*)(&attn_score[((attn_exp_i * 128) + (attn_exp_j_0 * 16))])) + (*(const tf_v16fu*)(&attn_bias[(attn_exp_j_0 * 16)]))) - attn_max[attn_exp_i]) - -80.0f) * 1e+30f), tf_v16_bc(0.0f)), tf_v16_bc(1.0f)));
+        *(tf_v16fu*)(&attn_exp[((attn_exp_i * 128) + (attn_exp_j_0 * 16))]) = tf_v16_sel(((((*(const tf_v16fu*)(&attn_score[((attn_exp_i * 128) + (attn_exp_j_0 * 16))])) + (*(const tf_v16fu*)(&attn_bias[(attn_exp_j_0 * 16)]))) - attn_max[attn_exp_i]) <= tf_v16_bc(-80.0f)), tf_v16_bc(0.0f), tf_v16_exp((((*(const tf_v16fu*)(&attn_score[((attn_exp_i * 128) + (attn_exp_j_0 * 16))])) + (*(const tf_v16fu*)(&attn_bias[(attn_exp_j_0 * 16)]))) - attn_max[attn_exp_i])));
       }
     }
     float attn_acc[512] __attribute__((aligned(64)));

@@ -6,7 +6,10 @@ over (batch, head, block of `tile_n` query rows), and for each block:
 
 - the score block [tile_n, Skp] accumulates in registers, `tile_n` rows x `tile_o` vectors
   of keys at a time over the head dim (K^T was scaled and padded to whole vectors once per
-  call, `_kp`, as batch_matmul repacks its b: B H D Sk copies against B H Sq Sk D FMAs);
+  call, `_kp`, as batch_matmul repacks its b: B H D Sk copies against B H Sq Sk D FMAs,
+  in vectors but for each row's last, padded one); where `tile_o` does not divide the key
+  vectors (ViT's 13), the last tile is peeled (`peel_tail`) and holds only the vectors
+  left, so no FMA runs on a key vector that is all padding;
 - max, exp and sum run over the block's rows while they are in L1 (exp vectorised);
 - P V accumulates `tile_n` rows x `tile_d` vectors of the head dim in registers, the
   probabilities broadcast one key at a time, then is divided by the row sums.
@@ -98,18 +101,24 @@ class Attention(Template):
     def preferred(self, task, space, target):
         """The score tile (rows x key vectors) that fits the registers (32 vector registers
         with AVX-512, 16 with AVX2, a few kept for operands) at the least estimated cost:
-        padded rows x padded keys, times the load-port excess where a tile issues more loads
-        (a broadcast per row, a vector per key tile) than FMAs (ViT's 197 keys pad to 13
-        vectors of 16, or 14 in pairs; 197 rows to 198 in blocks of 6, 208 in blocks of 8);
-        then the head dim in as few register tiles as fit beside those rows."""
+        padded rows x key vectors, times the load-port excess where a tile issues more
+        loads (a broadcast per row, a vector per key tile) than FMAs; the last key tile
+        holds the vectors left over (ViT's 197 keys are 13 vectors of 16: six tiles of 2
+        and one of 1, whose 7 loads feed 6 FMAs; 197 rows pad to 198 in blocks of 6, 208
+        in blocks of 8); then the head dim in as few register tiles as fit beside those
+        rows."""
         p = self.validate(task)
         lanes = vector_lanes(target)
         registers = 28 if lanes >= 16 else 12
         keys = _vectors(p["sk"], lanes)
 
-        def cost(rows: int, inner: int) -> tuple[float, int, int]:  # ties: more rows
-            padded = -(-p["sq"] // rows) * rows * (-(-keys // inner) * inner)
-            return padded * max(1.0, (rows + inner) / (rows * inner)), -rows, -inner
+        def excess(rows: int, vecs: int) -> float:
+            return vecs * max(1.0, (rows + vecs) / (rows * vecs)) if vecs else 0.0
+
+        def cost(rows: int, inner: int) -> tuple[float, bool, int, int]:
+            per_row = (keys // inner) * excess(rows, inner) + excess(rows, keys % inner)
+            # ties: no tail tile, then more rows, then more key vectors
+            return -(-p["sq"] // rows) * rows * per_row, keys % inner > 0, -rows, -inner
 
         tiles = [
             (r, o)
@@ -127,7 +136,7 @@ class Attention(Template):
         lanes = vector_lanes(target)
         xs = [te.placeholder(s, name=n) for n, s in self.logical_inputs(task)]
         mask = xs[3] if len(xs) == 4 else None
-        pad, rows = lanes * cfg["tile_o"], cfg["tile_n"]
+        pad, rows = lanes, cfg["tile_n"]
         out = attention(*xs[:3], mask, p["scale"], pad, OUT, rows, p["layouts"])
         steps = _steps(cfg["tile_n"], cfg["tile_o"], cfg["tile_d"], lanes)
         return KernelDef(
@@ -149,6 +158,8 @@ def _steps(rows: int, inner: int, dv: int, lanes: int) -> list[S.Step]:
     steps: list[S.Step] = [
         S.Fuse(f"{OUT}_kp", ("b", "h", "d")),
         S.Parallel(f"{OUT}_kp", "b+h+d"),
+        S.Split(f"{OUT}_kp", "j", (lanes,)),  # K^T rows: whole vectors, the padded one apart
+        S.Vectorize(f"{OUT}_kp", "j.1"),
         S.Split(OUT, "i", (rows,)),
         S.Reorder(OUT, ("b", "h", "i.0", "i.1", "j")),  # a BSHD output loops over h first
         S.Fuse(OUT, ("b", "h", "i.0")),
@@ -167,6 +178,7 @@ def _steps(rows: int, inner: int, dv: int, lanes: int) -> list[S.Step]:
     return steps + [
         S.Split(score, "j", (inner, lanes)),
         S.Reorder(score, ("b", "h", "j.0", "d", "i", "j.1", "j.2")),
+        S.Pragma(score, "j.0", "peel_tail"),  # the last key tile: the vectors that exist
         S.Unroll(score, "i"),
         S.Unroll(score, "j.1"),
         S.Vectorize(score, "j.2"),

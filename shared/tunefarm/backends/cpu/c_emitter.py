@@ -10,13 +10,19 @@ How annotations become C:
                nest runs at most N steps is unrolled as above, as TVM's auto-unroll does;
 - vectorize -> GCC vector types (`vector_size`): contiguous loads/stores become vector
                loads/stores, loop-invariant scalars broadcast, `exp` a polynomial
-               (Cephes' expf, 2 ulp); anything else (gathers,
-               math calls, lane-dependent conditions) falls back to an `omp simd` loop.
+               (Cephes' expf, 2 ulp); a guard or padding select on a rising bound
+               (`j < n`) splits into a whole-vector branch and a lane-by-lane tail;
+               anything else (gathers, math calls, other lane-dependent conditions) falls
+               back to an `omp simd` loop;
+- pragma peel_tail -> the loop's last iteration emitted apart (variable a constant), so
+               the guards of a split that does not divide fold away there and are dropped
+               from the other iterations where they provably hold (attention's key tiles).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import math
 import re
@@ -55,7 +61,7 @@ from tunefarm.ir.expr import (
     logical_and,
 )
 from tunefarm.ir.tensor import walk
-from tunefarm.ir.transform import free_vars
+from tunefarm.ir.transform import free_vars, rewrite
 from tunefarm.target import Target
 
 C_TYPES = {
@@ -230,13 +236,15 @@ class CEmitter(IntLanes):
             if v not in free_vars(e.cond):
                 return f"({self.expr(e.cond)} ? {t} : {f})", True
             c = e.cond
+            tested = [n for n in walk(c) if isinstance(n, BufferLoad)]
             if any(
-                isinstance(n, BufferLoad) and v in free_vars(n.index)
+                isinstance(n, BufferLoad) and v in free_vars(n.index) and n not in tested
                 for branch in (e.true_value, e.false_value)
                 for n in walk(branch)
             ):
                 # Both branches of a vector select are evaluated for every lane; a guarded
-                # load (padding) could read outside its buffer, so keep it a scalar loop.
+                # load (padding) could read outside its buffer, so keep it a scalar loop
+                # (a load the condition itself reads is read by every lane anyway).
                 raise NotVectorizable("lane-dependent guarded load")
             if isinstance(c, Compare) and is_float(c.a.dtype):
                 (x, xv), (y, yv) = self.vexpr(c.a, v, width), self.vexpr(c.b, v, width)
@@ -315,12 +323,30 @@ class CEmitter(IntLanes):
             return
         if s.kind == "vectorize" and self.try_vector(s, depth):
             return
+        if s.kind == "serial" and s.extent > 1 and any(k == "peel_tail" for k, _ in s.pragmas):
+            self.peeled_loop(s, depth)
+            return
         self.pragmas(s, depth)
         self.emit(f"for (int32_t {s.var} = 0; {s.var} < {s.extent}; ++{s.var}) {{", depth)
         was_parallel = self.in_parallel
         self.in_parallel = was_parallel or s.kind == "parallel"
         self.stmts(s.body, depth + 1)
         self.in_parallel = was_parallel
+        self.emit("}", depth)
+
+    def peeled_loop(self, s: For, depth: int) -> None:
+        """`peel_tail`: the loop's last iteration emitted apart, with the variable a
+        constant, so guards of a split that does not divide (attention's score tile of
+        `tile_o` key vectors over an odd count of vectors) fold away in it, and are
+        dropped from the other iterations where they provably hold: whole register tiles
+        run unguarded and the tail tile computes only the vectors that exist."""
+        last = s.extent - 1
+        main = _drop_proven(s.body, s.var, last - 1, {}, self.simplifier)
+        self.emit(f"for (int32_t {s.var} = 0; {s.var} < {last}; ++{s.var}) {{", depth)
+        self.stmts(main, depth + 1)
+        self.emit("}", depth)
+        self.emit("{", depth)
+        self.stmts(subst_stmts(s.body, s.var, Const(last), self.simplifier), depth + 1)
         self.emit("}", depth)
 
     def pragmas(self, s: For, depth: int) -> None:
@@ -371,7 +397,7 @@ class CEmitter(IntLanes):
         try:
             lines = [self.vstore(b, s.var, width) for b in body]  # type: ignore[arg-type]
         except NotVectorizable:
-            return False
+            return not tail and self.try_vector_peeled(s, conds, body, depth)
         self.widths.add(width)
         for c in conds:
             self.emit(f"if ({self.expr(c)}) {{", depth)
@@ -389,6 +415,45 @@ class CEmitter(IntLanes):
             self.emit("}", depth + 2)
             self.emit("}", depth + 1)
             self.emit("}", depth)
+        for _ in conds:
+            depth -= 1
+            self.emit("}", depth)
+        return True
+
+    def try_vector_peeled(self, s: For, conds: list[Expr], body: list[Stmt], depth: int) -> bool:
+        """Stores whose selects test a rising bound on the lane (`j < Sk` writing the zero
+        padding of a row, attention's padded K^T) as a whole vector of the true branch
+        where the last lane passes the test (every lane then does), lane by lane in the
+        partial vector at the end, so only the last vector of a row stays scalar. False:
+        no such select, or the true branches do not vectorize either."""
+        width, guards = s.extent, []
+
+        def peel(e: Expr) -> Expr | None:
+            if not (isinstance(e, Select) and _rising_bound(e.cond, s.var)):
+                return None
+            guards.append(e.cond)
+            return _drop_clamp(e.true_value, e.cond)
+
+        whole = [Store(b.buffer, b.index, rewrite(b.value, peel)) for b in body]  # type: ignore[union-attr]
+        if not guards:
+            return False
+        try:
+            lines = [self.vstore(b, s.var, width) for b in whole]
+        except NotVectorizable:
+            return False
+        self.widths.add(width)
+        for c in conds:
+            self.emit(f"if ({self.expr(c)}) {{", depth)
+            depth += 1
+        last = [self.simplifier(c, s.var, Const(width - 1)) for c in guards]
+        self.emit(f"if ({self.expr(logical_and(*last))}) {{", depth)
+        for line in lines:
+            self.emit(line, depth + 1)
+        self.emit("} else {", depth)
+        self.emit(f"for (int32_t {s.var} = 0; {s.var} < {width}; ++{s.var}) {{", depth + 1)
+        self.stmts(body, depth + 2)
+        self.emit("}", depth + 1)
+        self.emit("}", depth)
         for _ in conds:
             depth -= 1
             self.emit("}", depth)
@@ -534,6 +599,60 @@ def _rising_bound(cond: Expr, var: str) -> bool:
         and var not in free_vars(cond.b)
         and (coefficient(cond.a, var) or 0) > 0
     )
+
+
+def _drop_proven(
+    stmts: list[Stmt], var: str, top: int, inner: dict[str, int], simp: SubstSimplifier
+) -> list[Stmt]:
+    """`stmts` without the guard conjuncts that hold for `var` <= `top` and every value of
+    the loops inside (`inner`: variable -> extent)."""
+    out: list[Stmt] = []
+    for st in stmts:
+        if isinstance(st, For):
+            body = _drop_proven(st.body, var, top, {**inner, st.var: st.extent}, simp)
+            out.append(dataclasses.replace(st, body=body))
+        elif isinstance(st, If):
+            body = _drop_proven(st.body, var, top, inner, simp)
+            keep = [c for c in _conjuncts(st.cond) if not _holds(c, var, top, inner, simp)]
+            out += [If(logical_and(*keep), body)] if keep else body
+        else:
+            out.append(st)
+    return out
+
+
+def _holds(c: Expr, var: str, top: int, inner: dict[str, int], simp: SubstSimplifier) -> bool:
+    """Whether `c`, an index below a bound rising in `var` and the inner loop variables,
+    is true at `var` = `top` with every inner variable at its last value (so everywhere)."""
+    names = free_vars(c)
+    if not (isinstance(c, Compare) and c.op in ("<", "<=") and var in names):
+        return False
+    if not names <= {var, *inner} or free_vars(c.b):
+        return False
+    coefs = [coefficient(c.a, v) for v in names]
+    if any(k is None or k < 0 for k in coefs):
+        return False
+    for v in names:
+        c = simp(c, v, Const(top if v == var else inner[v] - 1))
+    return isinstance(c, Const) and bool(c.value)
+
+
+def _drop_clamp(e: Expr, cond: Expr) -> Expr:
+    """`e` where `cond` (x < n) holds: min(x, n - 1) is x there, so an index clamped to
+    keep a padded load in bounds becomes the contiguous x again."""
+    assert isinstance(cond, Compare)
+    if cond.op == "<" and isinstance(cond.b, Const):
+        top = Const(cond.b.value - 1, cond.b.dtype)
+    elif cond.op == "<=" and isinstance(cond.b, Const):
+        top = cond.b
+    else:
+        return e
+
+    def fn(node: Expr) -> Expr | None:
+        if isinstance(node, Binary) and node.op == "min" and node.a == cond.a and node.b == top:
+            return node.a
+        return None
+
+    return rewrite(e, fn)
 
 
 def vector_helpers(w: int) -> str:
