@@ -32,6 +32,8 @@ MODES = {
     "process_per_candidate": {"TUNEFARM_OPENCL_PREBUILD": "0", "TUNEFARM_PERSISTENT_MEASURER": "0"},
     "measurer_compiles": {"TUNEFARM_OPENCL_PREBUILD": "0"},
     "prebuild": {"TUNEFARM_OPENCL_PREBUILD": "1"},
+    # the same without the next batch proposed while this one builds (tune.tuner._Ahead)
+    "prebuild_no_ahead": {"TUNEFARM_OPENCL_PREBUILD": "1", "TUNEFARM_OVERLAP_BATCHES": "0"},
     # lighter build options: pocl skips its optimisations (slower kernels, checked the same)
     "prebuild_opt_disable": {
         "TUNEFARM_OPENCL_PREBUILD": "1",
