@@ -45,6 +45,7 @@ import _report
 import autoscheduler
 from tunefarm.backends import registry
 from tunefarm.measure import Config, MeasureInput
+from tunefarm.tune.factory import make_tuner
 from tunefarm.tune.sketch_search import SketchTuner
 from tunefarm.tune.tuner import MeasureOption
 
@@ -59,7 +60,12 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no-local": {"local_share": 0.0},
     "seeded": {"seed_share": 0.5},
     "wide": {"population": 96, "generations": 4},
+    # the first batch all random, as before the hand-built states (SketchTuner(first=...))
+    "random-first": {"first": "random"},
 }
+# not a sketch variant: the template policy (the XGBoost tuner on the op's template), re-timed
+# with the sketch runs so "template/base" compares the two policies in one timer
+TEMPLATE = "template"
 
 
 def log(msg: str) -> None:
@@ -87,11 +93,18 @@ class MemoMeasure:
             self.measured += len(todo)
         return [self.cache[self.key(inp)] for inp in inputs]
 
+    def __getattr__(self, name: str) -> Any:
+        """The rest (builder and runner, for the tuner's re-check of a new best) is the
+        wrapped option's: re-checks are timed afresh, not replayed."""
+        return getattr(self.option, name)
+
     def close(self) -> None:
         self.option.close()
 
 
 def run_search(op, seed: int, variant: str, checkpoints: list[int], option) -> dict[str, Any]:
+    if variant == TEMPLATE:
+        return run_template(op, seed, checkpoints, option)
     tuner = SketchTuner(op.task, seed=seed, trace=True, **VARIANTS[variant])
     points, start = [], time.perf_counter()
     for cp in checkpoints:
@@ -111,6 +124,22 @@ def run_search(op, seed: int, variant: str, checkpoints: list[int], option) -> d
         )
     return {"op": op.name, "seed": seed, "variant": variant, "points": points,
             "trace": tuner.trace, "overhead_s": tuner.overhead_s, "tuner": tuner}  # fmt: skip
+
+
+def run_template(op, seed: int, checkpoints: list[int], option) -> dict[str, Any]:
+    """The template policy to the same checkpoints (no trace, no sketch model)."""
+    tuner = make_tuner("xgb", op.task, seed)
+    points, start = [], time.perf_counter()
+    nan = {"tau": math.nan, "tau_top10": math.nan}
+    for cp in checkpoints:
+        tuner.tune(cp - tuner.trials, option, batch_size=16)
+        points.append({"trials": tuner.trials, "search_gflops": tuner.best_gflops,
+                       "config": _config_json(autoscheduler.best_config(tuner)), "model": nan,
+                       "model_window": nan, "seconds": time.perf_counter() - start})  # fmt: skip
+        log(f"[{op.name} seed {seed} template] {tuner.trials} trials: best "
+            f"{tuner.best_gflops:.1f} GFLOPS")  # fmt: skip
+    return {"op": op.name, "seed": seed, "variant": TEMPLATE, "points": points, "trace": [],
+            "overhead_s": 0.0, "tuner": tuner}  # fmt: skip
 
 
 def summarise(trace: list[dict[str, Any]], checkpoints: list[int]) -> list[dict[str, Any]]:
@@ -158,6 +187,28 @@ def retime(op, configs: list[Any], rounds: int) -> list[tuple[float, float]]:
                                   flops / min(v) / 1e9 if v else 0.0)
               for c, v in zip(uniq, costs, strict=True)}  # fmt: skip
     return [by_key[repr(c.as_dict())] for c in configs]
+
+
+def first_batch(op, batch: int, rounds: int, seed: int) -> dict[str, Any]:
+    """The first batch's quality, without a search: the states a `first="heuristic"` tuner
+    proposes first (the template's default schedule, hand-built register blocks, random) and
+    a `first="random"` tuner's, re-timed together in one timer; per origin the best GFLOP/s
+    (median round, fastest round)."""
+    groups: dict[str, list[Config]] = {}
+    for first in ("heuristic", "random"):
+        tuner = SketchTuner(op.task, seed=seed, first=first)
+        for i in tuner.next_batch(batch):
+            origin = tuner.origin[i] if first == "heuristic" else "random-first"
+            groups.setdefault(origin, []).append(Config.make(tuner.space.get(i)))
+    configs = [c for cs in groups.values() for c in cs]
+    timed = iter(retime(op, configs, rounds))
+    out = {}
+    for origin, cs in groups.items():
+        got = [next(timed) for _ in cs]
+        out[origin] = {"n": len(cs), "best_median": max(g[0] for g in got),
+                       "best_fastest": max(g[1] for g in got)}  # fmt: skip
+    log(f"[{op.name}] first batch: {out}")
+    return {"op": op.name, "seed": seed, "first_batch": out}
 
 
 def _at(run: dict[str, Any], trials: int) -> dict[str, Any]:
@@ -228,14 +279,36 @@ def report(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _op(name: str, target: str) -> Any:
+    base = autoscheduler.OPS[name]
+    return autoscheduler.Op(name, replace(base.task, target=target), base.onnx, base.weight)
+
+
+def first_batch_table(rows: list[dict[str, Any]]) -> str:
+    """Best GFLOP/s per origin of the first batch (median round / fastest round)."""
+    origins = ["default", "heuristic", "init", "random-first"]
+    lines = ["| op | seed | " + " | ".join(origins) + " |", "|" + "---|" * (2 + len(origins))]
+    for r in rows:
+        fb = r["first_batch"]
+        cells = [f"{fb[o]['best_median']:.1f} / {fb[o]['best_fastest']:.1f} ({fb[o]['n']})"
+                 if o in fb else "-" for o in origins]  # fmt: skip
+        lines.append(f"| {r['op']} | {r['seed']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--ops", default="conv_28_128_128_3x3,dense_768x768")
     p.add_argument("--checkpoints", default="64,128,256,512")
     p.add_argument("--seeds", default="0")
-    p.add_argument("--variants", default="base", help=f"of {', '.join(VARIANTS)}")
+    p.add_argument(
+        "--variants", default="base", help=f"of {', '.join(VARIANTS)} and {TEMPLATE} (the policy)"
+    )
     p.add_argument("--rounds", type=int, default=3, help="interleaved re-timing rounds")
     p.add_argument("--target", default="cpu -cores=1")
+    p.add_argument("--first-batch", type=int, default=0, metavar="N",
+                   help="only time the first N proposals of a heuristic and a random first "
+                   "batch per op and seed (no search)")  # fmt: skip
     p.add_argument("--json", help="write the runs here (rewritten after every run)")
     p.add_argument("--dump", help="write each run's measured features and costs (npz) here")
     p.add_argument("--report", metavar="JSON", help="print the tables of an earlier --json")
@@ -249,9 +322,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.checkpoints = sorted({int(c) for c in args.checkpoints.split(",")})
     args.seeds = [int(s) for s in args.seeds.split(",")]
     args.variants = args.variants.split(",")
-    bad = [v for v in args.variants if v not in VARIANTS]
+    bad = [v for v in args.variants if v not in VARIANTS and v != TEMPLATE]
     if bad:
-        p.error(f"--variants: unknown {bad}; known: {', '.join(VARIANTS)}")
+        p.error(f"--variants: unknown {bad}; known: {', '.join(VARIANTS)}, {TEMPLATE}")
     args.op_names = autoscheduler.select_ops(args.ops)
     return args
 
@@ -309,6 +382,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             Path(args.json).write_text(json.dumps(doc, indent=2, default=str) + "\n")
 
+    if args.first_batch:
+        doc["first_batch"] = []
+        for name in args.op_names:
+            op = _op(name, args.target)
+            for seed in args.seeds:
+                doc["first_batch"].append(first_batch(op, args.first_batch, args.rounds, seed))
+                save()
+        print(first_batch_table(doc["first_batch"]))
+        return 0
     for name in args.op_names:
         base = autoscheduler.OPS[name]
         op = autoscheduler.Op(name, replace(base.task, target=args.target), base.onnx, base.weight)

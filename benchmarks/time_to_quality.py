@@ -49,6 +49,13 @@ search / its wall time.
         --budget-scale 0.25 --tvm-python /work/tvmenv/bin/python --json ttq.json --png ttq.png
     python benchmarks/time_to_quality.py --report ttq.json [--png ttq.png]
 
+Whole networks (`--networks resnet-18,bert-tiny`, after the ops; `--ops none` for networks
+only): the same three systems tune the whole network for the same budget, and the timer
+re-times each system's whole network at every checkpoint (`_ttq_network.py` says how):
+
+    python benchmarks/time_to_quality.py --ops none --networks resnet-18,bert-tiny \
+        --tvm-python /work/tvmenv/bin/python --json ttq-net.json --png ttq-net.png
+
 Without `--tvm-python` MetaSchedule is skipped, and the JSON says why.
 """
 
@@ -65,6 +72,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -75,7 +83,11 @@ try:
 except ImportError:  # run from a checkout without the editable install
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared"))
 
+if __name__ == "__main__":  # `_ttq_network` imports this module by name: the same one
+    sys.modules.setdefault("time_to_quality", sys.modules[__name__])
+
 import _report
+import _ttq_network as net
 import autoscheduler as autosched
 from tunefarm.backends import registry
 from tunefarm.measure import MeasureInput, MeasureSettings
@@ -125,6 +137,8 @@ def select_ops(text: str) -> list[str]:
     """Op names from a comma-separated list of names and groups; ValueError naming unknowns."""
     names: list[str] = []
     unknown = []
+    if text.strip() == "none":
+        return names
     for item in filter(None, (x.strip() for x in text.split(","))):
         found = GROUPS.get(item, [item] if item in OPS else None)
         if found is None:
@@ -416,7 +430,18 @@ def geomean(values: list[float]) -> float:
 
 
 def summary(rows: list[dict[str, Any]], points: list[float]) -> dict[str, Any]:
-    """Over ops: geomean time to quality per system (an op never reached counts as the last
+    """`summary_of` the op rows, and of the whole networks apart under "networks" (the goals
+    name the ops' geomean and each network on its own)."""
+    ops = [r for r in rows if "network" not in r]
+    nets = [r for r in rows if "network" in r]
+    out = summary_of(ops, points)
+    if nets:
+        out["networks"] = summary_of(nets, points)
+    return out
+
+
+def summary_of(rows: list[dict[str, Any]], points: list[float]) -> dict[str, Any]:
+    """Over rows: geomean time to quality per system (an op never reached counts as the last
     checkpoint, a lower bound; `not_reached` counts them), geomean candidates/s, and at every
     checkpoint the geomean ratio of each tunefarm system's latency to MetaSchedule's (> 1:
     tunefarm's schedule is faster) over the ops where both had one."""
@@ -512,22 +537,36 @@ def table(doc: dict[str, Any]) -> str:
             lines.append("| " + " | ".join(cells) + " |")
     summ = doc["summary"]
     lines.append("")
-    for s in systems:
+    n_nets = sum("network" in r for r in rows)
+    lines += summary_lines(summ, systems, points, len(rows) - n_nets, "ops")
+    if "networks" in summ:
+        lines += summary_lines(summ["networks"], systems, points, n_nets, "networks")
+    for r in rows:
+        for key, why in r.get("rejected", {}).items():
+            lines.append(f"{r['op']}: {key} rejected: {why}")
+        for s, why in r["skipped"].items():
+            lines.append(f"{r['op']}: {s} skipped: {why}")
+    return "\n".join(lines)
+
+
+def summary_lines(
+    summ: dict[str, Any], systems: list[str], points: list[float], n: int, what: str
+) -> list[str]:
+    """The summary's lines over `n` rows of one kind (ops or networks)."""
+    lines = []
+    for s in (x for x in systems if x in summ["ttq_geomean_s"]):
         lines.append(
-            f"{s}: geomean time to {QUALITY:.0%} {summ['ttq_geomean_s'][s]:.1f} s "
-            f"(not reached on {summ['not_reached'][s]} of {len(rows)} ops, counted as "
+            f"{s}: geomean time to {QUALITY:.0%} over {what} {summ['ttq_geomean_s'][s]:.1f} s "
+            f"(not reached on {summ['not_reached'][s]} of {n} {what}, counted as "
             f"{fmt_s(points[-1])} s), {summ['candidates_per_s'][s]:.2f} candidates/s"
         )
     for k, v in summ["speedup_vs_metaschedule"].items():
         if all(math.isnan(x) for x in v):
             continue
-        lines.append(f"{k} speed (geomean) at " + ", ".join(
+        lines.append(f"{k} speed over {what} (geomean) at " + ", ".join(
             f"{fmt_s(t)} s: {'-' if math.isnan(x) else f'{x:.2f}'}"
             for t, x in zip(points, v, strict=True)))  # fmt: skip
-    for r in rows:
-        for s, why in r["skipped"].items():
-            lines.append(f"{r['op']}: {s} skipped: {why}")
-    return "\n".join(lines)
+    return lines
 
 
 def plot(doc: dict[str, Any], path: str) -> None:
@@ -563,8 +602,10 @@ def plot(doc: dict[str, Any], path: str) -> None:
     for ax in list(axes.flat)[len(rows) :]:
         ax.axis("off")
     loads = [d.get("loadavg_start", [math.nan])[0] for d in doc.get("runs", [doc])]
-    fig.suptitle("best latency re-timed at checkpoints; load average at start "
-                 + ", ".join(f"{x:.1f}" for x in loads), fontsize=10)  # fmt: skip
+    title = "best latency re-timed at checkpoints; load average at start " + ", ".join(
+        f"{x:.1f}" for x in loads
+    )
+    fig.suptitle("\n".join(textwrap.wrap(title, 45 * cols)), fontsize=10)  # one panel: wrapped
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -589,6 +630,9 @@ def merge(docs: list[dict[str, Any]]) -> dict[str, Any]:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--ops", default=DEFAULT_OPS, help=f"ops and groups ({', '.join(GROUPS)})")
+    p.add_argument(
+        "--networks", default="", help=f"whole networks, comma-separated: {', '.join(net.NETWORKS)}"
+    )
     p.add_argument("--systems", default=",".join(SYSTEMS), help="of: " + ", ".join(SYSTEMS))
     p.add_argument("--checkpoints", default="", help="seconds, comma-separated "
                    f"(default {','.join(map(str, CHECKPOINTS_S))})")  # fmt: skip
@@ -614,6 +658,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.points = checkpoints(args.checkpoints, args.budget_scale)
     except ValueError as exc:
         p.error(f"--ops/--checkpoints: {exc}")
+    args.network_list = [n.strip() for n in args.networks.split(",") if n.strip()]
+    bad = [n for n in args.network_list if n not in net.NETWORKS]
+    if bad:
+        p.error(f"--networks: unknown {bad}; expected some of {', '.join(net.NETWORKS)}")
+    if not args.op_names and not args.network_list and not args.report:
+        p.error("--ops none: give --networks")
     args.system_list = [s.strip() for s in args.systems.split(",") if s.strip()]
     bad = [s for s in args.system_list if s not in SYSTEMS]
     if bad or not args.system_list:
@@ -659,8 +709,10 @@ def main(argv: list[str] | None = None) -> int:
         "loadavg_start": os.getloadavg(),
         "rows": [],
     }
-    for i, name in enumerate(args.op_names):
-        doc["rows"].append(bench_op(OPS[name], args, i))
+    jobs = [lambda i, n=n: bench_op(OPS[n], args, i) for n in args.op_names]
+    jobs += [lambda i, n=n: net.bench_network(n, args, i, TVM_PYTHON) for n in args.network_list]
+    for i, job in enumerate(jobs):
+        doc["rows"].append(job(i))
         doc["summary"] = summary(doc["rows"], args.points)
         doc["loadavg_end"] = os.getloadavg()
         if args.json:

@@ -197,6 +197,9 @@ def oracle(task: Task, xs: Arrays) -> np.ndarray:
             shape = [1] * args[0].ndim
             shape[a.get("axis", 1)] = -1
             return args[0] + args[1].reshape(shape)
+        if a["fn"] == "affine":  # x * scale + shift, then relu if asked; xs joined on axis 1
+            y = np.concatenate(args[:-2], axis=1) * args[-2] + args[-1]
+            return np.maximum(y, 0.0) if a.get("relu") else y
         if len(args) == 2:
             return ELEMENTWISE[a["fn"]](*args)
         return ELEMENTWISE[a["fn"]](xs["x0"] if a["fn"] == "cast" else args[0], a)
@@ -357,6 +360,18 @@ DEFAULT_CASES: dict[str, Task] = {
     "ew_add_both_broadcast": ew("add", (3, 1, 5), (1, 4, 1)),
     "ew_bias_add": ew("bias_add", (2, 5, 3, 4), (5,), axis=1),
     "ew_relu": ew("relu", (3, 17)),
+    # a blocked activation [N, C/b, H, W, b] with per-channel [1, C/b, 1, 1, b] constants
+    "ew_affine_relu": ew("affine", (1, 3, 5, 7, 8), (1, 3, 1, 1, 8), (1, 3, 1, 1, 8), relu=True),
+    "ew_affine": ew("affine", (2, 6, 5, 3), (1, 6, 1, 1), (1, 6, 1, 1)),
+    "ew_affine_of_a_concat": ew(
+        "affine",
+        (1, 2, 3, 5, 8),
+        (1, 1, 3, 5, 8),
+        (1, 3, 3, 5, 8),
+        (1, 6, 1, 1, 8),
+        (1, 6, 1, 1, 8),
+        relu=True,
+    ),  # fmt: skip
     "ew_sigmoid": ew("sigmoid", (2, 3, 11)),
     "ew_silu": ew("silu", (2, 3, 37)),
     "ew_hard_swish": ew("hard_swish", (5, 9)),
@@ -440,12 +455,13 @@ def test_every_op_and_elementwise_fn_is_covered() -> None:
     int8 = {"quantize", "dequantize", "requantize", "qadd", "conv2d_int8", "dense_int8"}
     # the transformer ops and functions have their cases in test_transformer_kernels.py
     transformer = {"gather", "where", "broadcast_to", "layer_norm"}
-    # attention has its cases (shapes, masks, layouts, ISAs) in test_attention.py
-    transformer.add("attention")
+    # attention has its cases (shapes, masks, layouts, ISAs) in test_attention.py, the
+    # channel shuffle (with padded blocked inputs) in test_padded_channels.py
+    transformer |= {"attention", "channel_shuffle"}
     assert ops == set(registry.ops()) - int8 - {"depthwise_conv2d_int8"} - transformer
     fns = {t.args["fn"] for t in DEFAULT_CASES.values() if t.op == "elementwise"}
     transformer_fns = {"erf", "tanh", "sqrt", "square", "gelu", "equal"}
-    assert fns == (generic.UNARY | generic.BINARY) - transformer_fns
+    assert fns == (generic.UNARY | generic.BINARY | generic.TERNARY) - transformer_fns
 
 
 def test_dispatch_of_grouped_conv() -> None:

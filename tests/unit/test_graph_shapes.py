@@ -74,6 +74,13 @@ CASES: list[tuple[str, dict, dict, dict, int]] = [
     ("sub", {"a": (2, 3)}, {}, {"b": ()}, 1),
     ("mul", {"a": (2, 3)}, {}, {"b": (3,)}, 1),
     ("div", {"a": (2, 3)}, {}, {"b": (2, 1)}, 1),
+    (
+        "channel_affine",
+        {"x": (2, 3, 4, 5)},
+        {"relu": True},
+        {"s": (1, 3, 1, 1), "t": (1, 3, 1, 1)},
+        1,
+    ),
     ("lrn", {"x": (1, 5, 3, 3)}, {"size": 3, "alpha": 1e-3, "beta": 0.75, "bias": 1.0}, {}, 1),
     ("pool2d", {"x": (1, 2, 9, 7)}, POOL | {"kind": "max", "ceil_mode": True}, {}, 1),
     ("pool2d", {"x": (1, 2, 9, 7)}, POOL | {"kind": "avg", "count_include_pad": True}, {}, 1),

@@ -330,8 +330,9 @@ def test_ops_table_names_every_function() -> None:
         "pad_nchw", "conv2d_nchw", "conv2d_nhwc", "conv2d_nchwc", "depthwise_conv2d_nchw",
         "dense", "matmul", "batch_matmul", "max_pool2d_nchw", "avg_pool2d_nchw",
         "global_avg_pool2d_nchw", "global_max_pool2d_nchw", "add", "subtract", "multiply",
-        "divide", "maximum", "minimum", "bias_add", "relu", "clip", "sigmoid", "hard_sigmoid",
-        "silu", "hard_swish", "leaky_relu", "cast", "softmax", "log_softmax", "layout_transform",
+        "divide", "maximum", "minimum", "bias_add", "affine", "relu", "clip", "sigmoid",
+        "hard_sigmoid", "silu", "hard_swish", "leaky_relu", "cast", "softmax", "log_softmax",
+        "layout_transform",
         "erf", "tanh", "sqrt", "square", "gelu", "equal", "where", "gather", "broadcast_to",
         "layer_norm",
     }  # fmt: skip

@@ -46,3 +46,13 @@ def test_mul_of_a_value_and_its_sigmoid_becomes_silu(gate_first: bool, tmp_path)
 def test_a_sigmoid_read_elsewhere_is_left_alone() -> None:
     g = load_onnx(silu_model(False, extra_reader=True))
     assert [n.op for n in fuse_silu(g).nodes] == ["conv2d", "sigmoid", "mul", "add"]
+
+
+def test_a_blocked_activation_runs_as_rows_of_vectors() -> None:
+    """The silu of a blocked conv output [1, C/b, H, W, b] reads and writes it as
+    [1, C/b * H * W, b]: its loop indexes rows, not H and W by division per vector."""
+    g = load_onnx(silu_model(False))
+    plan = compile_graph(g, "cpu -isa=avx512").plan
+    shapes = {b.name: b.shape for b in plan.buffers}
+    (silu,) = [c for c in plan.calls if c.kernel.endswith("_elementwise")]
+    assert [shapes[a] for a in silu.args] == [(1, 3 * 81, 8)] * 2  # 24 channels: blocks of 8

@@ -222,6 +222,13 @@ CASES = {
     "avg_pool": Task.make("pool2d", data=(1, 24, 8, 7), kind="avg", kernel=3, padding=1),
     "elementwise_add": Task.make("elementwise", fn="add", shapes=[(2, 3, 17), (2, 3, 17)]),
     "elementwise_sigmoid": Task.make("elementwise", fn="sigmoid", shapes=[(5, 33)]),
+    # DenseNet's concat, batch norm and ReLU in one pass, [N, C/b, H*W, b] (channel_affine)
+    "affine_of_a_concat": Task.make(
+        "elementwise",
+        fn="affine",
+        relu=True,
+        shapes=[(1, 2, 35, 8), (1, 1, 35, 8), (1, 3, 1, 8), (1, 3, 1, 8)],
+    ),
     # the kernels a network runs between its anchors, as the compiler calls them
     # (compiler.tasks): pools in their input's channel block, blocked concats and adds, ...
     "max_pool_blocked_ceil": Task.make(

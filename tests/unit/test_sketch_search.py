@@ -19,7 +19,7 @@ from tunefarm.tune.cost_model import XGBoostCostModel
 from tunefarm.tune.dispatch import ApplyHistoryBest
 from tunefarm.tune.policy import PolicyError, check_policy, tuner_factory, uses_sketch
 from tunefarm.tune.records import load_records, log_to_file
-from tunefarm.tune.sketch_search import SketchTuner
+from tunefarm.tune.sketch_search import SketchTuner, State
 from tunefarm.tune.task_scheduler import TaskScheduler
 from tunefarm.tune.tuner import MeasureOption
 from tunefarm.tune.xgb_tuner import normalised_throughput
@@ -220,3 +220,48 @@ def test_a_sketch_candidate_crosses_a_queue_as_json():
     back = MeasureInput.from_json(json.loads(json.dumps(inp.to_json())))
     assert back == inp
     assert registry.generate_source(back).code == registry.generate_source(inp).code
+
+
+# -- the first batch: the default schedule and hand-built states (issue 27) ----------------
+CONV = Task.make("conv2d", data=(1, 32, 14, 14), weight=(64, 32, 3, 3), strides=1, padding=1,
+                 target="cpu -isa=avx2")  # fmt: skip
+
+
+def test_a_heuristic_state_is_a_register_block_with_the_whole_reduction_inside():
+    from tunefarm.schedule.sketch import TilePlan
+    from tunefarm.schedule.sketch_state import heuristic
+
+    tuner = SketchTuner(CONV, seed=0)
+    params = tuner.params
+    assert params.lanes == 8  # avx2 float32, whatever the host
+    for k, sketch in enumerate(tuner.sketches):
+        (tile,) = [p for p in sketch.plans if isinstance(p, TilePlan)]
+        for vectors in (1, 2):
+            d = heuristic(sketch, params, np.random.default_rng(0), vectors, unroll=64)
+            (last, ext), others = tile.spatial[-1], tile.spatial[:-1]
+            inner = d[f"tile:{tile.stage}:{last}"]
+            assert inner[:2] == (1, 1) and inner[2] <= params.lanes * vectors
+            assert ext % inner[2] == 0
+            block = [d[f"tile:{tile.stage}:{ax}"][2] for ax, _ in others]
+            assert np.prod(block) * max(1, inner[2] // params.lanes) <= params.max_register
+            assert np.prod(block) > 1  # rows of accumulators, not one vector
+            for ax, e in tile.reduce:  # a micro-kernel: the reduction inside the block
+                assert d[f"tile:{tile.stage}:{ax}"] == (e,)
+            assert d[f"unroll:{tile.stage}"] == 64
+            assert tuner._make(State(k, tuple(sorted(d.items())))) is not None  # it lowers
+
+
+def test_the_first_batch_is_the_default_schedule_then_hand_built_then_random(measure):
+    tuner = SketchTuner(CONV, seed=0)
+    batch = tuner.next_batch(8)
+    origins = [tuner.origin[i] for i in batch]
+    assert origins == ["default"] + ["heuristic"] * 4 + ["init"] * 3
+    steps = registry.base_kernel(CONV).steps
+    assert tuner.space.get(batch[0]) == registry.sketch_config(steps).as_dict()
+    summary = tuner.tune(8, measure, batch_size=8)
+    assert summary.trials == 8 and not summary.errors, summary.errors
+    # as before on request: all random
+    old = SketchTuner(CONV, seed=0, first="random")
+    assert {old.origin[i] for i in old.next_batch(8)} == {"init"}
+    with pytest.raises(ValueError, match="first: expected 'heuristic' or 'random'"):
+        SketchTuner(CONV, first="template")

@@ -17,6 +17,7 @@ SCRIPT = ROOT / "benchmarks" / "time_to_quality.py"
 sys.path.insert(0, str(SCRIPT.parent))
 
 import time_to_quality as ttq  # noqa: E402 - the benchmarks folder is not a package
+from tunefarm.measure import Config  # noqa: E402
 
 POINTS = [30.0, 60.0, 120.0]
 
@@ -118,3 +119,64 @@ def test_an_op_with_no_schedule_yet_still_plots(tmp_path):
     empty = dict(row, op="y", curves={"sketch": [None, None]}, ttq={"target_s": None})
     ttq.plot({"rows": [row, empty], "loadavg_start": [1.0, 1.0, 1.0]}, str(tmp_path / "p.png"))
     assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
+
+
+# -- whole networks (`--networks`, benchmarks/_ttq_network.py) ------------------------------
+def test_a_network_snapshot_is_every_task_best_so_far():
+    net = ttq.net
+    a, b, c = (Config.make({"k": v}) for v in (1, 2, 3))
+    h = net.NetHistory("sketch", events=[(1.0, 4, 0, a), (2.0, 8, 1, b), (3.0, 12, 0, c)])
+    assert [h.snapshot_at(t) for t in (0.5, 1.0, 2.5, 9.0)] == [0, 1, 2, 3]
+    assert h.configs(0) == {} and h.configs(2) == {0: a, 1: b} and h.configs(3) == {0: c, 1: b}
+    # equal snapshots of two systems (the untuned network of both) are one network
+    other = net.NetHistory("template", events=[(5.0, 4, 1, b)])
+    assert net.network_of("sketch", h, 0) == net.network_of("template", other, 0)
+    assert net.network_of("sketch", h, 2) != net.network_of("template", other, 1)
+    ms = net.NetHistory("metaschedule", events=[(4.0, 16, -1, 900)])
+    assert net.network_of("metaschedule", ms, 0) == ("metaschedule", 0)
+    assert net.network_of("metaschedule", ms, 1) == ("metaschedule", 900)
+
+
+def test_the_summary_keeps_networks_apart_from_ops():
+    rows = []
+    for name in ("op", "network:bert-tiny"):
+        curves = {"sketch": [1.0, 1.0, 1.0], "template": [2.0, 2.0, 1.0]}
+        row = {"op": name, "curves": curves, "ttq": ttq.time_to_quality(curves, POINTS),
+               "candidates_per_s": {"sketch": 1.0, "template": 1.0}}  # fmt: skip
+        rows.append(row | ({"network": "bert-tiny"} if name.startswith("network") else {}))
+    s = ttq.summary(rows, POINTS)
+    for part in (s, s["networks"]):  # one row each: not one geomean over both
+        got = part["ttq_geomean_s"]
+        assert math.isclose(got["sketch"], 30.0) and math.isclose(got["template"], 120.0)
+    assert "networks" not in ttq.summary(rows[:1], POINTS)
+
+
+def test_unknown_networks_and_nothing_to_run_are_refused():
+    for argv, want in (
+        (["--networks", "resnet-50"], "--networks: unknown ['resnet-50']"),
+        (["--ops", "none"], "--ops none: give --networks"),
+    ):
+        proc = subprocess.run([sys.executable, str(SCRIPT), *argv], capture_output=True,
+                              text=True, timeout=120)  # fmt: skip
+        assert proc.returncode == 2 and want in proc.stderr, proc.stderr[-500:]
+
+
+@pytest.mark.slow  # two few-second searches of bert-tiny, compiles and the re-timing (~1-2 min)
+def test_a_tiny_network_run_times_whole_networks_and_skips_metaschedule(tmp_path):
+    out = tmp_path / "net.json"
+    cmd = [sys.executable, str(SCRIPT), "--ops", "none", "--networks", "bert-tiny",
+           "--checkpoints", "2,4", "--rounds", "1", "--batch", "2", "--json", str(out)]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["op"] == "network:bert-tiny" and row["tasks"] > 1
+    assert set(row["curves"]) == {"sketch", "template"}
+    assert "no --tvm-python" in row["skipped"]["metaschedule"]
+    for system, curve in row["curves"].items():
+        # a network exists at every checkpoint (untuned until a task has a best), checked
+        # against ONNX Runtime before it is timed
+        assert all(v is not None and v > 0 for v in curve), (system, row["rejected"])
+        assert row["candidates"][system] >= 2
+    assert row["rejected"] == {}
+    assert row["ttq"]["best_s"] == min(v for c in row["curves"].values() for v in c)
+    assert "network:bert-tiny | sketch" in proc.stdout and "over networks" in proc.stdout

@@ -18,14 +18,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from os import PathLike
 from typing import Any
 
 import numpy as np
 
-from tunefarm.backends import canonical, check_networks, registry
+from tunefarm.backends import canonical, check_networks, parse_target, registry
 from tunefarm.compiler import gpu, quantized
-from tunefarm.compiler.layouts import Layout, block, physical_shape, same_memory
+from tunefarm.compiler.layouts import Layout, block, padded, physical_shape, same_memory
 from tunefarm.graph.extract import (
     TUNABLE_OPS,
     anchor_alternatives,
@@ -131,6 +132,8 @@ class _Lowering:
         self.choices: dict[Task, TaskChoice] = {}
         self.node: Node | None = None
         self.on_device = gpu.is_device_target(target)  # a GPU: see compiler/gpu.py
+        self.readers: dict[str, list[Node]] | None = None  # value -> nodes reading it
+        self.fused: set[str] = set()  # nodes an earlier node's kernel computed
 
     # -- buffers ---------------------------------------------------------------------------
     def new_buffer(self, shape, dtype: str, kind: str = "temp", alias_of: str | None = None) -> str:
@@ -174,12 +177,16 @@ class _Lowering:
         if same_memory(logical, have, want):
             out = self.new_buffer(shape, self.buffers[buf].dtype, alias_of=buf)
         else:
+            # a value held with padded channels (`compiler.layouts`) names its channels
+            pad = padded(logical, have) or padded(logical, want)
+            pads = {"channels": logical[1]} if pad else {}
             task = Task.make(
                 "layout_transform",
                 target=self.target,
                 shape=self.buffers[buf].shape,
                 src=have or "NCHW",
                 dst=want or "NCHW",
+                **pads,
             )
             out = self.new_buffer(shape, self.buffers[buf].dtype)
             self.call_default(task, [buf, out], f"{value}->{want or 'NCHW'}")
@@ -270,6 +277,8 @@ class _Lowering:
     # -- node lowering ---------------------------------------------------------------------
     def lower(self, node: Node) -> None:
         self.node = node
+        if node.name in self.fused:
+            return
         if self.on_device and gpu.lower(self, node):
             return
         if node.op in TUNABLE_OPS:
@@ -306,15 +315,34 @@ class _Lowering:
         config = self.choose(task)
         kdef = self.instantiate(task, config)
         data_layout, out_layout = kdef.notes.get("data_layout"), kdef.notes.get("out_layout")
+        shapes = [shape for _, shape in registry.template(task).logical_inputs(task)]
         args = [self.in_layout(node.inputs[0], data_layout)]
-        args.append(self.param(node.inputs[1], kdef.packers[1], kdef.io_key))
+        args.append(self.task_param(node.inputs[1], kdef.packers[1], shapes[1], kdef.io_key))
         for i, extra in enumerate(node.inputs[2:], start=2):
             if self.g.is_param(extra):
-                args.append(self.param(extra, kdef.packers[i], f"{kdef.io_key}#{i}"))
+                key = f"{kdef.io_key}#{i}"
+                args.append(self.task_param(extra, kdef.packers[i], shapes[i], key))
             else:
                 args.append(self.in_layout(extra, out_layout))
         args.append(self.define(node.outputs[0], kdef.outputs[0].shape, out_layout))
         self.call(task, config, args)
+
+    def task_param(self, value: str, pack, shape, key: str) -> str:
+        """`param` of a kernel input whose task has `shape` for it: a conv whose channels the
+        backend padded to whole vectors (`backends.cpu.conv2d.padded_channels`) gets its
+        weights and bias padded with zeros, so its padded output lanes are zero and its
+        padded input lanes are read through zero weights."""
+        have = tuple(self.g.shape(value))
+        if have == tuple(shape):
+            return self.param(value, pack, key)
+        if len(have) != len(shape) or any(h > s for h, s in zip(have, shape, strict=True)):
+            raise self.error(f"param {value!r} of shape {list(have)} does not fit {list(shape)}")
+
+        def pad_then_pack(x, pack=pack, shape=tuple(shape)):
+            x = np.pad(x, [(0, s - d) for s, d in zip(shape, x.shape, strict=True)])
+            return pack(x) if pack else x
+
+        return self.param(value, pad_then_pack, key)
 
     def pool(self, node: Node) -> None:
         """Pools run in the block their input arrives in: the task names it (`block`), so its
@@ -330,6 +358,9 @@ class _Lowering:
                 params[k] = node.attrs[k]
         task = Task.make(node.op, target=self.target, **params)
         b, c = block(self.layout.get(data)), params["data"][1]
+        if b and padded(params["data"], self.layout.get(data)):
+            c = -(-c // b) * b  # a pool works per channel: it pools the padded lanes too
+            params["data"] = [params["data"][0], c, *params["data"][2:]]
         if b and c % b == 0:
             blocked = Task.make(node.op, target=self.target, **params, block=b)
             try:
@@ -351,41 +382,62 @@ class _Lowering:
         self.buf_of[out], self.layout[out] = buf, None
 
     def unary(self, node: Node) -> None:
+        """In the input's layout, a blocked one as rows of vectors (`_rows`); a square root
+        of a value held with padded channels runs logical (a padded lane that an earlier op
+        made negative would become a NaN)."""
         src = node.inputs[0]
-        buf = self.held(src)
+        layout = self.layout.get(src)
+        if node.op == "sqrt" and padded(self.g.shape(src), layout):
+            layout = None
+        buf = self.in_layout(src, layout)
         shape = self.buffers[buf].shape
+        out = self.define(node.outputs[0], shape, layout)
+        if block(layout) > 1 and len(shape) == 5:
+            buf, out = self.view(buf, _rows(shape)), self.view(out, _rows(shape))
         attrs = {k: float(node.attrs[k]) for k in UNARY_ATTRS.get(node.op, ())}
         task = Task.make(
-            "elementwise", target=self.target, fn=UNARY_FNS[node.op], shapes=[shape], **attrs
+            "elementwise",
+            target=self.target,
+            fn=UNARY_FNS[node.op],
+            shapes=[self.buffers[buf].shape],
+            **attrs,
         )
-        out = self.define(node.outputs[0], shape, self.layout.get(src))
         self.call_default(task, [buf, out])
 
     def binary(self, node: Node) -> None:
         """Same-shaped activations stay in the first one's layout; so does a blocked
         activation times (plus, ...) a per-channel value (`channel_operand`); other
-        broadcasts run logical."""
+        broadcasts run logical. A division touching a value held with padded channels runs
+        logical too: its padded lanes are zero, and 0 / 0 would put NaNs there, which even
+        a conv's zero weights pass on."""
         a, b = node.inputs
         same = self.g.shape(a) == self.g.shape(b) and not (self.g.is_param(a) or self.g.is_param(b))
         layout = self.layout.get(a) if same else None
+        if node.op == "div" and any(padded(self.g.shape(v), self.layout.get(v)) for v in (a, b)):
+            same, layout = True, None  # neither blocked path: both operands logical
         if not same:
             blocked = self.channel_operand(a, b)
             if blocked is not None:
-                task = Task.make(
-                    "elementwise",
-                    target=self.target,
-                    fn=BINARY_FNS[node.op],
-                    shapes=[self.buffers[x].shape for x in blocked[0]],
-                )
                 out_shape = physical_shape(self.g.shape(node.outputs[0]), blocked[1])
                 out = self.define(node.outputs[0], out_shape, blocked[1])
-                self.call_default(task, [*blocked[0], out])
+                bufs = [self.view(x, _pixels(self.buffers[x].shape)) for x in blocked[0]]
+                self.call_binary(node, [*bufs, self.view(out, _pixels(out_shape))])
                 return
         bufs = [self.in_layout(v, layout) for v in (a, b)]
-        shapes = [self.buffers[x].shape for x in bufs]
-        task = Task.make("elementwise", target=self.target, fn=BINARY_FNS[node.op], shapes=shapes)
         out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
-        self.call_default(task, [*bufs, self.define(node.outputs[0], out_shape, layout)])
+        out = self.define(node.outputs[0], out_shape, layout)
+        if block(layout) > 1 and len(out_shape) == 5:  # same shapes: rows of vectors
+            bufs, out = (
+                [self.view(x, _rows(out_shape)) for x in bufs],
+                self.view(out, _rows(out_shape)),
+            )
+        self.call_binary(node, [*bufs, out])
+
+    def call_binary(self, node: Node, args: list[str]) -> None:
+        """The elementwise kernel of a binary node on (a, b, out) buffers as they are."""
+        shapes = [self.buffers[x].shape for x in args[:2]]
+        task = Task.make("elementwise", target=self.target, fn=BINARY_FNS[node.op], shapes=shapes)
+        self.call_default(task, args)
 
     def channel_operand(self, a: str, b: str) -> tuple[list[str], Layout] | None:
         """([buffer of a, buffer of b], layout) when one operand is a 4-D activation held in
@@ -414,12 +466,44 @@ class _Lowering:
             if self.g.is_param(small):
                 phys = physical_shape(t, layout)
                 key = f"as {layout}"
-                small_buf = self.param(small, lambda x, phys=phys: x.reshape(phys), key)
+                small_buf = self.param(small, partial(_per_channel, phys=phys), key)
             else:
                 small_buf = self.in_layout(small, layout)
             bufs = {big: self.held(big), small: small_buf}
             return [bufs[a], bufs[b]], layout
         return None
+
+    def channel_affine(self, node: Node) -> None:
+        """x * scale + shift (+ relu) in one pass (several xs: joined along C in the same
+        pass), in the block x arrives in, each [N, C/b, H, W, b] buffer seen as
+        [N, C/b, H * W, b] (one division per vector fewer) and the [1, C, 1, 1] constants
+        read as [1, C/b, 1, b] (their own memory). Logical when the xs' layouts differ."""
+        xs, consts = node.inputs[:-2], node.inputs[-2:]
+        layouts = {self.layout.get(x) for x in xs}
+        layout = layouts.pop() if len(layouts) == 1 else None
+        b = block(layout)
+        if not (b > 1 and all(len(s := self.g.shape(x)) == 4 and s[1] % b == 0 for x in xs)):
+            layout = None
+        out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
+        out = self.define(node.outputs[0], out_shape, layout)
+        bufs = [self.in_layout(x, layout) for x in xs]
+        if layout is not None:
+            bufs, out = (
+                [self.view(x, _pixels(self.buffers[x].shape)) for x in bufs],
+                self.view(out, _pixels(out_shape)),
+            )
+        for v in consts:
+            phys = (1, *self.buffers[out].shape[1:-2], 1, self.buffers[out].shape[-1])
+            phys = physical_shape(self.g.shape(v), None) if layout is None else phys
+            bufs.append(self.param(v, lambda a, phys=phys: a.reshape(phys), f"as {layout}"))
+        task = Task.make(
+            "elementwise",
+            target=self.target,
+            fn="affine",
+            relu=bool(node.attrs.get("relu", False)),
+            shapes=[self.buffers[x].shape for x in bufs],
+        )
+        self.call_default(task, [*bufs, out])
 
     def concat(self, node: Node) -> None:
         """Concat along C, H or W stays blocked when every input is in the same block
@@ -428,15 +512,97 @@ class _Lowering:
         ins = node.inputs
         rank = len(self.g.shape(ins[0]))
         axis = int(node.attrs["axis"]) % rank
+        shuffle = self.shuffle_after(node) if rank == 4 and axis == 1 else None
+        if "channel_shuffle" not in registry.ops(parse_target(self.target).kind):
+            shuffle = None  # a backend without the kernel (GPUs, VTA) runs the three ops
+        if shuffle is not None:
+            self.concat_shuffle(node, *shuffle)
+            return
         layouts = {self.layout.get(v) for v in ins}
         layout = next(iter(layouts)) if len(layouts) == 1 else None
+        if any(padded(self.g.shape(v), layout) for v in ins):
+            layout = None  # padded channels: a blocked concat would keep the pads in between
         if layout is not None and not (axis in (1, 2, 3) and rank == 4):
             layout = None
+        if layout is None and rank == 4 and any(block(self.layout.get(v)) > 1 for v in ins):
+            self.concat_blocked_inputs(node, axis)
+            return
         bufs = [self.in_layout(v, layout) for v in ins]
+        out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
+        out = self.define(node.outputs[0], out_shape, layout)
+        if axis == 1 and block(layout) > 1:  # along whole channel blocks: see `_rows`
+            bufs, out = (
+                [self.view(x, _rows(self.buffers[x].shape)) for x in bufs],
+                self.view(out, _rows(out_shape)),
+            )
         shapes = [self.buffers[x].shape for x in bufs]
         task = Task.make("concat", target=self.target, shapes=shapes, axis=axis)
-        out_shape = physical_shape(self.g.shape(node.outputs[0]), layout)
-        self.call_default(task, [*bufs, self.define(node.outputs[0], out_shape, layout)])
+        self.call_default(task, [*bufs, out])
+
+    def concat_blocked_inputs(self, node: Node, axis: int) -> None:
+        """A logical concat of inputs some of which are blocked (ShuffleNet's branch outputs,
+        padded, beside the logical half it passes through): the kernel reads each blocked
+        input in its own layout (the concat task's `layouts`), so no transform runs first."""
+        ins = node.inputs
+        layouts = [self.layout.get(v) if block(self.layout.get(v)) > 1 else None for v in ins]
+        bufs = [self.in_layout(v, lay) for v, lay in zip(ins, layouts, strict=True)]
+        task = Task.make(
+            "concat",
+            target=self.target,
+            shapes=[self.buffers[x].shape for x in bufs],
+            axis=axis,
+            layouts=layouts,
+            channels=[int(self.g.shape(v)[1]) for v in ins],
+        )
+        out = self.define(node.outputs[0], self.g.shape(node.outputs[0]), None)
+        self.call_default(task, [*bufs, out])
+
+    def sole_reader(self, value: str, op: str) -> Node | None:
+        """The one node reading `value`, if it is an `op` and `value` is no graph output."""
+        if self.readers is None:
+            self.readers = self.g.consumers()
+        nodes = self.readers.get(value, [])
+        if len(nodes) != 1 or nodes[0].op != op or value in self.g.outputs:
+            return None
+        return nodes[0]
+
+    def shuffle_after(self, node: Node) -> tuple[list[Node], int] | None:
+        """([reshape, transpose, reshape], groups) when the concat's output is only a
+        channel shuffle's input (ShuffleNet v2: reshape to [N, g, C/g, H, W], transpose
+        perm [0, 2, 1, 3, 4], reshape to [N, C, H, W]); None otherwise."""
+        n, c, h, w = self.g.shape(node.outputs[0])
+        first = self.sole_reader(node.outputs[0], "reshape")
+        if first is None or len(self.g.shape(first.outputs[0])) != 5:
+            return None
+        groups = self.g.shape(first.outputs[0])[1]
+        if self.g.shape(first.outputs[0]) != (n, groups, c // groups, h, w) or groups < 2:
+            return None
+        swap = self.sole_reader(first.outputs[0], "transpose")
+        if swap is None or tuple(swap.attrs["perm"]) != (0, 2, 1, 3, 4):
+            return None
+        last = self.sole_reader(swap.outputs[0], "reshape")
+        if last is None or self.g.shape(last.outputs[0]) != (n, c, h, w):
+            return None
+        return [first, swap, last], groups
+
+    def concat_shuffle(self, node: Node, nodes: list[Node], groups: int) -> None:
+        """A concat and the channel shuffle after it as one kernel (`channel_shuffle`),
+        reading blocked inputs in their own layouts and writing the shuffled value logical:
+        one pass instead of a concat and a transpose (and a transform per blocked input)."""
+        ins = node.inputs
+        layouts = [self.layout.get(v) if block(self.layout.get(v)) > 1 else None for v in ins]
+        bufs = [self.in_layout(v, lay) for v, lay in zip(ins, layouts, strict=True)]
+        task = Task.make(
+            "channel_shuffle",
+            target=self.target,
+            shapes=[self.buffers[x].shape for x in bufs],
+            layouts=layouts,
+            channels=[int(self.g.shape(v)[1]) for v in ins],
+            groups=groups,
+        )
+        value = nodes[-1].outputs[0]
+        self.call_default(task, [*bufs, self.define(value, self.g.shape(value), None)])
+        self.fused.update(n.name for n in nodes)
 
     def split(self, node: Node) -> None:
         src = self.logical(node.inputs[0])
@@ -452,8 +618,51 @@ class _Lowering:
                 begin=begin,
                 end=begin + int(size),
             )
-            self.call_default(task, [src, self.define(out, self.g.shape(out), None)])
+            if not self.channel_slice_into(src, out, axis, begin, int(size)):
+                self.call_default(task, [src, self.define(out, self.g.shape(out), None)])
             begin += int(size)
+
+    def channel_slice_into(self, src: str, out: str, axis: int, begin: int, size: int) -> bool:
+        """Slice channels [begin, begin + size) of the logical 4-D buffer `src` straight into
+        the blocked layout every reader of `out` wants (`reader_layout`): one layout
+        transform with an offset, instead of a slice and then a transform (ShuffleNet's
+        split, whose second half feeds a conv). False, doing nothing, otherwise."""
+        shape = self.buffers[src].shape
+        want = self.reader_layout(out)
+        if want is None or axis != 1 or len(shape) != 4:
+            return False
+        logical = self.g.shape(out)
+        pads = {"offset": begin} if begin else {}
+        task = Task.make(
+            "layout_transform",
+            target=self.target,
+            shape=shape,
+            src="NCHW",
+            dst=want,
+            channels=size,
+            **pads,
+        )
+        self.call_default(task, [src, self.define(out, physical_shape(logical, want), want)])
+        return True
+
+    def reader_layout(self, value: str) -> Layout:
+        """The blocked layout every reader of `value` reads it in, when all are dense or
+        depthwise convs reading it as their data (their tasks pin the channel blocks, see
+        `backends.cpu.layout`, whatever config a record gives); None otherwise."""
+        if self.on_device:
+            return None
+        if self.readers is None:
+            self.readers = self.g.consumers()
+        nodes = self.readers.get(value, [])
+        wants = set()
+        for node in nodes:
+            if node.op != "conv2d" or node.inputs[0] != value or value in node.inputs[1:]:
+                return None
+            for task in anchor_alternatives(self.g, node, self.target):
+                wants.add(tuple(task.args.get("blocks") or (0,))[0])
+        if not nodes or len(wants) != 1 or next(iter(wants)) <= 1:
+            return None
+        return f"NCHW{next(iter(wants))}c"
 
     def generic(self, node: Node) -> None:
         """Ops of the generic template, in the logical layout."""
@@ -569,6 +778,10 @@ class _Lowering:
         if not (rank == 4 and axis % rank in (2, 3) and block(layout) > 1):
             layout = None
         src = self.in_layout(value, layout)
+        begin, end = int(a["begin"]), int(a["end"])
+        if layout is None and rank == 4 and axis % rank == 1:  # a channel slice
+            if self.channel_slice_into(src, node.outputs[0], 1, begin, end - begin):
+                return
         task = Task.make(
             "slice",
             target=self.target,
@@ -623,12 +836,34 @@ GENERIC_PARAMS: dict[str, tuple[str, tuple[str, ...]]] = {
 # graph op -> the _Lowering method that compiles it (ops with their own argument handling)
 OTHER_OPS = {
     "attention": "attention",
+    "channel_affine": "channel_affine",
     "cast": "cast",
     "where": "where",
     "gather": "gather",
     "expand": "expand",
     "slice": "slice",
 }
+
+
+def _per_channel(x: np.ndarray, phys: tuple[int, ...]) -> np.ndarray:
+    """A per-channel constant ([C, 1, 1] or [1, C, 1, 1]) as [1, C/b, 1, 1, b] (`phys`),
+    its channels padded with zeros where the activation it meets is held padded."""
+    flat = x.reshape(-1)
+    return np.pad(flat, (0, int(np.prod(phys)) - flat.size)).reshape(phys)
+
+
+def _rows(shape: tuple[int, ...]) -> tuple[int, int, int]:
+    """A blocked activation [N, C/b, H, W, b] seen as [N, C/b * H * W, b]: a concat along
+    channel blocks is then one along rows of vectors, whose kernel indexes each row without
+    the divisions by H and W that its 5-D loop nest did per vector."""
+    n, cb, h, w, b = shape
+    return (n, cb * h * w, b)
+
+
+def _pixels(shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """A blocked activation [N, C/b, H, W, b] seen as [N, C/b, H * W, b]."""
+    n, cb, h, w, b = shape
+    return (n, cb, h * w, b)
 
 
 def _history(records, device_key: str | None) -> ApplyHistoryBest | None:

@@ -39,6 +39,7 @@ SHOWN_NODES = 3
 # fallbacks, and their FLOPs are not scaled.
 MOVEMENT_OPS = frozenset(
     {"layout_transform", "elementwise", "copy", "transpose", "concat", "slice", "pad"}
+    | {"channel_shuffle"}
     | {"broadcast_to", "gather", "where", "cast", "split", "reshape"}
 )
 

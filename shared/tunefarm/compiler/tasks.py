@@ -63,7 +63,11 @@ class _Survey(_Lowering):
     ) -> str:
         if (value, key) not in self.packed:  # a placeholder buffer: weights are not packed
             array = self.g.params[value]
-            self.packed[(value, key)] = self.new_buffer(array.shape, str(array.dtype), "param")
+            shape = array.shape
+            if pack is not None:  # the packed shape (a per-channel constant read blocked is
+                # [1, C/b, 1, b]), packing zeros of one element seen at the param's shape
+                shape = np.shape(pack(np.broadcast_to(np.zeros(1, array.dtype), shape)))
+            self.packed[(value, key)] = self.new_buffer(shape, str(array.dtype), "param")
         return self.packed[(value, key)]
 
 

@@ -23,7 +23,13 @@ from dataclasses import dataclass
 
 from tunefarm.backends import check_networks, parse_target, registry
 from tunefarm.graph.ir import Graph, Node
-from tunefarm.graph.passes import eliminate_dead_code, split_bands, unfuse_attention
+from tunefarm.graph.passes import (
+    eliminate_dead_code,
+    fuse_channel_affine,
+    pool_before_pointwise_conv,
+    split_bands,
+    unfuse_attention,
+)
 from tunefarm.graph.quant_ops import qconv_task
 from tunefarm.task import Task
 from tunefarm.tune.dispatch import ApplyHistoryBest
@@ -55,11 +61,15 @@ def logical_task(graph: Graph, node: Node, target: str) -> Task:
 def for_target(graph: Graph, target: str) -> Graph:
     """`graph` as `target` runs it (models are optimised before the target is known): on
     CPUs, convs that mostly read padding split into padding-free bands (not earlier: the
-    quantizer, graph_pack and the QDQ exporter take whole convs); elsewhere, fused
-    attentions written out again where the backend has no attention kernel."""
+    quantizer, graph_pack and the QDQ exporter take whole convs), an average pool after a
+    1x1 conv moved before it (`pool_before_pointwise_conv`), and per-channel
+    multiply-add(-relu) chains as one `channel_affine` node (the GPU backends have no
+    kernel for it); elsewhere, fused attentions written out again where the backend has
+    no attention kernel."""
     kind = parse_target(target).kind
     if kind == "cpu":
-        graph = eliminate_dead_code(split_bands(graph))
+        graph = fuse_channel_affine(pool_before_pointwise_conv(split_bands(graph)))
+        graph = eliminate_dead_code(graph)
     if "attention" in registry.ops(kind):
         return graph
     return unfuse_attention(graph)

@@ -148,6 +148,9 @@ KERNELS: dict[str, Kernel] = {
     "sub": _binary(R.subtract),
     "mul": _binary(R.multiply),
     "div": _binary(R.divide),
+    "channel_affine": lambda node, a: [
+        R.affine(np.concatenate(a[:-2], axis=1), *a[-2:], relu=bool(node.attrs.get("relu")))
+    ],
     "lrn": _lrn,
     "pool2d": _pool2d,
     "global_pool2d": _global_pool2d,

@@ -13,6 +13,10 @@ Op set (logical NCHW layout for 4-D activations, OIHW weights; `attrs` as listed
   relu sigmoid silu hard_swish            []
   leaky_relu      alpha;  clip  lo hi;  hard_sigmoid  alpha beta
   add sub mul div [a, b]                  numpy broadcasting
+  channel_affine  [x.., scale, shift]     relu  x * scale + shift (then max(., 0) if relu),
+                                          several xs concatenated on axis 1 first; scale,
+                                          shift [1, C, 1, ...] (CPU only: made by
+                                          `graph.passes.channel_affine` in `for_target`)
   lrn             size alpha beta bias
   pool2d          kind("max"|"avg") kernel(2) strides(2) padding(4) dilation(2)
                   ceil_mode count_include_pad
@@ -65,6 +69,7 @@ OPS = (
     "sub",
     "mul",
     "div",
+    "channel_affine",
     "lrn",
     "pool2d",
     "global_pool2d",

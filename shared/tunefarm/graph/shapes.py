@@ -398,6 +398,28 @@ def _equal(node: Node, ins: list[Value]) -> list[Value]:
     return _binary(node, ins)
 
 
+def _channel_affine(node: Node, ins: list[Value]) -> list[Value]:
+    """x (rank >= 2, float32; several xs: their concat along axis 1) with a scale and shift
+    of shape [1, C, 1, ...]: x's shape."""
+    if len(ins) < 3:
+        raise _fail(node, f"expected x (one or more) then scale and shift, got {len(ins)} inputs")
+    _float(node, ins)
+    xs = ins[:-2]
+    shape = list(xs[0].shape)
+    if len(shape) < 2:
+        raise _fail(node, f"x {xs[0].name!r} needs a channel axis (rank >= 2), got {shape}")
+    for v in xs[1:]:
+        if len(v.shape) != len(shape) or [*v.shape[:1], *v.shape[2:]] != shape[:1] + shape[2:]:
+            raise _fail(node, f"x {v.name!r} {list(v.shape)} does not join {shape} on axis 1")
+    shape[1] = sum(v.shape[1] for v in xs)
+    want = [1, shape[1]] + [1] * (len(shape) - 2)
+    for what, v in zip(("scale", "shift"), ins[-2:], strict=True):
+        if list(v.shape) != want:
+            got = list(v.shape)
+            raise _fail(node, f"{what} {v.name!r} must have shape {want}, got {got}")
+    return _out(node, [shape], "float32")
+
+
 def _where(node: Node, ins: list[Value]) -> list[Value]:
     _n_inputs(node, ins, 3)
     _float(node, ins)
@@ -522,6 +544,7 @@ RULES: dict[str, Rule] = {
     "sub": _binary,
     "mul": _binary,
     "div": _binary,
+    "channel_affine": _channel_affine,
     "lrn": _lrn,
     "pool2d": _pool2d,
     "global_pool2d": _global_pool2d,

@@ -17,7 +17,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Layout", "layout_shape", "parse_layout", "primal_shape", "transform"]
+__all__ = [
+    "Layout",
+    "layout_shape",
+    "parse_layout",
+    "primal_shape",
+    "transform",
+    "transform_padded",
+]
 
 
 @dataclass(frozen=True)
@@ -218,3 +225,23 @@ def transform(x: np.ndarray, src: str | Layout, dst: str | Layout) -> np.ndarray
     if np.may_share_memory(out, x):
         out = out.copy()  # identity transforms must still hand back a fresh array
     return out
+
+
+def transform_padded(
+    x: np.ndarray, src: str | Layout, dst: str | Layout, channels: int, offset: int = 0
+) -> np.ndarray:
+    """`transform` of a value with `channels` channels (axis C) whose blocked layouts hold C
+    padded to a whole number of blocks: `x` may carry padded channels (dropped) and `dst`
+    gets its channels padded with zeros to a multiple of its C block. The network compiler
+    holds activations so (see `compiler.layouts`). With `offset` the value is x's channels
+    [offset, offset + channels)."""
+    src, dst = parse_layout(src), parse_layout(dst)
+    primal = "".join(src.primal_axes)
+    flat = transform(x, src, primal)
+    axis = primal.index("C")
+    if flat.shape[axis] < offset + channels:
+        raise ValueError(f"input has {flat.shape[axis]} channels, fewer than {offset + channels}")
+    flat = np.take(flat, np.arange(offset, offset + channels), axis=axis)
+    pad = [(0, 0)] * flat.ndim
+    pad[axis] = (0, -channels % dst.block("C"))
+    return transform(np.pad(flat, pad), primal, dst)

@@ -385,6 +385,13 @@ def bias_add(x: np.ndarray, b: np.ndarray, axis: int = 1) -> np.ndarray:
     return x + b.reshape(shape)
 
 
+def affine(x: np.ndarray, scale: np.ndarray, shift: np.ndarray, relu: bool = False) -> np.ndarray:
+    """x * scale + shift, then max(., 0) when `relu` (scale, shift broadcast to x)."""
+    x, scale, shift = _arr(x, "x"), _arr(scale, "scale"), _arr(shift, "shift")
+    y = (x * scale + shift).astype(x.dtype, copy=False)
+    return np.maximum(y, np.zeros((), x.dtype)) if relu else y
+
+
 def relu(x: np.ndarray) -> np.ndarray:
     x = _arr(x, "x")
     return np.maximum(x, np.zeros((), x.dtype))
@@ -658,7 +665,7 @@ OPS: dict[str, Callable[..., np.ndarray]] = {
         pad_nchw, conv2d_nchw, conv2d_nhwc, conv2d_nchwc, depthwise_conv2d_nchw,
         dense, matmul, batch_matmul,
         max_pool2d_nchw, avg_pool2d_nchw, global_avg_pool2d_nchw, global_max_pool2d_nchw,
-        add, subtract, multiply, divide, maximum, minimum, bias_add,
+        add, subtract, multiply, divide, maximum, minimum, bias_add, affine,
         relu, clip, sigmoid, silu, hard_sigmoid, hard_swish, leaky_relu, cast,
         softmax, log_softmax, layout_transform,
         erf, tanh, sqrt, square, gelu, equal, where, gather, broadcast_to, layer_norm,

@@ -177,6 +177,49 @@ def _outer_extents(p: TilePlan, d: Decisions) -> list[int]:
     return level0 + [t[0] for _, t in tiles]
 
 
+# -------------------------------------------------------------------------------- heuristic
+def heuristic(
+    sketch: Sketch, params: SketchParams, rng: np.random.Generator, vectors: int = 1,
+    unroll: int = 0,
+) -> Decisions:  # fmt: skip
+    """A hand-built state of the kind fast CPU kernels are made of, for a search's first
+    batch (a cold model ranks nothing, and random tiles rarely land on one): every tiled
+    stage computes a register block, `vectors` vector widths of its last axis by as many
+    rows of the axes before it (innermost first) as fill `max_register` accumulators, with
+    the whole reduction inside the block (a micro-kernel), at the consumer's second tile
+    level, the outer loops fused for parallelism; simple stages vectorised by the vector
+    width where it divides. Decisions a plan of a backend's own keeps are sampled."""
+    d = sample(sketch, params, rng)
+    for p in sketch.plans:
+        if isinstance(p, TilePlan):
+            _heuristic_tile(p, params, d, vectors, unroll)
+        elif isinstance(p, SimplePlan) and p.spatial[-1][1] % params.lanes == 0:
+            d[f"vec:{p.stage}"] = params.lanes
+    return d
+
+
+def _heuristic_tile(p: TilePlan, params: SketchParams, d: Decisions, vectors: int, unroll: int):
+    (last, ext), others = p.spatial[-1], p.spatial[:-1]
+    want = params.lanes * vectors
+    inner = max((v for v in divisors(ext) if v <= min(want, params.max_innermost)), default=1)
+    d[f"tile:{p.stage}:{last}"] = (1, 1, inner)
+    budget = max(1, params.max_register // max(1, inner // params.lanes))
+    for ax, e in reversed(others):
+        r = max(v for v in divisors(e) if v <= budget)
+        budget //= r
+        d[f"tile:{p.stage}:{ax}"] = (1, 1, r)
+    for ax, e in p.reduce:
+        d[f"tile:{p.stage}:{ax}"] = (max(v for v in divisors(e) if v <= params.max_innermost),)
+    if p.consumer is not None:
+        d[f"loc:{p.stage}"] = 1
+    most = len(p.spatial) * (d.get(f"loc:{p.stage}", 1) + 1)
+    extents = _outer_extents(p, d)[:most]
+    d[f"par:{p.stage}"] = next(
+        (k for k in range(1, most + 1) if math.prod(extents[:k]) >= params.min_parallel), most
+    )
+    d[f"unroll:{p.stage}"] = unroll
+
+
 # -------------------------------------------------------------------------------- mutation
 MUTATIONS = ("tile", "parallel", "unroll", "location", "rfactor")
 _PREFIX = {

@@ -34,9 +34,11 @@ from tunefarm.codegen.lower import lower
 from tunefarm.measure import Config, MeasureInput, MeasureResult
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.schedule import Schedule
+from tunefarm.schedule.sketch import TilePlan
 from tunefarm.schedule.sketch_state import (
     MUTATIONS,
     Decisions,
+    heuristic,
     local_elements,
     mutate,
     mutation_kinds,
@@ -66,6 +68,9 @@ STALL_TRIALS = 48
 LOCAL_TOP = 8
 # The cost model's tau (all, top 10%) on the last this many trials is logged this often.
 QUALITY_EVERY = 64
+# The hand-built states of a first batch (`sketch_state.heuristic`), in order: (vector widths
+# of the register block's last axis, auto-unroll); taken round-robin over the sketches.
+HEURISTIC_SHAPES = ((1, 64), (2, 64), (1, 0), (2, 512), (1, 512), (2, 0))
 
 
 class SketchSpace:
@@ -154,7 +159,10 @@ class SketchTuner(Tuner):
         kinds: str = "applicable",
         seed_share: float = 0.25,
         local_share: float = 0.5,
+        first: str = "heuristic",
     ):
+        if first not in ("heuristic", "random"):
+            raise ValueError(f"first: expected 'heuristic' or 'random', got {first!r}")
         if kinds not in ("any", "applicable"):
             raise ValueError(f"kinds: expected 'any' or 'applicable', got {kinds!r}")
         super().__init__(task, SketchSpace(), seed)
@@ -163,6 +171,7 @@ class SketchTuner(Tuner):
         self.evolve, self.population, self.generations = evolve, population, generations
         self.epsilon = epsilon
         self.kinds, self.seed_share, self.local_share = kinds, seed_share, local_share
+        self.first = first
         # rank loss on throughput normalised per task: the search needs an order, and one
         # model's scale then never mixes tasks (measured Kendall tau 0.53 against 0.46 for
         # squared error on held-out dense states)
@@ -245,6 +254,8 @@ class SketchTuner(Tuner):
         try:
             if self.evolve and self.model.trained:
                 batch = self._guided(batch_size)
+            elif self.first == "heuristic" and not self.visited:
+                batch = self._first(batch_size)
             else:
                 batch = self._fresh(batch_size, set())
             self._remember_scores(batch)
@@ -283,6 +294,37 @@ class SketchTuner(Tuner):
                 if len(out) >= n:
                     return out
         return out
+
+    def _first(self, batch_size: int) -> list[int]:
+        """A first batch: the template's default schedule (as every template tuner measures
+        first, so the search is never behind the untuned kernel), hand-built states for half
+        of the batch, random ones for the rest."""
+        out = [i for i in [self._default()] if i is not None][:batch_size]
+        want = min(batch_size, len(out) + batch_size // 2)
+        tiled = [k for k, sk in enumerate(self.sketches)
+                 if any(isinstance(p, TilePlan) for p in sk.plans)]  # fmt: skip
+        tiled = tiled or list(range(len(self.sketches)))
+        for vectors, unroll in HEURISTIC_SHAPES:
+            for k in tiled:
+                if len(out) >= want:
+                    break
+                d = heuristic(self.sketches[k], self.params, self.rng, vectors, unroll)
+                i = self._make(State(k, tuple(sorted(d.items()))), "heuristic")
+                if i is not None and i not in out:
+                    out.append(i)
+        return out + self._fresh(batch_size - len(out), set(out))
+
+    def _default(self) -> int | None:
+        """The template's default schedule as a sketch config (its steps on the same compute
+        definition); None when the template writes its own code or the steps do not lower."""
+        if self.kdef.code is not None or not self.kdef.steps:
+            return None
+        steps = list(self.kdef.steps)
+        index = self.space.index_of(registry.sketch_config(steps).as_dict())
+        if index not in self.rows:
+            self.rows[index] = self._featurise(index, steps)
+        self.origin.setdefault(index, "default")
+        return index if self.rows[index] is not None else None
 
     def _guided(self, batch_size: int) -> list[int]:
         pool = self._evolve_population()

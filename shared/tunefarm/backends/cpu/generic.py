@@ -122,13 +122,19 @@ def _ew_inputs(task: Task) -> Inputs:
 UNARY = {"relu", "sigmoid", "silu", "hard_swish", "hard_sigmoid", "leaky_relu", "clip", "cast"}
 UNARY |= {"erf", "tanh", "sqrt", "square", "gelu"}
 BINARY = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "bias_add", "equal"}
+# x * scale + shift (relu=True: then max(., 0)), one pass; with more than one x (k + 2
+# shapes) the xs are concatenated along axis 1 first, in the same pass (DenseNet's concat)
+TERNARY = {"affine"}
 
 
 def _ew_fn(task: Task) -> str:
     fn = task.args.get("fn")
-    if fn not in UNARY | BINARY:
-        raise TaskError(f"elementwise: fn must be one of {sorted(UNARY | BINARY)}, got {fn!r}")
-    want = 1 if fn in UNARY else 2
+    if fn not in UNARY | BINARY | TERNARY:
+        known = sorted(UNARY | BINARY | TERNARY)
+        raise TaskError(f"elementwise: fn must be one of {known}, got {fn!r}")
+    want = 1 if fn in UNARY else 2 if fn in BINARY else 3
+    if fn in TERNARY and len(task.args.get("shapes", ())) > want:
+        return fn  # an affine of the concat of several xs
     if len(task.args.get("shapes", ())) != want:
         raise TaskError(f"elementwise: fn {fn!r} takes {want} input shape(s) in 'shapes'")
     return fn
@@ -142,6 +148,7 @@ def _ew_attrs(task: Task, fn: str) -> dict[str, Any]:
         "hard_sigmoid": {"alpha": a.get("alpha", 0.2), "beta": a.get("beta", 0.5)},
         "cast": {"dtype": a.get("dtype", "float32")},
         "bias_add": {"axis": a.get("axis", 1)},
+        "affine": {"relu": bool(a.get("relu", False))},
     }.get(fn, {})
 
 
@@ -176,6 +183,11 @@ def _ew_specs(task: Task) -> dict[str, InputSpec]:
 
 def _ew_build(task: Task, xs: list[Tensor]) -> Tensor:
     fn = _ew_fn(task)
+    if fn == "affine" and len(xs) > 3:  # the concat is inlined into the affine's pass
+        try:
+            xs = [concat(xs[:-2], 1, name="joined"), *xs[-2:]]
+        except ValueError as exc:
+            raise TaskError(f"elementwise affine: the xs do not concatenate: {exc}") from None
     try:
         return getattr(importlib.import_module("tunefarm.ir.ops.elementwise"), fn)(
             *xs, **_ew_attrs(task, fn), name="out"
@@ -186,6 +198,8 @@ def _ew_build(task: Task, xs: list[Tensor]) -> Tensor:
 
 def _ew_ref(task: Task, xs: list[np.ndarray]) -> np.ndarray:
     fn = _ew_fn(task)
+    if fn == "affine" and len(xs) > 3:
+        xs = [R.concat(xs[:-2], 1), *xs[-2:]]
     return getattr(R, fn)(*xs, **_ew_attrs(task, fn))
 
 
@@ -256,6 +270,54 @@ def _concat_inputs(task: Task) -> Inputs:
     if not isinstance(shapes, list | tuple) or not shapes:
         raise TaskError(f"{task.op}: param 'shapes' must be a non-empty list of input shapes")
     return [(f"x{i}", _as_shape(task, f"shapes[{i}]", s)) for i, s in enumerate(shapes)]
+
+
+def _concat_parts(task: Task, xs: list) -> list:
+    """A concat's inputs as logical values: with the optional `layouts` (one per input: a
+    blocked layout such as "NCHW16c", or None for a logical input) and `channels` (each
+    input's channel count, which a padded blocked input holds rounded up), a blocked input
+    is read through its layout transform, which the kernel inlines (tensors) or applied
+    (numpy arrays, the reference). So a concat of blocked branch outputs into a logical
+    value costs one pass, not a transform per input and then the concat."""
+    layouts = task.args.get("layouts")
+    if layouts is None:
+        return list(xs)
+    channels = task.args.get("channels")
+    if len(layouts) != len(xs) or channels is None or len(channels) != len(xs):
+        raise TaskError(f"{task.op}: 'layouts' and 'channels' need one entry per input")
+    parts = []
+    for i, (x, layout, c) in enumerate(zip(xs, layouts, channels, strict=True)):
+        if layout is None:
+            parts.append(x)
+        elif isinstance(x, np.ndarray):
+            parts.append(L.transform_padded(x, layout, "NCHW", int(c)))
+        else:
+            parts.append(layout_transform(x, layout, "NCHW", name=f"x{i}_nchw", channels=int(c)))
+    return parts
+
+
+def _shuffle_build(task: Task, xs: list[Tensor]) -> Tensor:
+    """ShuffleNet's concat along C then channel shuffle (reshape to [N, g, C/g, H, W],
+    transpose the two channel axes, reshape back) as one pass: output channel c is channel
+    (c % g) * (C / g) + c // g of the concat, which the kernel inlines (and the concat's
+    inputs' layout transforms, see `_concat_parts`)."""
+    cat = concat(_concat_parts(task, xs), 1, name="cat")
+    groups, channels = _int_param(task, "groups"), cat.shape[1]
+    if cat.ndim != 4 or groups < 2 or channels % groups:
+        raise TaskError(f"{task.op}: groups {groups} must divide the {channels} channels (4-D)")
+    per = channels // groups
+
+    def body(n, c, h, w):
+        return cat[n, (c % groups) * per + c // groups, h, w]
+
+    return te.compute(cat.shape, body, name="out", tag="channel_shuffle")
+
+
+def _shuffle_ref(task: Task, xs: list[np.ndarray]) -> np.ndarray:
+    cat = np.concatenate(_concat_parts(task, xs), axis=1)
+    n, c, h, w = cat.shape
+    g = _int_param(task, "groups")
+    return cat.reshape(n, g, c // g, h, w).transpose(0, 2, 1, 3, 4).reshape(n, c, h, w)
 
 
 def _pad_params(task: Task, ndim: int) -> tuple[tuple[int, ...], tuple[int, ...], float]:
@@ -337,6 +399,18 @@ def _gather_specs(t: Task) -> dict[str, InputSpec]:
     return {"indices": InputSpec(dtype, -n, n - 1)}
 
 
+def _transform_ref(t: Task, xs: list[np.ndarray]) -> np.ndarray:
+    """A layout transform's reference; with `channels`, of an activation held with its
+    channels padded to whole blocks (`L.transform_padded`), and with `offset` of the slice
+    of x's channels from there."""
+    a = t.args
+    if a.get("channels") is None:
+        return L.transform(xs[0], a["src"], a["dst"])
+    return L.transform_padded(
+        xs[0], a["src"], a["dst"], int(a["channels"]), int(a.get("offset", 0))
+    )
+
+
 def _ln_inputs(t: Task) -> Inputs:
     shape = _shape(t, "shape")
     axis = _int_param(t, "axis", -1)
@@ -354,10 +428,11 @@ GRAPH_SPECS = [
     OpSpec(
         "concat",
         _concat_inputs,
-        lambda t, xs: concat(xs, _int_param(t, "axis"), name="out"),
-        lambda t, xs: R.concat(xs, _int_param(t, "axis")),
+        lambda t, xs: concat(_concat_parts(t, xs), _int_param(t, "axis"), name="out"),
+        lambda t, xs: R.concat(_concat_parts(t, xs), _int_param(t, "axis")),
         _moves,
     ),
+    OpSpec("channel_shuffle", _concat_inputs, _shuffle_build, _shuffle_ref, _moves),
     OpSpec(
         "slice",
         _one_input,
@@ -477,8 +552,15 @@ SPECS = [
     OpSpec(
         "layout_transform",
         lambda t: [("x", _shape(t, "shape"))],
-        lambda t, xs: layout_transform(xs[0], t.args["src"], t.args["dst"], name="out"),
-        lambda t, xs: L.transform(xs[0], t.args["src"], t.args["dst"]),
+        lambda t, xs: layout_transform(
+            xs[0],
+            t.args["src"],
+            t.args["dst"],
+            name="out",
+            channels=t.args.get("channels"),
+            offset=int(t.args.get("offset", 0)),
+        ),
+        _transform_ref,
         lambda t, o: 0.0,
     ),
     *GRAPH_SPECS,

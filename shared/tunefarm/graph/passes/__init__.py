@@ -11,10 +11,12 @@ from __future__ import annotations
 from tunefarm.graph.ir import Graph
 from tunefarm.graph.passes.attention import fuse_attention, unfuse_attention
 from tunefarm.graph.passes.batch_norm import fold_batch_norm
+from tunefarm.graph.passes.channel_affine import fuse_channel_affine
 from tunefarm.graph.passes.constants import fold_constants
 from tunefarm.graph.passes.conv_taps import split_bands, trim_dead_taps
 from tunefarm.graph.passes.dead_code import eliminate_dead_code
 from tunefarm.graph.passes.fuse import fuse_epilogues
+from tunefarm.graph.passes.pool_first import pool_before_pointwise_conv
 from tunefarm.graph.passes.pooling import mean_to_global_pool
 from tunefarm.graph.passes.silu import fuse_silu
 from tunefarm.graph.passes.transformer import fuse_gelu, fuse_layer_norm, hoist_through_reshape
@@ -45,6 +47,7 @@ __all__ = [
     "eliminate_dead_code",
     "fold_batch_norm",
     "fuse_attention",
+    "fuse_channel_affine",
     "fold_constants",
     "fuse_epilogues",
     "fuse_gelu",
@@ -53,6 +56,7 @@ __all__ = [
     "hoist_through_reshape",
     "mean_to_global_pool",
     "optimize",
+    "pool_before_pointwise_conv",
     "split_bands",
     "trim_dead_taps",
     "unfuse_attention",

@@ -39,6 +39,7 @@ from tunefarm.ir.tensor import ComputeOp, Tensor
 __all__ = [
     "EPILOGUES",
     "add",
+    "affine",
     "bias_add",
     "cast",
     "clip",
@@ -174,6 +175,37 @@ def bias_add(x: Tensor, bias: Tensor, axis: int = 1, name: str = "bias_add") -> 
         name=name,
         tag="bias_add",
         attrs={"axis": ax},
+        axis_names=_axis_names(x),
+    )
+
+
+def affine(
+    x: Tensor, scale: Tensor, shift: Tensor, relu: bool = False, name: str = "affine"
+) -> Tensor:
+    """x * scale + shift (then max(., 0) when `relu`), scale and shift broadcasting to x:
+    a batch norm that no conv absorbs (DenseNet's before each conv), with its ReLU, as one
+    pass over x instead of a multiply, an add and a ReLU pass."""
+    _check_name(name)
+    x = _check_tensor(x, "x")
+    for what, t in (("scale", scale), ("shift", shift)):
+        t = _check_tensor(t, what)
+        try:
+            ok = np.broadcast_shapes(x.shape, t.shape) == tuple(x.shape)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"{what} {t.shape} must broadcast to x {x.shape}")
+
+    def body(*idx: Expr) -> Expr:
+        v = x[idx] * _broadcast_load(scale, idx) + _broadcast_load(shift, idx)
+        return max_(v, const(0.0, v.dtype)) if relu else v
+
+    return te.compute(
+        x.shape,
+        body,
+        name=name,
+        tag="affine",
+        attrs={"relu": bool(relu)},
         axis_names=_axis_names(x),
     )
 

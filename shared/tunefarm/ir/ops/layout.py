@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from tunefarm.ir import tensor as te
-from tunefarm.ir.expr import Expr
+from tunefarm.ir.expr import Expr, const, min_, select
 from tunefarm.ir.ops.conv import _check_name, _check_tensor
 from tunefarm.ir.tensor import Tensor
 
@@ -59,12 +59,39 @@ def _src_index(outer: Expr, inner: Expr | None, fs: int, fd: int) -> tuple[Expr,
     return coord // fs, coord % fs
 
 
-def layout_transform(x: Tensor, src: str, dst: str, name: str = "layout_transform") -> Tensor:
+def _offset_index(
+    outer: Expr, inner: Expr | None, s_block: dict, d_block: dict, offset: int, last: int | None
+) -> dict[str, Expr]:
+    """Source index of axis C (and its block) for destination channel `outer`[, `inner`]
+    shifted by `offset`; with `last`, the channel is clamped to it first, so that a padded
+    destination lane, whose value the select replaces by zero, still loads in bounds (a
+    vectorised select may load both sides)."""
+    fd, fs = d_block.get("C", 0), s_block.get("C", 0)
+    coord = outer * fd + inner if fd else outer
+    if last is not None:
+        coord = min_(coord, last)
+    if offset:
+        coord = coord + offset
+    return {"C": coord // fs, "c": coord % fs} if fs else {"C": coord}
+
+
+def layout_transform(
+    x: Tensor,
+    src: str,
+    dst: str,
+    name: str = "layout_transform",
+    channels: int | None = None,
+    offset: int = 0,
+) -> Tensor:
     """Copy `x`, stored in layout `src`, into layout `dst` (same primal axes).
 
     Axes of the stage are named after dst: a primal axis by its lower-case letter (n, c, h,
     w), a block by its letter plus "b" (cb). ValueError when x's shape does not fit `src` or a
-    dst block does not divide its axis.
+    dst block does not divide its axis. With `channels` the value has that many channels
+    (axis C) and blocked layouts hold them padded to whole blocks: padded source channels
+    are not read, padded destination channels are written as zeros (a select, no load).
+    With `offset` too, the value is x's channels [offset, offset + channels) (a slice of x
+    along C read straight into `dst`).
     """
     x = _check_tensor(x, "x")
     _check_name(name)
@@ -82,12 +109,24 @@ def layout_transform(x: Tensor, src: str, dst: str, name: str = "layout_transfor
             raise ValueError(f"x shape {x.shape}: block {a!r} of src {src!r} must be {f}, got {n}")
         if a.isupper():
             size[a] = n * s_block.get(a, 1)
+    padded = channels is not None and "C" in size
+    if offset and not padded:
+        raise ValueError("offset needs channels (the slice's channel count) and an axis C")
+    if padded:
+        if not 0 < channels <= size["C"] - offset or offset < 0:
+            raise ValueError(
+                f"channels [{offset}, {offset + channels}) must lie in x's {size['C']}"
+            )
+        size["C"] = channels
     for a, f in d_block.items():
+        if padded and a == "C":
+            continue
         if size[a] % f:
             raise ValueError(
                 f"axis {a!r} of size {size[a]} is not divisible by block {f} of dst {dst!r}"
             )
-    shape = tuple(f if f else size[a] // d_block.get(a, 1) for a, f in d_axes)
+    shape = tuple(f if f else -(-size[a] // d_block.get(a, 1)) for a, f in d_axes)
+    guard = padded and size["C"] % d_block.get("C", size["C"]) != 0
     names = [a.lower() if a.isupper() else f"{a}b" for a, _ in d_axes]
     pos = {a: k for k, (a, _) in enumerate(d_axes)}
 
@@ -95,11 +134,23 @@ def layout_transform(x: Tensor, src: str, dst: str, name: str = "layout_transfor
         src_idx: dict[str, Expr] = {}
         for a in s_primal:
             inner = idx[pos[a.lower()]] if a in d_block else None
+            if a == "C" and (offset or guard):
+                last = channels - 1 if guard else None
+                src_idx.update(_offset_index(idx[pos[a]], inner, s_block, d_block, offset, last))
+                continue
             outer_i, inner_i = _src_index(idx[pos[a]], inner, s_block.get(a, 0), d_block.get(a, 0))
             src_idx[a] = outer_i
             if inner_i is not None:
                 src_idx[a.lower()] = inner_i
-        return x[tuple(src_idx[a] for a, _ in s_axes)]
+        value = x[tuple(src_idx[a] for a, _ in s_axes)]
+        if not guard:
+            return value
+        coord = idx[pos["C"]] * d_block["C"] + idx[pos["c"]]
+        return select(coord < channels, value, const(0.0, x.dtype))
 
     attrs = {"src_layout": src, "dst_layout": dst}
+    if padded:
+        attrs["channels"] = channels
+    if offset:
+        attrs["offset"] = offset
     return te.compute(shape, body, name=name, tag="layout_transform", attrs=attrs, axis_names=names)
