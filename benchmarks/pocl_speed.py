@@ -32,6 +32,8 @@ MODES = {
     "process_per_candidate": {"TUNEFARM_OPENCL_PREBUILD": "0", "TUNEFARM_PERSISTENT_MEASURER": "0"},
     "measurer_compiles": {"TUNEFARM_OPENCL_PREBUILD": "0"},
     "prebuild": {"TUNEFARM_OPENCL_PREBUILD": "1"},
+    # the same without the next batch proposed while this one builds (tune.tuner._Ahead)
+    "prebuild_no_ahead": {"TUNEFARM_OPENCL_PREBUILD": "1", "TUNEFARM_OVERLAP_BATCHES": "0"},
     # lighter build options: pocl skips its optimisations (slower kernels, checked the same)
     "prebuild_opt_disable": {
         "TUNEFARM_OPENCL_PREBUILD": "1",
@@ -50,8 +52,10 @@ def run_one(args: argparse.Namespace) -> int:
 
     task = Task.make("conv2d", target="opencl", **CONV)
     tuner = make_tuner(args.policy, task, args.seed)
-    settings = MeasureSettings(min_repeat_ms=args.min_repeat_ms, repeat=1, timeout_s=60.0)
-    option = MeasureOption.local(settings, kind="opencl")
+    settings = MeasureSettings(min_repeat_ms=args.min_repeat_ms, repeat=1, timeout_s=args.timeout)
+    # the build limit as the measurement's: with the prebuild, pocl's compile (up to 3 s of
+    # CPU, tens of seconds under load) moved from the measurement into the build
+    option = MeasureOption.local(settings, build_timeout_s=args.timeout, kind="opencl")
     try:
         start = time.perf_counter()
         summary = tuner.tune(args.trials, option, batch_size=args.batch)
@@ -66,11 +70,19 @@ def run_one(args: argparse.Namespace) -> int:
 
 
 def spawn(mode: str, args: argparse.Namespace) -> dict:
-    env = {**os.environ, **MODES[mode]}
+    """One tune in a fresh process; `MODE@base` runs MODE on the tree at --base (its
+    `shared` first on PYTHONPATH), so old and new code alternate in one run."""
+    name, _, where = mode.partition("@")
+    env = {**os.environ, **MODES[name]}
+    if where:
+        if not args.base:
+            raise SystemExit(f"{mode}: needs --base DIR (a checkout of the code to compare)")
+        env["PYTHONPATH"] = str(Path(args.base, "shared"))
     env["TUNEFARM_CACHE"] = tempfile.mkdtemp(prefix="tf-pocl-speed-")
     env["POCL_CACHE_DIR"] = tempfile.mkdtemp(prefix="tf-pocl-kcache-")
     cmd = [sys.executable, __file__, "one", "--trials", str(args.trials), "--seed",
            str(args.seed), "--policy", args.policy, "--batch", str(args.batch),
+           "--timeout", str(args.timeout),
            "--min-repeat-ms", str(args.min_repeat_ms)]  # fmt: skip
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
@@ -106,8 +118,13 @@ def compare(args: argparse.Namespace) -> int:
                "loadavg_end": os.getloadavg()}  # fmt: skip
     for new in ("prebuild", "prebuild_opt_disable"):
         for base in modes:
-            if base != new and new in best and not base.startswith("prebuild"):
+            if (
+                base != new
+                and new in best
+                and (base.endswith("@base") or not base.startswith("prebuild"))
+            ):
                 summary[f"{new}_vs_{base}"] = best[new] / best[base]
+                summary[f"{new}_vs_{base}_cpu"] = cpu[base] / cpu[new]
     print(json.dumps({k: v for k, v in summary.items() if k != "runs"}, indent=1))
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=1) + "\n")
@@ -125,6 +142,8 @@ def main() -> int:
     p.add_argument("--min-repeat-ms", type=float, default=20.0)
     p.add_argument("--modes", default="process_per_candidate,measurer_compiles,prebuild")
     p.add_argument("--json", default="")
+    p.add_argument("--timeout", type=float, default=60.0, help="build and measurement limit, s")
+    p.add_argument("--base", default="", help="a checkout for the modes named MODE@base")
     args = p.parse_args()
     return run_one(args) if args.what == "one" else compare(args)
 

@@ -93,6 +93,49 @@ def test_prebuilt_candidates_measure_correctly(tmp_path, monkeypatch):
     assert [r.error_no for r in results] == [MeasureErrorNo.NO_ERROR] * 2, results
 
 
+# build two candidates in the build workers, then measure them in the persistent measurer;
+# pocl's cache listed after each (every file: a compile in the measurer would add some)
+SHARED_CACHE = """
+import json, sys
+from pathlib import Path
+from tunefarm.backends import registry
+from tunefarm.measure import Config, MeasureInput, MeasureSettings
+from tunefarm.task import Task
+cache = Path(sys.argv[1])
+task = Task.make("conv2d", target="opencl", **json.loads(sys.argv[2]))
+space = registry.config_space(task)
+inps = [MeasureInput(task, registry.default_config(task))]
+inps += [MeasureInput(task, Config.make(dict(space.get(len(space) // 3)), index=1))]
+def files():
+    return sorted(str(p.relative_to(cache)) for p in cache.rglob("*")
+                  if p.is_file() and not p.name.startswith("tempfile_"))  # pocl's scratch
+with registry.local_builder(n_parallel=2) as builder:
+    builds = builder.build(inps)
+after_build = files()
+settings = MeasureSettings(min_repeat_ms=1, repeat=1, number=1, timeout_s=60.0)
+with registry.local_runner(settings, kind="opencl") as runner:
+    results = runner.run(inps, builds)
+print(json.dumps({"after_build": after_build, "after_measure": files(),
+                  "ok": [r.ok for r in results], "errors": [r.error_msg for r in results]}))
+"""
+
+
+def test_the_measurer_finds_every_prebuilt_kernel_in_pocls_cache(tmp_path):
+    """Build workers and the measurer share pocl's cache (POCL_CACHE_DIR, inherited by every
+    process of the tune): measuring adds nothing to it, so the measurer compiled nothing."""
+    cache = tmp_path / "kcache"
+    cache.mkdir()
+    env = {**_env(), "POCL_CACHE_DIR": str(cache), "TUNEFARM_CACHE": str(tmp_path / "build")}
+    out = subprocess.run(
+        [sys.executable, "-c", SHARED_CACHE, str(cache), json.dumps(CONV)],
+        capture_output=True, text=True, check=True, env=env,
+    )  # fmt: skip
+    rep = json.loads(out.stdout.strip().splitlines()[-1])
+    assert rep["ok"] == [True, True], rep["errors"]
+    assert any(f.endswith(".so") for f in rep["after_build"]), rep["after_build"]
+    assert rep["after_measure"] == rep["after_build"]
+
+
 def _env() -> dict[str, str]:
     return dict(os.environ)
 

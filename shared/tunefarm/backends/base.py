@@ -40,7 +40,9 @@ class Backend(Protocol):
     Optional members, read with getattr where they matter (the GPU backends have them):
     `network_note` (why whole networks cannot be compiled for it, see `check_networks`;
     absent or empty when they can), `min_repeat_ms` (the CLI's
-    default for its measurements), `artifact_info(code, target)` (what `tunefarm op
+    default for its measurements), `adaptive_repeats` ((calls, target spread): the CLI times
+    that many calls and adds more, up to --repeat, only while the spread is over the target),
+    `artifact_info(code, target)` (what `tunefarm op
     --build-only` reports, e.g. registers and shared memory) and `device_info()` (what an
     agent registers about its device: name, memory, driver), and `open_network(plan, images,
     params)` with `network_align` (a backend that runs whole networks on a device: the

@@ -71,24 +71,56 @@ def add_measure_arguments(
         default=flush,
         help="evict the CPU caches before each timed call (default: %(default)s)",
     )
+    p.add_argument(
+        "--adaptive-repeats",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="stop timing a config after fewer calls than --repeat when their spread is "
+        "small (default: the target's choice; on for opencl: 2 calls, up to --repeat while "
+        "the spread is over 5%%)",
+    )
+
+
+def _backend(args: argparse.Namespace):
+    """The backend of --target, or None (no target, or one that does not parse)."""
+    from tunefarm.backends import TargetError, get_backend, parse_target
+
+    text = getattr(args, "target", None)
+    if not text:
+        return None
+    try:
+        return get_backend(parse_target(text).kind)
+    except TargetError:
+        return None
 
 
 def min_repeat_ms(args: argparse.Namespace) -> float:
     """--min-repeat-ms if given, else the target backend's (`min_repeat_ms`: 300 for GPUs, as
     the tutorial measures them), else the command's default."""
-    from tunefarm.backends import TargetError, get_backend, parse_target
-
     if args.min_repeat_ms is not None:
         return float(args.min_repeat_ms)
     default = float(args.min_repeat_ms_default)
-    text = getattr(args, "target", None)
-    if not text:
-        return default
-    try:
-        backend = get_backend(parse_target(text).kind)
-    except TargetError:
-        return default
-    return float(getattr(backend, "min_repeat_ms", default))
+    return float(getattr(_backend(args), "min_repeat_ms", default))
+
+
+def repeats(args: argparse.Namespace) -> dict[str, int | float]:
+    """The repeat fields of MeasureSettings: --repeat fixed, or, where the target's backend
+    asks for adaptive repeats (`adaptive_repeats` = (calls, target spread): opencl, whose
+    pocl timings cost the CPU the builds need) and --no-adaptive-repeats is not given, that
+    many calls first and up to --repeat while the spread is over the target."""
+    choice = getattr(args, "adaptive_repeats", None)
+    adaptive = getattr(_backend(args), "adaptive_repeats", None)
+    if choice is True and adaptive is None:
+        adaptive = DEFAULT_ADAPTIVE
+    if choice is False or adaptive is None:
+        return {"repeat": args.repeat}
+    first, cv = adaptive
+    if args.repeat <= first:
+        return {"repeat": args.repeat}
+    return {"repeat": first, "max_repeat": args.repeat, "target_cv": cv}
+
+
+DEFAULT_ADAPTIVE = (2, 0.05)  # --adaptive-repeats on a target that has no choice of its own
 
 
 def measure_settings(args: argparse.Namespace):
@@ -98,10 +130,10 @@ def measure_settings(args: argparse.Namespace):
     try:
         return MeasureSettings(
             number=args.number,
-            repeat=args.repeat,
             min_repeat_ms=min_repeat_ms(args),
             timeout_s=args.timeout,
             flush_cache=args.flush_cache,
+            **repeats(args),
         )
     except ValueError as exc:
         raise CommandError(str(exc)) from None

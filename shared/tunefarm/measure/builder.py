@@ -239,6 +239,8 @@ class LocalBuilder(Builder):
         self._pool = _WorkerPool(child.process_context(), n)
         self._finalizer = weakref.finalize(self, self._pool.close)
 
+    streams_results = True  # build() takes on_result (tune.tuner.build_while_measuring)
+
     def build(
         self,
         inputs: Sequence[MeasureInput],

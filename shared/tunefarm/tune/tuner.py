@@ -38,6 +38,7 @@ from tunefarm.tune.recheck import DEFAULT_ROUNDS, recheck
 
 Callback = Callable[["Tuner", Sequence[MeasureInput], Sequence[MeasureResult]], None]
 DIAGNOSE_AFTER = 2  # batches: when all of the first ones failed, stop and explain
+ENV_OVERLAP_BATCHES = "TUNEFARM_OVERLAP_BATCHES"  # "0": no proposal ahead (`_Ahead`)
 
 
 @dataclass(frozen=True)
@@ -100,11 +101,16 @@ def _young_builds(builder: Builder, builds: Any) -> bool:
 def build_while_measuring(
     builder: Builder, runner: Runner, inputs: Sequence[MeasureInput], chunk: int
 ) -> list[MeasureResult]:
-    """Measure the batch in chunks of `chunk` candidates while the next chunk builds.
+    """Measure each candidate while the others build.
 
     For a device runner (a GPU's kernels are timed on the device, not on the cores the
-    builds use): measurement of chunk i overlaps the builds of chunk i+1, so the device does
-    not wait for a whole batch's builds. Results come back in input order."""
+    builds use). A builder that reports each build as it ends (`streams_results`: the
+    local pool) gets the whole batch at once, so every worker stays busy, and each
+    candidate is measured as soon as its build is done; any other builder is fed in chunks
+    of `chunk` candidates, chunk i measured while chunk i+1 builds. Results come back in
+    input order."""
+    if getattr(builder, "streams_results", False):
+        return measure_as_built(builder, runner, inputs, background=False)
     from concurrent.futures import ThreadPoolExecutor
 
     parts = [list(inputs[i : i + chunk]) for i in range(0, len(inputs), chunk)]
@@ -120,13 +126,19 @@ def build_while_measuring(
 
 
 def measure_as_built(
-    builder: Builder, runner: Runner, inputs: Sequence[MeasureInput]
+    builder: Builder,
+    runner: Runner,
+    inputs: Sequence[MeasureInput],
+    background: bool = True,
 ) -> list[MeasureResult]:
     """Measure each host candidate as soon as its build ends, while the rest of the batch
     builds in idle priority (`LocalBuilder.background`): the builds use only the CPU time
     the measurement leaves free, and are back at the normal policy whenever no kernel is
     being timed. Every build starts at once, so the build pool balances long and short
-    compiles as in a plain batch build. Results come back in input order."""
+    compiles as in a plain batch build. Results come back in input order.
+
+    background=False: a device's candidates (`build_while_measuring`), timed on the device,
+    while the builds keep their priority (on pocl they are most of a trial's work)."""
     from concurrent.futures import ThreadPoolExecutor
 
     done: queue.SimpleQueue[tuple[int, BuildResult]] = queue.SimpleQueue()
@@ -146,7 +158,7 @@ def measure_as_built(
             if index not in waiting:
                 continue
             waiting.discard(index)
-            more = not builds.done() and _young_builds(builder, builds)
+            more = background and not builds.done() and _young_builds(builder, builds)
             if more:
                 builder.background(True)  # type: ignore[attr-defined]
             try:
@@ -348,15 +360,36 @@ class Tuner:
         batch_size: int = 16,
     ) -> TuneSummary:
         """Measure up to `n_trial` new candidates; see the module docstring for stops."""
+        ahead = _Ahead(self, measure_option)
+        try:
+            return self._tune(n_trial, measure_option, early_stopping, callbacks, batch_size, ahead)
+        finally:
+            ahead.close()
+
+    def _tune(
+        self,
+        n_trial: int,
+        measure_option: MeasureOption,
+        early_stopping: int | None,
+        callbacks: Sequence[Callback],
+        batch_size: int,
+        ahead: _Ahead,
+    ) -> TuneSummary:
         summary, start, batches = TuneSummary(), time.perf_counter(), 0
         all_results: list[MeasureResult] = []
         while summary.trials < n_trial and self.has_next():
-            indices = self._propose(min(batch_size, n_trial - summary.trials))
+            want = min(batch_size, n_trial - summary.trials)
+            indices = (ahead.take() or self._propose(want))[:want]
             if not indices:
                 summary.stop_reason = "the tuner has no new candidates"
                 break
             inputs = self.inputs_for(indices)
-            results = self._recheck(measure_option, indices, inputs, measure_option.measure(inputs))
+            left = n_trial - summary.trials - len(indices)
+            if self.history and left > 0:  # once the model has data: the next proposal
+                ahead.start(indices, min(batch_size, left))  # overlaps this one's builds
+            measured = measure_option.measure(inputs)
+            ahead.wait()  # the tuner's state is the proposer's until it is done
+            results = self._recheck(measure_option, indices, inputs, measured)
             for i, r in zip(indices, results, strict=True):
                 self.trials += 1
                 summary.trials += 1
@@ -388,3 +421,60 @@ class Tuner:
         summary.best_index, summary.best_cost = self.best_index, self.best_cost
         summary.best_gflops, summary.seconds = self.best_gflops, time.perf_counter() - start
         return summary
+
+    def propose_after(self, in_flight: Sequence[int], want: int) -> list[int]:
+        """The next batch, proposed while `in_flight` is still being measured: those count
+        as visited meanwhile, so the two batches never share a candidate."""
+        added = [i for i in in_flight if i not in self.visited]
+        self.visited.update(added)
+        try:
+            return self._propose(want)
+        finally:
+            self.visited.difference_update(added)
+
+
+class _Ahead:
+    """The next batch proposed in a thread while this one builds and is measured.
+
+    Only for a runner whose builds already overlap its measurements (a device's persistent
+    measurer: the search's CPU does not disturb the device's timings); host kernels keep the
+    strict propose, measure, learn order. The proposal sees the results of every batch but
+    the one in flight (its model is one batch stale), so `tune` starts it only after the
+    first batch has been learned from. TUNEFARM_OVERLAP_BATCHES=0 turns it off."""
+
+    def __init__(self, tuner: Tuner, option: MeasureOption) -> None:
+        import os
+
+        runner_ok = bool(getattr(option.runner, "overlaps_builds", False))
+        self.enabled = runner_ok and os.environ.get(ENV_OVERLAP_BATCHES, "").strip() != "0"
+        self.tuner = tuner
+        self._pool = None
+        self._future = None
+        self._ready: list[int] | None = None
+
+    def start(self, in_flight: Sequence[int], want: int) -> None:
+        if not self.enabled:
+            return
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="tunefarm-propose")
+        self._future = self._pool.submit(self.tuner.propose_after, list(in_flight), want)
+
+    def wait(self) -> None:
+        """Block until the proposal in flight (if any) is done; it raises here if it failed."""
+        if self._future is not None:
+            future, self._future = self._future, None
+            self._ready = future.result()
+
+    def take(self) -> list[int] | None:
+        """The batch proposed ahead, never a config measured since (None: propose now)."""
+        ready, self._ready = self._ready, None
+        if ready is None:
+            return None
+        return [i for i in ready if i not in self.tuner.visited] or None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
