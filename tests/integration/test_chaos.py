@@ -106,12 +106,24 @@ def _check_records(stack, job_id: str, doc: dict) -> int:
     return len(records)
 
 
-def _stall(stack, job_id: str, kill) -> float:
-    """Seconds from `kill()` until the job's next record."""
+def _stall(stack, job_id: str, kill) -> float | None:
+    """Seconds from `kill()` until the job's next record (None: the job had recorded every
+    trial before the kill, so there was nothing left to stall). A timeout names the job's
+    state and its record count, so a stall is told apart from a finished or failed job."""
     before = len(_records(stack, job_id))
+    if before >= _job(stack, job_id).get("trials", before + 1):
+        return None
     start = time.monotonic()
     kill()
-    wait_for(lambda: len(_records(stack, job_id)) > before, STALL_LIMIT_S * 3, "the next record")
+    try:
+        more = lambda: len(_records(stack, job_id)) > before
+        wait_for(more, STALL_LIMIT_S * 3, "the next record")
+    except AssertionError as exc:
+        doc = _job(stack, job_id)
+        raise AssertionError(
+            f"{exc}; job {doc.get('state')}, {len(_records(stack, job_id))} records of "
+            f"{doc.get('trials')} (error: {doc.get('error')})"
+        ) from None
     return time.monotonic() - start
 
 
