@@ -6,25 +6,11 @@ choice is checked on pinned ISAs and core counts (no host dependence)."""
 from __future__ import annotations
 
 import pytest
+from test_user_model_kernels import run_checked  # every config against the numpy oracle
 
 from tunefarm.backends import registry
-from tunefarm.measure import Config, MeasureErrorNo, MeasureInput, MeasureSettings
+from tunefarm.measure import Config
 from tunefarm.task import Task
-
-CHECK = MeasureSettings(
-    min_repeat_ms=1, repeat=1, number=1, timeout_s=20.0, rtol=0.0, atol_rel=2e-5
-)
-
-
-def run_checked(tmp_path, task: Task, configs: list[Config]) -> None:
-    """Build and run each config; the runner compares every output with the numpy oracle."""
-    inputs = [MeasureInput(task, c) for c in configs]
-    with registry.local_builder(n_parallel=2, timeout_s=120, cache_dir=tmp_path) as b:
-        builds = b.build(inputs)
-    with registry.local_runner(CHECK) as runner:
-        results = runner.run(inputs, builds)
-    bad = [(i.config.as_dict(), r.error_msg[:300]) for i, r in zip(inputs, results, strict=True)]
-    assert all(r.error_no == MeasureErrorNo.NO_ERROR for r in results), bad
 
 
 def conv(target: str, **kw) -> Task:

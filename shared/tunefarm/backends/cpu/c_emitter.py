@@ -408,17 +408,24 @@ class CEmitter(IntLanes):
         for line in lines:
             self.emit(line, depth + bool(tail))
         if tail:  # the partial vector at the end: lane by lane, each tested
-            self.emit("} else {", depth)
-            self.emit(f"for (int32_t {s.var} = 0; {s.var} < {width}; ++{s.var}) {{", depth + 1)
-            self.emit(f"if ({self.expr(logical_and(*tail))}) {{", depth + 2)
-            self.stmts(body, depth + 3)
-            self.emit("}", depth + 2)
-            self.emit("}", depth + 1)
-            self.emit("}", depth)
+            self.lane_by_lane(s, body, tail, depth)
         for _ in conds:
             depth -= 1
             self.emit("}", depth)
         return True
+
+    def lane_by_lane(self, s: For, body: list[Stmt], tests: list[Expr], depth: int) -> None:
+        """The `else` of a whole-vector test: the lane loop run lane by lane for the partial
+        vector at a row's end, each lane tested by `tests` where there are any."""
+        self.emit("} else {", depth)
+        self.emit(f"for (int32_t {s.var} = 0; {s.var} < {s.extent}; ++{s.var}) {{", depth + 1)
+        if tests:
+            self.emit(f"if ({self.expr(logical_and(*tests))}) {{", depth + 2)
+        self.stmts(body, depth + 2 + bool(tests))
+        if tests:
+            self.emit("}", depth + 2)
+        self.emit("}", depth + 1)
+        self.emit("}", depth)
 
     def try_vector_peeled(self, s: For, conds: list[Expr], body: list[Stmt], depth: int) -> bool:
         """Stores whose selects test a rising bound on the lane (`j < Sk` writing the zero
@@ -457,11 +464,7 @@ class CEmitter(IntLanes):
         for line in lines:
             self.emit(line, depth + (not always))
         if not always:
-            self.emit("} else {", depth)
-            self.emit(f"for (int32_t {s.var} = 0; {s.var} < {width}; ++{s.var}) {{", depth + 1)
-            self.stmts(body, depth + 2)
-            self.emit("}", depth + 1)
-            self.emit("}", depth)
+            self.lane_by_lane(s, body, [], depth)
         for _ in conds:
             depth -= 1
             self.emit("}", depth)
