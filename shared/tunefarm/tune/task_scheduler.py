@@ -31,16 +31,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from tunefarm.measure import Config, MeasureInput, MeasureResult
+from tunefarm.measure import Config, MeasureResult
 from tunefarm.task import Task
 from tunefarm.tune.factory import TUNER_NAMES, make_tuner
 from tunefarm.tune.progress import AutoTVMReporter, Reporter
 from tunefarm.tune.records import history_for, load_records
+from tunefarm.tune.rounds import BUDGET_USED, Round, run_rounds
 from tunefarm.tune.tuner import Callback, MeasureOption, Tuner, diagnose
 
 TunerFactory = Callable[[Task, int], Tuner]
 STRATEGIES = ("gradient", "round-robin")
-BUDGET_USED = "trial budget used"
 FAILED_ROUNDS = 2  # rounds without one valid result after which a task is given up
 BANNER_RULE = "-" * 70
 BANNER = f"{BANNER_RULE}\n{'-' * 30}  [ Task Scheduler ]\n{BANNER_RULE}"
@@ -356,63 +356,93 @@ class TaskScheduler:
             callbacks.insert(0, log_to_file(log_file, device_key))  # first: nothing is lost
         current = self._choose(trials_per_round) if self.trials < total_trials else None
         self.reporter.start(self, total_trials)
+
+        def ended(next_id: int | None) -> None:  # after each round: the table, the callback
+            self.reporter.round_end(self, next_id, time.perf_counter() - start)
+            if on_round is not None:
+                on_round(self.summary(time.perf_counter() - start))
+
         if current is None and on_round is not None:  # nothing to tune (a spent log, every
             on_round(self.summary(0.0))  # task from the record store): still publish the table
         try:
             while current is not None:
-                n = self._round_size(current, trials_per_round, total_trials)
-                self._run_round(current, n, measure_option, batch_size, callbacks)
+                plan = self._plan(current, trials_per_round, total_trials)
+                unit = max(batch_size, int(getattr(measure_option.builder, "n_parallel", 1)))
+                self._run_rounds(plan, measure_option, batch_size, unit, callbacks, ended)
                 done = self.trials >= total_trials
                 current = None if done else self._choose(trials_per_round)
-                self.reporter.round_end(self, current, time.perf_counter() - start)
-                if on_round is not None:
-                    on_round(self.summary(time.perf_counter() - start))
+                ended(current)
         finally:
             self.reporter.close()  # a live display gives the terminal back, even on Ctrl-C
         self.reporter.end(self, time.perf_counter() - start)  # a resumed, spent log: says why
         return self.summary(time.perf_counter() - start)
 
-    def _round_size(self, i: int, trials_per_round: int, total_trials: int) -> int:
-        """Trials of the next round on task i. While tasks wait for their warm-up round, the
-        budget left is shared among them, so a small budget still measures every task."""
-        left = total_trials - self.trials
+    def _plan(self, i: int, trials_per_round: int, total_trials: int) -> list[tuple[int, int]]:
+        """The rounds to measure together: task i's, and while i waits for its warm-up round,
+        the warm-up round of every task that waits for one (`_choose` would take them in this
+        order, each sized by `_round_size` as its turn came)."""
+        cold = self._cold(trials_per_round)
+        if i not in cold:
+            return [(i, self._round_size(i, trials_per_round, total_trials))]
+        left, plan = total_trials - self.trials, []
+        for k, j in enumerate(cold[cold.index(i) :]):
+            if left <= 0:
+                break
+            n = max(1, min(trials_per_round, left // (len(cold) - k)))
+            plan.append((j, n))
+            left -= n
+        return plan
+
+    def _cold(self, trials_per_round: int) -> list[int]:
+        """Tasks still waiting for their warm-up round(s)."""
         warm = self.warmup_rounds * trials_per_round
-        cold = [
+        return [
             j
             for j in self._alive()
             if self.states[j].rounds < self.warmup_rounds and self.states[j].trials < warm
         ]
+
+    def _round_size(self, i: int, trials_per_round: int, total_trials: int) -> int:
+        """Trials of the next round on task i. While tasks wait for their warm-up round, the
+        budget left is shared among them, so a small budget still measures every task."""
+        left = total_trials - self.trials
+        cold = self._cold(trials_per_round)
         if i in cold:
             return max(1, min(trials_per_round, left // len(cold)))
         return min(trials_per_round, left)
 
-    def _run_round(
+    def _run_rounds(
         self,
-        i: int,
-        n: int,
+        plan: list[tuple[int, int]],
         measure_option: MeasureOption,
         batch_size: int,
+        unit: int,
         callbacks: list[Callback],
+        ended: Callable[[int | None], None],
     ) -> None:
-        """One round of up to `n` trials on task i; book them and decide if the task stops."""
-        s = self.states[i]
-        seen: list[MeasureResult] = []
+        """The rounds of `plan` ((task, trials) each), measured together (`tune.rounds`);
+        each is booked here as it ends, and all but the last get their table (`ended`) at
+        once (the caller gives the last one its table once it has chosen the next task)."""
+        rounds = [Round(i, n, self.states[i].tuner) for i, n in plan]
+        start_trials = {r.task: r.tuner.trials for r in rounds}
+        left = len(rounds)
 
-        def collect(tuner: Tuner, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]):
-            seen.extend(results)
+        def finish(r: Round) -> None:
+            nonlocal left
+            left -= 1
+            self.reporter.round_start(self, r.task, start_trials[r.task] + r.want)
+            if r.results:
+                self.reporter.batch(self, r.task, r.results)
+            self._book_round(r)
+            if left:
+                ended(next((q.task for q in rounds if not q.done), None))
 
-        def report(tuner: Tuner, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]):
-            self.reporter.batch(self, i, results)
+        run_rounds(rounds, measure_option, batch_size, unit, callbacks, self.early_stopping, finish)
 
-        self.reporter.round_start(self, i, s.tuner.trials + n)  # counts the tuner's trials
-        summary = s.tuner.tune(
-            n,
-            measure_option,
-            early_stopping=self.early_stopping,
-            callbacks=[*callbacks, collect, report],
-            batch_size=batch_size,
-        )
-        self._last = i
+    def _book_round(self, r: Round) -> None:
+        """A round has ended: count its trials and decide whether its task stops."""
+        s, summary = self.states[r.task], r.summary
+        self._last = r.task
         s.rounds += 1
         s.trials += summary.trials
         self.trials += summary.trials
@@ -423,8 +453,8 @@ class TaskScheduler:
             s.stop_reason = summary.stop_reason or "the tuner has no new candidates"
         elif not s.tuner.has_next():
             s.stop_reason = "space exhausted"
-        elif not math.isfinite(s.best) and s.rounds >= FAILED_ROUNDS and seen:
-            s.stop_reason, s.diagnosis = "every candidate failed", diagnose(seen)
+        elif not math.isfinite(s.best) and s.rounds >= FAILED_ROUNDS and r.results:
+            s.stop_reason, s.diagnosis = "every candidate failed", diagnose(r.results)
 
     # -- reporting -----------------------------------------------------------------------------
     def _out(self) -> TextIO:

@@ -389,30 +389,11 @@ class Tuner:
                 ahead.start(indices, min(batch_size, left))  # overlaps this one's builds
             measured = measure_option.measure(inputs)
             ahead.wait()  # the tuner's state is the proposer's until it is done
-            results = self._recheck(measure_option, indices, inputs, measured)
-            for i, r in zip(indices, results, strict=True):
-                self.trials += 1
-                summary.trials += 1
-                self.observe(i, r)
-                if not r.ok:
-                    summary.errors[MeasureErrorNo(r.error_no).name] += 1
-            all_results += results
+            all_results += self.book(measure_option, indices, inputs, measured, summary, callbacks)
             batches += 1
-            self.update(indices, results)
-            for cb in callbacks:
-                cb(self, inputs, results)
-            if (
-                batches >= DIAGNOSE_AFTER
-                and not any(r.ok for r in all_results)
-                and not math.isfinite(self.best_cost)
-            ):
-                summary.stop_reason, summary.diagnosis = (
-                    "every candidate failed",
-                    diagnose(all_results),
-                )
-                break
-            if early_stopping and self.trials - self.best_trial >= early_stopping:
-                summary.stop_reason = f"no improvement in {early_stopping} trials"
+            stop = self.should_stop(summary, batches, all_results, early_stopping)
+            if stop:
+                summary.stop_reason, summary.diagnosis = stop
                 break
         else:
             summary.stop_reason = summary.stop_reason or (
@@ -421,6 +402,49 @@ class Tuner:
         summary.best_index, summary.best_cost = self.best_index, self.best_cost
         summary.best_gflops, summary.seconds = self.best_gflops, time.perf_counter() - start
         return summary
+
+    def book(
+        self,
+        option: MeasureOption,
+        indices: Sequence[int],
+        inputs: Sequence[MeasureInput],
+        measured: Sequence[MeasureResult],
+        summary: TuneSummary,
+        callbacks: Sequence[Callback] = (),
+    ) -> list[MeasureResult]:
+        """Take in one measured batch: recheck a would-be best, count and observe each
+        result, learn from them, then the callbacks (the records log first). The batch's
+        results, rechecked. Also what the task scheduler's rounds (`tune.rounds`) call."""
+        results = self._recheck(option, indices, inputs, measured)
+        for i, r in zip(indices, results, strict=True):
+            self.trials += 1
+            summary.trials += 1
+            self.observe(i, r)
+            if not r.ok:
+                summary.errors[MeasureErrorNo(r.error_no).name] += 1
+        self.update(indices, results)
+        for cb in callbacks:
+            cb(self, inputs, results)
+        return results
+
+    def should_stop(
+        self,
+        summary: TuneSummary,
+        batches: int,
+        results: Sequence[MeasureResult],
+        early_stopping: int | None,
+    ) -> tuple[str, str] | None:
+        """(reason, diagnosis) to stop after `batches` batches with these `results`: every
+        candidate of the first ones failed, or no improvement in `early_stopping` trials."""
+        if (
+            batches >= DIAGNOSE_AFTER
+            and not any(r.ok for r in results)
+            and not math.isfinite(self.best_cost)
+        ):
+            return "every candidate failed", diagnose(results)
+        if early_stopping and self.trials - self.best_trial >= early_stopping:
+            return f"no improvement in {early_stopping} trials", ""
+        return None
 
     def propose_after(self, in_flight: Sequence[int], want: int) -> list[int]:
         """The next batch, proposed while `in_flight` is still being measured: those count
