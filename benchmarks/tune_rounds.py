@@ -134,6 +134,7 @@ def main() -> None:
     p.add_argument("--work", help=argparse.SUPPRESS)
     p.add_argument("--target", help=argparse.SUPPRESS)
     p.add_argument("--base", help="a checkout of main (its shared/ is imported for 'base')")
+    p.add_argument("--branch", default=str(ROOT), help="the checkout measured as 'branch'")
     p.add_argument("--model", default="zoo:resnet-18")
     p.add_argument("--image-size", type=int, default=0, help="zoo models: input size (0: 224)")
     p.add_argument("--policy", default="sketch")
@@ -146,7 +147,7 @@ def main() -> None:
     if args.child:
         args.trials = int(args.trials)
         return child(args)
-    sides = {"branch": str(ROOT / "shared")}
+    sides = {"branch": str(Path(args.branch) / "shared")}
     if args.base:
         sides = {"base": str(Path(args.base) / "shared"), **sides}
     host = subprocess.run(["lscpu"], capture_output=True, text=True).stdout

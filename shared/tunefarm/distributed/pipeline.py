@@ -348,8 +348,13 @@ def _tune(config: ServiceConfig, app: Any, jobs: JobStore, job_id: str) -> Progr
         settings = packed_recipe.PackedJobOptions(target=doc["target"]).settings
     else:
         settings = recipe.network_settings()
+    from tunefarm.backends import parse_target
+
+    # a device's kernels are timed on the device: the next batch is proposed meanwhile
+    ahead = parse_target(doc["target"]).kind != "cpu"
     option = MeasureOption(
-        CeleryBuilder(app, **hooks), CeleryRunner(app, doc["device_key"], settings, **hooks)
+        CeleryBuilder(app, **hooks),
+        CeleryRunner(app, doc["device_key"], settings, propose_ahead=ahead, **hooks),
     )
     reader, writer = records_store.open_for_job(config, doc)
     summary = None

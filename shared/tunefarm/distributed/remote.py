@@ -134,11 +134,21 @@ class CeleryBuilder(Builder, _Remote):
 
 
 class CeleryRunner(Runner, _Remote):
-    """Measures on the agents registered under `device_key`, one candidate per message."""
+    """Measures on the agents registered under `device_key`, one candidate per message.
+    propose_ahead: the agents' kernels run on a device, so the search may propose its next
+    batch while this one is built and measured (`tune.tuner.proposes_ahead`)."""
 
-    def __init__(self, app: Any, device_key: str, settings: MeasureSettings, **hooks: Any) -> None:
+    def __init__(
+        self,
+        app: Any,
+        device_key: str,
+        settings: MeasureSettings,
+        propose_ahead: bool = False,
+        **hooks: Any,
+    ) -> None:
         _Remote.__init__(self, app, **hooks)
         self.device_key, self.settings = device_key, settings
+        self.propose_ahead = bool(propose_ahead)
         self.queue = measure_queue(device_key, self.config.prefix)
 
     def run(

@@ -9,8 +9,8 @@ yet) and measures them as a stream of *units*: a unit is a batch from each of se
 rounds, about `unit` candidates in all, handed to `MeasureOption.measure` at once, so the
 pool builds them together and a device's measurer times each as its build ends.
 
-With a runner whose builds already overlap its measurements (a device's persistent
-measurer, as for `tuner._Ahead`), the next unit is proposed in a thread while this one is
+Where `tuner.proposes_ahead` (a device's persistent measurer, the services' runner of a
+device's agents; as for `tuner._Ahead`), the next unit is proposed in a thread while this one is
 built and measured; host kernels (and TUNEFARM_OVERLAP_BATCHES=0) keep propose, measure,
 learn in turn, so the search's CPU never runs beside a timed kernel.
 
@@ -26,19 +26,12 @@ the unit in flight and a resumed log measures nothing twice.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from tunefarm.measure import MeasureInput, MeasureResult
-from tunefarm.tune.tuner import (
-    ENV_OVERLAP_BATCHES,
-    Callback,
-    MeasureOption,
-    Tuner,
-    TuneSummary,
-)
+from tunefarm.tune.tuner import Callback, MeasureOption, Tuner, TuneSummary, proposes_ahead
 
 BUDGET_USED = "trial budget used"
 
@@ -70,14 +63,6 @@ class _Part:
     round: Round
     indices: list[int]
     inputs: list[MeasureInput]
-
-
-def overlaps(option: MeasureOption) -> bool:
-    """Whether the next unit may be proposed while this one is measured (`tuner._Ahead`'s
-    rule: a runner whose builds overlap its measurements, unless TUNEFARM_OVERLAP_BATCHES=0)."""
-    if os.environ.get(ENV_OVERLAP_BATCHES, "").strip() == "0":
-        return False
-    return bool(getattr(option.runner, "overlaps_builds", False))
 
 
 def _propose_unit(
@@ -190,7 +175,7 @@ def run_rounds(
     """Measure `rounds` as a stream of units of about `unit` candidates (see the module
     docstring); `finish(round)` is called as each round ends, in the order they end, with
     its summary (stop_reason as `Tuner.tune` would give it) and results."""
-    ahead = overlaps(option)
+    ahead = proposes_ahead(option)
     pool = ThreadPoolExecutor(1, thread_name_prefix="tunefarm-rounds") if ahead else None
     try:
         ready = _propose_unit(rounds, unit, batch_size)

@@ -457,20 +457,32 @@ class Tuner:
             self.visited.difference_update(added)
 
 
+def proposes_ahead(option: MeasureOption) -> bool:
+    """Whether the search may propose while candidates are built and measured: a runner
+    whose builds overlap its measurements (a device's persistent measurer) or that says its
+    kernels run elsewhere (`propose_ahead`: the services' runner of a device's agents), so
+    the search's CPU disturbs no timing; never with TUNEFARM_OVERLAP_BATCHES=0."""
+    import os
+
+    if os.environ.get(ENV_OVERLAP_BATCHES, "").strip() == "0":
+        return False
+    runner = option.runner
+    return bool(getattr(runner, "overlaps_builds", False)) or bool(
+        getattr(runner, "propose_ahead", False)
+    )
+
+
 class _Ahead:
     """The next batch proposed in a thread while this one builds and is measured.
 
-    Only for a runner whose builds already overlap its measurements (a device's persistent
-    measurer: the search's CPU does not disturb the device's timings); host kernels keep the
+    Only where `proposes_ahead` (a device's persistent measurer, the services' runner of a
+    device: the search's CPU does not disturb the device's timings); host kernels keep the
     strict propose, measure, learn order. The proposal sees the results of every batch but
     the one in flight (its model is one batch stale), so `tune` starts it only after the
     first batch has been learned from. TUNEFARM_OVERLAP_BATCHES=0 turns it off."""
 
     def __init__(self, tuner: Tuner, option: MeasureOption) -> None:
-        import os
-
-        runner_ok = bool(getattr(option.runner, "overlaps_builds", False))
-        self.enabled = runner_ok and os.environ.get(ENV_OVERLAP_BATCHES, "").strip() != "0"
+        self.enabled = proposes_ahead(option)
         self.tuner = tuner
         self._pool = None
         self._future = None
