@@ -91,17 +91,21 @@ def test_warm_up_rounds_of_several_tasks_build_together(tmp_path: Path) -> None:
         assert got == set(alone._propose(1)) | set(alone.propose_after(alone._propose(1), 1))
 
 
-def _tune(kind: str) -> list[RecordingTuner]:
+def _tune(kind: str, strategy: str = "gradient", trials: int = 6) -> list[RecordingTuner]:
     tasks = [dense(8, kind), dense(12, kind)]
     option, _ = _option(kind, n_parallel=2)  # a unit: one batch of 2
     sched = TaskScheduler(
-        tasks, tuner_factory=lambda t, s: RecordingTuner(t, seed=s), stream=io.StringIO()
+        tasks,
+        tuner_factory=lambda t, s: RecordingTuner(t, seed=s),
+        strategy=strategy,
+        stream=io.StringIO(),
     )
+    per_round = 3 if trials == 6 else 2
     try:
-        summary = sched.tune(6, option, trials_per_round=3, batch_size=2)
+        summary = sched.tune(trials, option, trials_per_round=per_round, batch_size=2)
     finally:
         option.close()
-    assert [t.trials for t in summary.tasks] == [3, 3]
+    assert [t.trials for t in summary.tasks] == [trials // 2] * 2
     return [s.tuner for s in sched.states]
 
 
@@ -121,3 +125,13 @@ def test_on_a_device_the_next_unit_is_proposed_while_this_one_is_measured() -> N
 def test_host_kernels_keep_the_strict_order() -> None:
     tuners = _tune("cpu")
     assert {p[0] for t in tuners for p in t.proposals} == {"MainThread"}
+
+
+def test_on_a_device_the_next_round_starts_while_the_last_one_is_measured() -> None:
+    # round robin after the warm-up: task 0, 1, 0, 1, two trials (one batch) each; the
+    # next round is chosen, and its batch proposed, while the round before is measured
+    first, second = _tune("opencl", "round-robin", trials=8)
+    assert [p[0] for p in first.proposals][1].startswith("tunefarm-rounds"), first.proposals
+    assert [p[0] for p in second.proposals][1].startswith("tunefarm-rounds")
+    for t in (first, second):
+        assert len({i for i, _ in t.history}) == 4

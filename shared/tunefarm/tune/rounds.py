@@ -34,6 +34,7 @@ from tunefarm.measure import MeasureInput, MeasureResult
 from tunefarm.tune.tuner import Callback, MeasureOption, Tuner, TuneSummary, proposes_ahead
 
 BUDGET_USED = "trial budget used"
+More = Callable[[Sequence["Round"]], "Round | None"]  # the next round to start, or None
 
 
 @dataclass
@@ -49,6 +50,7 @@ class Round:
     batches: int = 0
     done: bool = False
     empty: bool = False  # its tuner proposed nothing with nothing in flight: it ends
+    next_task: int | None = None  # once done: the task of a round still open then, if any
 
     @property
     def left(self) -> int:
@@ -66,11 +68,16 @@ class _Part:
 
 
 def _propose_unit(
-    rounds: Sequence[Round], unit: int, batch_size: int, skip: Sequence[Round] = ()
+    rounds: list[Round],
+    unit: int,
+    batch_size: int,
+    skip: Sequence[Round] = (),
+    more: More | None = None,
 ) -> list[_Part]:
     """The next unit: a batch from each open round but `skip`, those with nothing in flight
-    first, until about `unit` candidates. A round's batch is never cut to fit the unit (the
-    search's batch size stays `batch_size`)."""
+    first, until about `unit` candidates; when every open round is wholly proposed and the
+    unit has room, a batch of the round `more` starts (appended to `rounds`). A round's batch
+    is never cut to fit the unit (the search's batch size stays `batch_size`)."""
     parts: list[_Part] = []
     size = 0
     open_ = [
@@ -78,6 +85,12 @@ def _propose_unit(
         for r in rounds
         if not r.done and not r.empty and r.left > 0 and all(r is not k for k in skip)
     ]
+    if not open_ and size < unit and more is not None:
+        if all(r.done or r.empty or r.left <= 0 for r in rounds):
+            new = more(rounds)
+            if new is not None:
+                rounds.append(new)
+                open_ = [new]
     for r in sorted(open_, key=lambda r: bool(r.flying)):
         if size >= unit:
             break
@@ -110,6 +123,7 @@ def _land(parts: list[_Part]) -> list[_Part]:
 
 
 def _book(
+    rounds: Sequence[Round],
     parts: list[_Part],
     measured: list[MeasureResult],
     option: MeasureOption,
@@ -135,11 +149,12 @@ def _book(
         elif not r.tuner.has_next():
             r.summary.stop_reason = "space exhausted"
         if r.summary.stop_reason:
-            _close(r, finish)
+            _close(r, rounds, finish)
 
 
-def _close(r: Round, finish: Callable[[Round], None]) -> None:
+def _close(r: Round, rounds: Sequence[Round], finish: Callable[[Round], None]) -> None:
     r.done = True
+    r.next_task = next((q.task for q in rounds if not q.done), None)
     t = r.tuner
     r.summary.best_index, r.summary.best_cost, r.summary.best_gflops = (
         t.best_index,
@@ -160,7 +175,7 @@ def _close_idle(rounds: Sequence[Round], finish: Callable[[Round], None]) -> Non
             r.summary.stop_reason = "space exhausted"
         else:
             r.summary.stop_reason = "the tuner has no new candidates"
-        _close(r, finish)
+        _close(r, rounds, finish)
 
 
 def run_rounds(
@@ -171,14 +186,18 @@ def run_rounds(
     callbacks: Sequence[Callback] = (),
     early_stopping: int | None = None,
     finish: Callable[[Round], None] = lambda r: None,
+    more: More | None = None,
 ) -> None:
     """Measure `rounds` as a stream of units of about `unit` candidates (see the module
     docstring); `finish(round)` is called as each round ends, in the order they end, with
-    its summary (stop_reason as `Tuner.tune` would give it) and results."""
+    its summary (stop_reason as `Tuner.tune` would give it) and results. `more(rounds)`, asked
+    once every round is wholly proposed, gives the next round to stream on (the task
+    scheduler's next choice, made while the last batches are measured), or None."""
     ahead = proposes_ahead(option)
     pool = ThreadPoolExecutor(1, thread_name_prefix="tunefarm-rounds") if ahead else None
+    rounds = list(rounds)
     try:
-        ready = _propose_unit(rounds, unit, batch_size)
+        ready = _propose_unit(rounds, unit, batch_size, more=more)
         while True:
             if not ready:  # nothing in flight, nothing more proposed: every round ends
                 for r in rounds:
@@ -188,16 +207,16 @@ def run_rounds(
                 return
             following: Future | None = None
             if pool is not None:
-                following = pool.submit(_propose_unit, rounds, unit, batch_size)
+                following = pool.submit(_propose_unit, rounds, unit, batch_size, (), more)
             try:
                 measured = option.measure([inp for p in ready for inp in p.inputs])
             finally:
                 # the tuners belong to the proposer until it is done (even on an error here)
                 nxt = following.result() if following is not None else []
-            _book(ready, measured, option, callbacks, early_stopping, finish)
+            _book(rounds, ready, measured, option, callbacks, early_stopping, finish)
             ready = _land(nxt)  # topped up with rounds it has no batch of
             room = unit - sum(len(p.indices) for p in ready)
-            ready += _propose_unit(rounds, room, batch_size, [p.round for p in ready])
+            ready += _propose_unit(rounds, room, batch_size, [p.round for p in ready], more)
     finally:
         if pool is not None:
             pool.shutdown(wait=True)

@@ -362,16 +362,22 @@ class TaskScheduler:
             if on_round is not None:
                 on_round(self.summary(time.perf_counter() - start))
 
+        def more(rounds: Sequence[Round]) -> Round | None:
+            return self._next_round(rounds, trials_per_round, total_trials)
+
         if current is None and on_round is not None:  # nothing to tune (a spent log, every
             on_round(self.summary(0.0))  # task from the record store): still publish the table
         try:
             while current is not None:
                 plan = self._plan(current, trials_per_round, total_trials)
                 unit = max(batch_size, int(getattr(measure_option.builder, "n_parallel", 1)))
-                self._run_rounds(plan, measure_option, batch_size, unit, callbacks, ended)
+                rounds = [Round(i, n, self.states[i].tuner) for i, n in plan]
+                run_rounds(
+                    rounds, measure_option, batch_size, unit, callbacks, self.early_stopping,
+                    lambda r: ended(self._book_round(r, trials_per_round, total_trials)), more,
+                )  # fmt: skip
                 done = self.trials >= total_trials
                 current = None if done else self._choose(trials_per_round)
-                ended(current)
         finally:
             self.reporter.close()  # a live display gives the terminal back, even on Ctrl-C
         self.reporter.end(self, time.perf_counter() - start)  # a resumed, spent log: says why
@@ -411,37 +417,54 @@ class TaskScheduler:
             return max(1, min(trials_per_round, left // len(cold)))
         return min(trials_per_round, left)
 
-    def _run_rounds(
-        self,
-        plan: list[tuple[int, int]],
-        measure_option: MeasureOption,
-        batch_size: int,
-        unit: int,
-        callbacks: list[Callback],
-        ended: Callable[[int | None], None],
-    ) -> None:
-        """The rounds of `plan` ((task, trials) each), measured together (`tune.rounds`);
-        each is booked here as it ends, and all but the last get their table (`ended`) at
-        once (the caller gives the last one its table once it has chosen the next task)."""
-        rounds = [Round(i, n, self.states[i].tuner) for i, n in plan]
-        start_trials = {r.task: r.tuner.trials for r in rounds}
-        left = len(rounds)
+    def _next_round(
+        self, rounds: Sequence[Round], trials_per_round: int, total_trials: int
+    ) -> Round | None:
+        """The round to start while `rounds` finish measuring (`run_rounds`' `more`): the
+        task `_choose` picks from every result booked so far, the open rounds' trials
+        counted as spent (without a gain yet), sized by `_round_size` from the budget they
+        leave. None (the caller chooses again once they are booked) when that is a task of
+        an open round or one waiting for its warm-up."""
+        open_ = [r for r in rounds if not r.done]
+        promised = {r.task: max(0, r.want - r.summary.trials) for r in open_}
+        left = total_trials - self.trials - sum(promised.values())
+        if left <= 0:
+            return None
+        retried, last = [s.retried for s in self.states], self._last
+        for k, n in promised.items():
+            self.states[k].trials += n
+        self._last = open_[-1].task if open_ else last
+        try:
+            i = self._choose(trials_per_round)
+            cold = self._cold(trials_per_round)
+        finally:
+            for k, n in promised.items():
+                self.states[k].trials -= n
+            self._last = last
+        if i is None or i in promised or i in cold:
+            for s, flag in zip(self.states, retried, strict=True):
+                s.retried = flag  # not taken: its retry is still to come
+            return None
+        return Round(i, min(trials_per_round, left), self.states[i].tuner)
 
-        def finish(r: Round) -> None:
-            nonlocal left
-            left -= 1
-            self.reporter.round_start(self, r.task, start_trials[r.task] + r.want)
-            if r.results:
-                self.reporter.batch(self, r.task, r.results)
-            self._book_round(r)
-            if left:
-                ended(next((q.task for q in rounds if not q.done), None))
+    def _peek(self, trials_per_round: int, total_trials: int) -> int | None:
+        """The task `_choose` would pick next (for the table), changing nothing."""
+        if self.trials >= total_trials:
+            return None
+        retried = [s.retried for s in self.states]
+        try:
+            return self._choose(trials_per_round)
+        finally:
+            for s, flag in zip(self.states, retried, strict=True):
+                s.retried = flag
 
-        run_rounds(rounds, measure_option, batch_size, unit, callbacks, self.early_stopping, finish)
-
-    def _book_round(self, r: Round) -> None:
-        """A round has ended: count its trials and decide whether its task stops."""
+    def _book_round(self, r: Round, trials_per_round: int, total_trials: int) -> int | None:
+        """A round has ended: report it, count its trials and decide whether its task stops.
+        Returns the next task (for the table): another open round's, else the next choice."""
         s, summary = self.states[r.task], r.summary
+        self.reporter.round_start(self, r.task, s.tuner.trials - summary.trials + r.want)
+        if r.results:
+            self.reporter.batch(self, r.task, r.results)
         self._last = r.task
         s.rounds += 1
         s.trials += summary.trials
@@ -455,6 +478,9 @@ class TaskScheduler:
             s.stop_reason = "space exhausted"
         elif not math.isfinite(s.best) and s.rounds >= FAILED_ROUNDS and r.results:
             s.stop_reason, s.diagnosis = "every candidate failed", diagnose(r.results)
+        if r.next_task is not None:
+            return r.next_task
+        return self._peek(trials_per_round, total_trials)
 
     # -- reporting -----------------------------------------------------------------------------
     def _out(self) -> TextIO:
