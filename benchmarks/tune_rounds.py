@@ -140,6 +140,7 @@ def main() -> None:
     p.add_argument("--policy", default="sketch")
     p.add_argument("--targets", default="cpu,opencl")
     p.add_argument("--trials", default="64,256")
+    p.add_argument("--sides", default="base,branch", help="which checkouts to run")
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--timeout", type=float, default=1800.0, help="seconds per run")
     p.add_argument("--out", help="JSON results")
@@ -150,6 +151,7 @@ def main() -> None:
     sides = {"branch": str(Path(args.branch) / "shared")}
     if args.base:
         sides = {"base": str(Path(args.base) / "shared"), **sides}
+    sides = {k: v for k, v in sides.items() if k in args.sides.split(",")}
     host = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
     model_name = next((ln.split(":", 1)[1].strip() for ln in host.splitlines()
                        if ln.startswith("Model name")), "?")  # fmt: skip
