@@ -44,6 +44,9 @@ def _timed(owner: object, name: str, phase: str, totals: dict, lock: threading.L
         finally:
             with lock:
                 totals[phase] = totals.get(phase, 0.0) + time.perf_counter() - start
+                if phase == "measure_option_measure":  # candidates per build-and-measure call
+                    totals["calls"] = totals.get("calls", 0) + 1
+                    totals["candidates"] = totals.get("candidates", 0) + len(args[1])
 
     setattr(owner, name, wrapper)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import threading
+import time
 from pathlib import Path
 
 from tunefarm.backends import registry
@@ -17,7 +18,7 @@ from tunefarm.task import Task
 from tunefarm.tune.random_tuner import RandomTuner
 from tunefarm.tune.records import load_records
 from tunefarm.tune.task_scheduler import TaskScheduler
-from tunefarm.tune.tuner import MeasureOption
+from tunefarm.tune.tuner import ENV_OVERLAP_BATCHES, MeasureOption
 
 SETTINGS = MeasureSettings(min_repeat_ms=0, repeat=1, number=1, timeout_s=30.0)
 
@@ -122,9 +123,38 @@ def test_on_a_device_the_next_unit_is_proposed_while_this_one_is_measured() -> N
             assert earlier <= seen and not set(batch) & earlier  # never a batch in flight
 
 
-def test_host_kernels_keep_the_strict_order() -> None:
+def test_host_kernels_are_never_timed_beside_a_proposal(monkeypatch) -> None:
+    # the next unit is proposed while this one builds, and joined before it is timed
+    spans: list[tuple[str, float, float]] = []
+    monkeypatch.setattr(RecordingTuner, "next_batch", _timed(RecordingTuner.next_batch, "p", spans))
+    runner = type(registry.local_runner(SETTINGS, "cpu"))
+    monkeypatch.setattr(runner, "run", _timed(runner.run, "m", spans))
+    monkeypatch.setenv("TUNEFARM_OVERLAP_HOST_BUILDS", "0")  # builds never beside a timing
+    tuners = _tune("cpu")
+    names = {p[0] for t in tuners for p in t.proposals}
+    assert any(n.startswith("tunefarm-rounds") for n in names), names
+    proposals = [(a, b) for kind, a, b in spans if kind == "p"]
+    timings = [(a, b) for kind, a, b in spans if kind == "m"]
+    assert proposals and timings
+    for a, b in proposals:
+        assert all(b <= c or d <= a for c, d in timings), (a, b, timings)
+
+
+def test_host_kernels_keep_the_strict_order_when_off(monkeypatch) -> None:
+    monkeypatch.setenv(ENV_OVERLAP_BATCHES, "0")
     tuners = _tune("cpu")
     assert {p[0] for t in tuners for p in t.proposals} == {"MainThread"}
+
+
+def _timed(inner, kind: str, spans: list):
+    def wrapper(*args, **kwargs):
+        start = time.monotonic()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            spans.append((kind, start, time.monotonic()))
+
+    return wrapper
 
 
 def test_on_a_device_the_next_round_starts_while_the_last_one_is_measured() -> None:

@@ -11,8 +11,11 @@ pool builds them together and a device's measurer times each as its build ends.
 
 Where `tuner.proposes_ahead` (a device's persistent measurer, the services' runner of a
 device's agents; as for `tuner._Ahead`), the next unit is proposed in a thread while this one is
-built and measured; host kernels (and TUNEFARM_OVERLAP_BATCHES=0) keep propose, measure,
-learn in turn, so the search's CPU never runs beside a timed kernel.
+built and measured. Host kernels get it while the unit builds (`MeasureOption.
+builds_then_runs`: all builds end before the first timing), the proposal joined before any
+kernel is timed, so the search's CPU never runs beside a timed kernel; a host whose builds
+overlap its timings in idle priority keeps propose, measure, learn in turn, as does
+TUNEFARM_OVERLAP_BATCHES=0 everywhere.
 
 What stays as it was: each round's batches come from its own tuner, at most `batch_size`
 at a time; a unit takes the rounds with nothing in flight first (their tuners have seen all
@@ -26,12 +29,20 @@ the unit in flight and a resumed log measures nothing twice.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from tunefarm.measure import MeasureInput, MeasureResult
-from tunefarm.tune.tuner import Callback, MeasureOption, Tuner, TuneSummary, proposes_ahead
+from tunefarm.tune.tuner import (
+    ENV_OVERLAP_BATCHES,
+    Callback,
+    MeasureOption,
+    Tuner,
+    TuneSummary,
+    proposes_ahead,
+)
 
 BUDGET_USED = "trial budget used"
 More = Callable[[Sequence["Round"]], "Round | None"]  # the next round to start, or None
@@ -194,7 +205,8 @@ def run_rounds(
     once every round is wholly proposed, gives the next round to stream on (the task
     scheduler's next choice, made while the last batches are measured), or None."""
     ahead = proposes_ahead(option)
-    pool = ThreadPoolExecutor(1, thread_name_prefix="tunefarm-rounds") if ahead else None
+    off = os.environ.get(ENV_OVERLAP_BATCHES, "").strip() == "0"
+    pool = None if off else ThreadPoolExecutor(1, thread_name_prefix="tunefarm-rounds")
     rounds = list(rounds)
     try:
         ready = _propose_unit(rounds, unit, batch_size, more=more)
@@ -205,14 +217,23 @@ def run_rounds(
             _close_idle(rounds, finish)
             if not ready:
                 return
+            inputs = [inp for p in ready for inp in p.inputs]
+            beside_builds = pool is not None and not ahead and option.builds_then_runs(inputs)
             following: Future | None = None
-            if pool is not None:
+            nxt: list[_Part] = []
+            if pool is not None and (ahead or beside_builds):
                 following = pool.submit(_propose_unit, rounds, unit, batch_size, (), more)
             try:
-                measured = option.measure([inp for p in ready for inp in p.inputs])
+                if beside_builds:  # host kernels: the proposal ends before any timing starts
+                    builds = option.builder.build(inputs)
+                    nxt, following = following.result() if following else [], None
+                    measured = option.runner.run(inputs, builds)
+                else:
+                    measured = option.measure(inputs)
             finally:
                 # the tuners belong to the proposer until it is done (even on an error here)
-                nxt = following.result() if following is not None else []
+                if following is not None:
+                    nxt = following.result()
             _book(rounds, ready, measured, option, callbacks, early_stopping, finish)
             ready = _land(nxt)  # topped up with rounds it has no batch of
             room = unit - sum(len(p.indices) for p in ready)

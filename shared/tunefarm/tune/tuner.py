@@ -74,6 +74,16 @@ class MeasureOption:
             return measure_as_built(self.builder, self.runner, inputs)
         return self.runner.run(inputs, self.builder.build(inputs))
 
+    def builds_then_runs(self, inputs: Sequence[MeasureInput]) -> bool:
+        """Whether `measure(inputs)` builds them all and only then measures them (host
+        kernels on a busy host): the time of the builds is then free for the search's CPU
+        (`tune.rounds` proposes the next unit meanwhile), none of a timing's."""
+        if getattr(self.runner, "measure_batch", None) is not None:
+            return False
+        if getattr(self.runner, "overlaps_builds", False) and len(inputs) > 1:
+            return False
+        return not (len(inputs) > 1 and self._idle_overlap())
+
     def _idle_overlap(self) -> bool:
         """Whether host builds can go on under host measurement in idle priority."""
         overlaps = getattr(self.runner, "overlaps_idle_builds", None)
