@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.backends.gpu_common.pool import _space, thread_steps
+from tunefarm.backends.gpu_common.pool import _space, at_thread, thread_steps
 from tunefarm.backends.op_specs import BINARY, SPECS, UNARY, Elementwise, OpSpec
 from tunefarm.ir import tensor as te
 from tunefarm.schedule import steps as S
@@ -45,19 +45,7 @@ def row_steps(dag: te.ComputeDAG, lead: int, threads: int, unroll: int) -> list[
     steps.append(S.Split(out.name, fused, (threads,)))
     steps += [S.Bind(out.name, f"{fused}.0", "blockIdx.x")]
     steps += [S.Bind(out.name, f"{fused}.1", "threadIdx.x")]
-    reducer = None
-    for t in dag.compute_stages:
-        if t is out:
-            continue
-        if t.op.reduce_axes:  # type: ignore[union-attr]
-            steps.append(S.ComputeAt(t.name, out.name, f"{fused}.1"))
-            reducer = t.name
-        else:
-            steps.append(S.ComputeInline(t.name))
-    if unroll and reducer is not None:
-        first = dag.by_name[reducer].op.reduce_axes[0].name  # type: ignore[union-attr]
-        steps.append(S.Pragma(reducer, first, "auto_unroll_max_step", unroll))
-    return steps
+    return steps + at_thread(dag, f"{fused}.1", None, unroll)
 
 
 class ThreadPerOutput(Template):
