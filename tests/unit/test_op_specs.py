@@ -61,3 +61,16 @@ def test_gpu_elementwise_takes_fewer_fns_and_dtypes_than_the_cpu():
         registry.flops(_task(bias, "cuda -arch=sm_90"))
     with pytest.raises(TaskError, match=r"dtypes\[0\] must be one of"):
         registry.flops(_task(half, "opencl"))
+
+
+def test_dense_is_one_op_definition_on_every_target():
+    """backends/anchor_ops.py: dense's params, reference and FLOPs, whatever the schedule."""
+    from tunefarm.backends.anchor_ops import DenseOp
+
+    for target in TARGETS:
+        task = Task.make("dense", target=target, data=(2, 8), weight=(4, 8), epilogue=("bias",))
+        assert isinstance(registry.template(task), DenseOp)
+        assert registry.flops(task) == 2 * 2 * 8 * 4
+        bad = Task.make("dense", target=target, data=(2, 3), weight=(4, 5))
+        with pytest.raises(TaskError, match=r"K = 3 columns like data \(2, 3\)"):
+            registry.config_space(bad)
