@@ -17,7 +17,7 @@ measured again; `--trials 0` tunes nothing and uses the log as it is). Then
    `--repeat` runs by thread CPU time (`GraphExecutor.run` on this thread, one core; ORT
    with one intra-op thread runs on the caller too), so the time other processes hold the
    core is not counted;
-3. `--profile`: the tuned network's per-kernel time summed by kind (dense, attention, ...).
+3. `--profile`: each network's share of time per kernel kind (dense, attention, ...).
 
 Prints tables with ratios tunefarm / ORT (below 1: tunefarm faster) and the load average.
 """
@@ -28,6 +28,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -90,7 +91,9 @@ def ort_dense_model(task: Task, xs: dict[str, np.ndarray]) -> bytes:
             nodes.append(helper.make_node("Add", [last, "r"], [out]))
         elif kind == "gelu":
             consts = {"c_sqrt2": 2**0.5, "c_one": 1.0, "c_half": 0.5}
-            inits += [numpy_helper.from_array(np.array(v, np.float32), c) for c, v in consts.items()]
+            inits += [
+                numpy_helper.from_array(np.array(v, np.float32), c) for c, v in consts.items()
+            ]
             nodes += [
                 helper.make_node("Div", [last, "c_sqrt2"], [f"{out}a"]),
                 helper.make_node("Erf", [f"{out}a"], [f"{out}b"]),
@@ -116,7 +119,7 @@ def kernel_seconds(build, inp: MeasureInput) -> callable:
     kernel = load_host_kernel(build.artifact, io.args)
     if kernel.run() != 0:
         raise SystemExit(f"{inp.task}: kernel failed in-process")
-    (index, want), = io.expected.items()
+    ((index, want),) = io.expected.items()
     got = kernel.outputs()[index]
     err = float(np.abs(got - want).max() / max(1.0, np.abs(want).max()))
     if err > MATCH:
@@ -154,8 +157,10 @@ def dense_rows(tasks, history, rounds: int, builder) -> list[dict[str, Any]]:
         row = {"task": str(task), "calls": t.weight, "median_s": med, "gflops": gf,
                "configs": {k: (v.as_dict() if v else None) for k, v in configs.items()},
                "ort_rel_err": ort_err}  # fmt: skip
-        log(f"  dense {task.args['data']}x{task.args['weight']} {task.args.get('epilogue')}: "
-            + ", ".join(f"{k} {v * 1e3:.3f} ms {gf[k]:.0f} GF/s" for k, v in med.items()))
+        log(
+            f"  dense {task.args['data']}x{task.args['weight']} {task.args.get('epilogue')}: "
+            + ", ".join(f"{k} {v * 1e3:.3f} ms {gf[k]:.0f} GF/s" for k, v in med.items())
+        )
         rows.append(row)
     return rows
 
@@ -180,8 +185,10 @@ def network_row(path: Path, graph, history, args, tmp: Path) -> dict[str, Any]:
         costs["ort"].append(_median(lambda: sess.run(None, feeds), args.repeat, clock))
         for who, net in nets.items():
             costs[who].append(_median(lambda n=net: n.run(feeds), args.repeat, clock))
-        log(f"[{path.name}] round {r + 1}: "
-            + ", ".join(f"{k} {v[-1] * 1e3:.1f} ms" for k, v in costs.items()))
+        log(
+            f"[{path.name}] round {r + 1}: "
+            + ", ".join(f"{k} {v[-1] * 1e3:.1f} ms" for k, v in costs.items())
+        )
     loads.append(os.getloadavg()[0])
     med = {k: statistics.median(v) for k, v in costs.items()}
     row = {"model": path.name, "median_s": med, "rounds_s": dict(costs), "rel_err": errs,
@@ -201,22 +208,31 @@ def _median(fn, repeat: int, clock) -> float:
 
 
 def _profile(net: GraphExecutor) -> dict[str, float]:
-    """Milliseconds per run summed by kernel kind (the op before the task's arguments)."""
+    """Percent of the run per kernel kind (k12_dense -> dense), from the executor's per-call
+    profile: its calls are timed by the wall clock, which a loaded host inflates, so only
+    the shares are kept."""
     out: dict[str, float] = collections.defaultdict(float)
     for e in net.profile(repeat=3):
-        out[str(e.kernel).split("(")[0].split()[0]] += e.ms
-    return {k: round(v, 3) for k, v in sorted(out.items(), key=lambda kv: -kv[1])}
+        out[re.sub(r"^k\d+_", "", str(e.kernel)).split("(")[0]] += e.ms
+    total = sum(out.values())
+    return {k: round(100 * v / total, 2) for k, v in sorted(out.items(), key=lambda kv: -kv[1])}
 
 
 def one_model(path: Path, args, builder, tmp: Path) -> dict[str, Any]:
     graph = optimize(load_onnx(path))
     tasks = heavy_tasks(graph, args.policy)
-    log(f"[{path.name}] {len(tasks)} tasks: "
-        + ", ".join(f"{t.task.op}x{t.weight}" for t in tasks))
+    log(f"[{path.name}] {len(tasks)} tasks: " + ", ".join(f"{t.task.op}x{t.weight}" for t in tasks))
     if args.trials:
         start = time.perf_counter()
-        tune_network(tasks, args.trials * len(tasks), args.log, tuner=args.tuner,
-                     policy=args.policy, resume=Path(args.log).exists(), stream=sys.stderr)
+        tune_network(
+            tasks,
+            args.trials * len(tasks),
+            args.log,
+            tuner=args.tuner,
+            policy=args.policy,
+            resume=Path(args.log).exists(),
+            stream=sys.stderr,
+        )
         log(f"[{path.name}] tuned in {time.perf_counter() - start:.0f} s")
     history = ApplyHistoryBest(args.log) if Path(args.log).exists() else None
     row = {"tasks": [str(t.task) for t in tasks], "trials_per_task": args.trials}
@@ -232,16 +248,20 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
         m, q = r["median_s"], r["ratio"]
         tuned = f"{m['tuned'] * 1e3:.1f}" if "tuned" in m else "-"
         tq = f"{q['tuned']:.3f}" if "tuned" in q else "-"
-        print(f"| {r['model']} | {m['ort'] * 1e3:.1f} | {m['untuned'] * 1e3:.1f} | {tuned} | "
-              f"{q['untuned']:.3f} | {tq} | {max(r['rel_err'].values()):.1e} |")
+        print(
+            f"| {r['model']} | {m['ort'] * 1e3:.1f} | {m['untuned'] * 1e3:.1f} | {tuned} | "
+            f"{q['untuned']:.3f} | {tq} | {max(r['rel_err'].values()):.1e} |"
+        )
     print("\n| model | dense (N x K -> O, epilogue) | calls | GFLOP/s ORT | default | tuned |")
     print("|---|---|---|---|---|---|")
     for r in rows:
         for d in r["dense"]:
             g = d["gflops"]
             tuned = f"{g['tuned']:.0f}" if "tuned" in g else "-"
-            print(f"| {r['model']} | {d['task'].split('(')[-1][:60]} | {d['calls']} | "
-                  f"{g['ort']:.0f} | {g['default']:.0f} | {tuned} |")
+            print(
+                f"| {r['model']} | {d['task'].split('(')[-1][:60]} | {d['calls']} | "
+                f"{g['ort']:.0f} | {g['default']:.0f} | {tuned} |"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -262,8 +282,10 @@ def main(argv: list[str] | None = None) -> int:
         rows = [one_model(Path(p), args, builder, Path(tmp)) for p in args.models.split(",") if p]
     load_after = os.getloadavg()
     print_tables(rows)
-    print(f"load average before {load_before[0]:.1f}, after {load_after[0]:.1f}; "
-          "one core, thread CPU time")
+    print(
+        f"load average before {load_before[0]:.1f}, after {load_after[0]:.1f}; "
+        "one core, thread CPU time"
+    )
     if args.json:
         doc = {"machine": machine_info(), "args": vars(args), "rows": rows,
                "load_before": load_before, "load_after": load_after}  # fmt: skip
