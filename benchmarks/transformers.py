@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import dataclasses
 import json
 import os
 import re
@@ -51,10 +52,11 @@ from tunefarm.graph.passes import optimize  # noqa: E402
 from tunefarm.measure import MeasureInput  # noqa: E402
 from tunefarm.measure.host import load_host_kernel  # noqa: E402
 from tunefarm.recipe import relative_error  # noqa: E402
-from tunefarm.recipe.job import tune_network  # noqa: E402
+from tunefarm.recipe.job import network_settings, tune_network  # noqa: E402
 from tunefarm.runtime.executor import GraphExecutor  # noqa: E402
 from tunefarm.task import Task  # noqa: E402
 from tunefarm.tune.dispatch import ApplyHistoryBest  # noqa: E402
+from tunefarm.tune.tuner import MeasureOption  # noqa: E402
 
 TARGET = "cpu -cores=1"
 TUNED_OPS = ("dense", "attention")
@@ -224,17 +226,27 @@ def one_model(path: Path, args, builder, tmp: Path) -> dict[str, Any]:
     log(f"[{path.name}] {len(tasks)} tasks: " + ", ".join(f"{t.task.op}x{t.weight}" for t in tasks))
     if args.trials:
         start = time.perf_counter()
-        tune_network(
-            tasks,
-            args.trials * len(tasks),
-            args.log,
-            tuner=args.tuner,
-            policy=args.policy,
-            resume=Path(args.log).exists(),
-            stream=sys.stderr,
-        )
+        # the network timing settings, with limits a loaded host needs: at load 20 on two
+        # cores, nearly every candidate ran past the default 10 s and was killed
+        settings = dataclasses.replace(network_settings(), timeout_s=args.timeout)
+        option = MeasureOption.local(settings, build_timeout_s=args.timeout)
+        try:
+            tune_network(
+                tasks,
+                args.trials * len(tasks),
+                args.log,
+                tuner=args.tuner,
+                policy=args.policy,
+                resume=Path(args.log).exists(),
+                stream=sys.stderr,
+                measure_option=option,
+            )
+        finally:
+            option.close()
         log(f"[{path.name}] tuned in {time.perf_counter() - start:.0f} s")
     history = ApplyHistoryBest(args.log) if Path(args.log).exists() else None
+    if args.tune_only:
+        return {"model": path.name, "tuned_tasks": len(tasks)}
     row = {"tasks": [str(t.task) for t in tasks], "trials_per_task": args.trials}
     row["dense"] = dense_rows(tasks, history, args.rounds, builder) if args.dense else []
     row.update(network_row(path, graph, history, args, tmp))
@@ -271,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--log", default="transformers-tune.jsonl", help="tuning records")
     ap.add_argument("--policy", choices=("template", "sketch", "auto"), default="template")
     ap.add_argument("--tuner", default="xgb")
+    ap.add_argument("--timeout", type=float, default=120, help="s per candidate build / run")
+    ap.add_argument("--tune-only", action="store_true", help="tune into --log, time nothing")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--no-dense", dest="dense", action="store_false", help="skip the dense table")
@@ -281,7 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     with registry.local_builder() as builder, tempfile.TemporaryDirectory() as tmp:
         rows = [one_model(Path(p), args, builder, Path(tmp)) for p in args.models.split(",") if p]
     load_after = os.getloadavg()
-    print_tables(rows)
+    if not args.tune_only:
+        print_tables(rows)
     print(
         f"load average before {load_before[0]:.1f}, after {load_after[0]:.1f}; "
         "one core, thread CPU time"
