@@ -268,10 +268,10 @@ class MeasureSettings:
     calls are made (the result's costs say how many). 0 (the default) keeps `repeat` fixed;
     these two fields appear in JSON only when set, so records stay as they were.
     give_up_s: a host candidate whose checked first run takes longer than this (seconds)
-    and than `min_repeat_ms` is timed by that run alone, once its answer is checked: set by the tuner at a few times
-    the incumbent's cost (`Tuner.give_up_factor`), so a kernel that cannot be the best does
-    not also pay its repeats; 0 (the default, and always for device kernels) times every
-    candidate fully. In JSON only when set.
+    and than `min_repeat_ms` is timed by that run alone, once its answer is checked. The
+    tuner sets it at a few times the incumbent's cost (`Tuner.give_up_factor`), so a kernel
+    that cannot be the best does not also pay its repeats; 0 (the default, and always for
+    device kernels) times every candidate fully. In JSON only when set.
     """
 
     number: int = 1
