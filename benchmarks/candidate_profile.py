@@ -193,7 +193,9 @@ def _stages(tuner: Any, args: argparse.Namespace) -> dict[str, Any]:
             t1 = time.perf_counter()
             rc = kernel.run()
             t2 = time.perf_counter()
-            msg = check_outputs(kernel.outputs(), kio.expected, src.arg_specs, 1e-3, 1e-4)
+            msg = check_outputs(
+                kernel.outputs(), kio.expected, src.arg_specs, settings.rtol, settings.atol_rel
+            )
             t3 = time.perf_counter()
             timing = time_evaluator(kernel.time, settings)
             t4 = time.perf_counter()
