@@ -74,7 +74,11 @@ class _TimedRunner:
     def run(self, inputs: Any, builds: Any) -> Any:
         start = time.perf_counter()
         try:
-            return self.inner.run(inputs, builds)
+            results = self.inner.run(inputs, builds)
+            for r in results:  # timed by the checked run alone (`give_up_s`)
+                cut = getattr(r.settings, "give_up_s", 0) and len(r.costs) == 1
+                _times["given_up"].append(float(bool(cut)))
+            return results
         finally:
             _times[f"measure:{_caller()}"].extend(
                 [(time.perf_counter() - start) / len(inputs)] * len(inputs)
