@@ -1,7 +1,8 @@
 """Tuned transformers against ONNX Runtime, one core, by thread CPU time (issue 23).
 
-    python benchmarks/transformers.py --models DIR/bert-base.legacy.onnx,DIR/vit_b_16.legacy.onnx \
-        --trials 64 --log tune.jsonl [--policy template] [--rounds 3] [--json out.json]
+    python benchmarks/transformers_tuned.py --models DIR/bert-base.legacy.onnx,DIR/vit.onnx \
+        --trials 64 --log tune.jsonl [--policy template] [--rounds 3] [--timeout 120] \
+        [--tune-only] [--profile] [--json out.json]
 
 Per model (an export with its `NAME.inputs.npz`, e.g. `tools/export_test_models.py --full
 [--batch 8]`): its dense and attention tasks on `cpu -cores=1` (`network_tasks`), tuned
