@@ -286,9 +286,9 @@ def mutate(
     kind: str | None = None,
 ) -> Decisions | None:
     """One random change of one kind (tile sizes, parallel granularity, auto-unroll, compute
-    location, register tile order); None when the kind picked has nothing to change in this sketch. `kind`: one
-    of MUTATIONS (drawn at random when None; the search passes it to know where a state
-    came from)."""
+    location, register tile order); None when the kind picked has nothing to change in this
+    sketch. `kind`: one of MUTATIONS (drawn at random when None; the search passes it to
+    know where a state came from)."""
     if kind is None:
         kind = MUTATIONS[int(rng.integers(len(MUTATIONS)))]
     prefix = _PREFIX[kind]
