@@ -175,6 +175,19 @@ def _close(r: Round, rounds: Sequence[Round], finish: Callable[[Round], None]) -
     finish(r)
 
 
+def _give_up(option: MeasureOption, parts: list[_Part]) -> None:
+    """Where to cut a hopeless candidate's timing short (`Tuner._give_up`): at its tuner's
+    threshold when the unit is one task's; off for a unit of several tasks (the runner
+    takes one threshold, and each task's incumbent differs)."""
+    tuners = list({id(p.round.tuner): p.round.tuner for p in parts}.values())
+    if len(tuners) == 1:
+        tuners[0]._give_up(option)
+        return
+    give_up = getattr(option.runner, "give_up_after", None)
+    if give_up is not None:
+        give_up(0.0)
+
+
 def _close_idle(rounds: Sequence[Round], finish: Callable[[Round], None]) -> None:
     """End the rounds that have nothing in flight and nothing more to propose."""
     for r in rounds:
@@ -223,6 +236,7 @@ def run_rounds(
             nxt: list[_Part] = []
             if pool is not None and (ahead or beside_builds):
                 following = pool.submit(_propose_unit, rounds, unit, batch_size, (), more)
+            _give_up(option, ready)
             try:
                 if beside_builds:  # host kernels: the proposal ends before any timing starts
                     builds = option.builder.build(inputs)
