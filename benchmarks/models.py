@@ -52,6 +52,7 @@ from tunefarm.recipe import (  # noqa: E402
 )
 from tunefarm.runtime.executor import GraphExecutor  # noqa: E402
 from tunefarm.tune.dispatch import ApplyHistoryBest  # noqa: E402
+from tunefarm.tune.records import load_records  # noqa: E402
 
 MATCH = 1e-4
 
@@ -80,7 +81,8 @@ def tune(path: Path, graph, target: str, tuning: Tuning, workdir: Path) -> tuple
     )
     fields = {
         "tasks": len(tasks),
-        "trials": summary.trials,
+        "trials": summary.trials,  # the scheduler's; the log also holds the measured defaults
+        "records": len(load_records(log, [])),
         "policy": tuning.policy,
         "tuning_s": round(time.perf_counter() - start, 1),
         "log": str(log),
