@@ -52,6 +52,7 @@ except ImportError:  # run from a checkout without the editable install
 
 import _report
 import _timing
+from _select import select_names
 from tunefarm.backends import parse_target, registry
 from tunefarm.backends.cpu.target import num_cores
 from tunefarm.cli.tune_tasks import load_tasks
@@ -118,16 +119,7 @@ DEFAULT_OPS = "conv_56_64_64_3x3,dense_768x768,bmm_qk,softmax_12x128x128"
 def select_ops(text: str) -> list[str]:
     """Op names from a comma-separated list of names and groups, in order, each once;
     ValueError naming what is unknown."""
-    names: list[str] = []
-    unknown = []
-    for item in filter(None, (x.strip() for x in text.split(","))):
-        found = GROUPS.get(item, [item] if item in OPS else None)
-        if found is None:
-            unknown.append(item)
-        names += [n for n in found or [] if n not in names]
-    if unknown:
-        raise ValueError(f"unknown {unknown}; groups: {', '.join(GROUPS)}; ops: {', '.join(OPS)}")
-    return names
+    return select_names(text, OPS, GROUPS)
 
 
 def log(msg: str) -> None:

@@ -89,6 +89,7 @@ if __name__ == "__main__":  # `_ttq_network` imports this module by name: the sa
 import _report
 import _ttq_network as net
 import autoscheduler as autosched
+from _select import select_names
 from tunefarm.backends import registry
 from tunefarm.measure import MeasureInput, MeasureSettings
 from tunefarm.schedule.template import conv_params
@@ -135,18 +136,7 @@ def log(msg: str) -> None:
 # -- ops and MetaSchedule's workload specs --------------------------------------------------
 def select_ops(text: str) -> list[str]:
     """Op names from a comma-separated list of names and groups; ValueError naming unknowns."""
-    names: list[str] = []
-    unknown = []
-    if text.strip() == "none":
-        return names
-    for item in filter(None, (x.strip() for x in text.split(","))):
-        found = GROUPS.get(item, [item] if item in OPS else None)
-        if found is None:
-            unknown.append(item)
-        names += [n for n in found or [] if n not in names]
-    if unknown:
-        raise ValueError(f"unknown {unknown}; groups: {', '.join(GROUPS)}; ops: {', '.join(OPS)}")
-    return names
+    return select_names(text, OPS, GROUPS)
 
 
 def tvm_workload(task: Task) -> str | None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
+import threading
 import time
 
 import measure_kernels as mk
@@ -54,6 +56,38 @@ def test_workers_started_in_background_start_idle_and_come_back(tmp_path):
         assert _policies(builder) == [os.SCHED_IDLE] * 2
         builder.background(False)
         assert _policies(builder) == [os.SCHED_OTHER] * 2
+
+
+def test_a_build_starved_in_idle_priority_is_not_timed_out(tmp_path):
+    """A real gcc build in SCHED_IDLE on a core that a busy process holds gets next to no
+    CPU time: it waits past its time limit in wall seconds, and is not failed for it (the
+    limit counts the build's CPU seconds), then completes once it gets the core back."""
+    limit_s, starved_s = 1.0, 3.0  # gcc needs well under a CPU second for this kernel
+    core = min(os.sched_getaffinity(0))
+    with LocalBuilder(
+        mk.generate, n_parallel=1, timeout_s=limit_s, wall_timeout_s=120, cache_dir=tmp_path
+    ) as builder:
+        assert builder.build([mk.inp("add", unroll=70)])[0].ok  # starts the worker
+        (worker,) = [s.proc.pid for s in builder._pool._slots]
+        os.sched_setaffinity(worker, {core})  # its gcc inherits the core and the policy
+        burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        try:
+            os.sched_setaffinity(burner.pid, {core})
+            builder.background(True)
+            out: list = []
+            build = threading.Thread(
+                target=lambda: out.extend(builder.build([mk.inp("add", unroll=71)]))
+            )
+            build.start()
+            build.join(starved_s)  # a few percent of the core at most: weight 3 against 1024
+            builder.background(False)
+        finally:
+            burner.kill()
+            burner.wait()
+        build.join(120)
+    (res,) = out
+    assert res.ok, res.error_msg
+    assert res.build_seconds > limit_s  # over the limit in wall seconds, within it in CPU
 
 
 class _WatchingRunner(LocalRunner):

@@ -146,13 +146,17 @@ def test_dead_build_worker_costs_only_its_candidate(builder: LocalBuilder) -> No
 
 def test_hung_generator_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The timeout leaves a loaded host's gcc room for the fine candidate (0.5 s did not,
-    at load 15 on two cores) and stays far below the hang's."""
-    monkeypatch.setattr(builder_module, "_GRACE_S", 0.5)  # parent backstop beyond timeout_s
-    with LocalBuilder(n_parallel=1, timeout_s=3.0, cache_dir=tmp_path, generate=mk.generate) as b:
+    at load 15 on two cores) and stays far below the hang's. A sleeping generator uses no
+    CPU time: the wall-clock backstop ends it."""
+    monkeypatch.setattr(builder_module, "_GRACE_S", 0.5)  # parent backstop beyond the limits
+    with LocalBuilder(
+        n_parallel=1, timeout_s=3.0, wall_timeout_s=6.0, cache_dir=tmp_path, generate=mk.generate
+    ) as b:
         start = time.perf_counter()
         hung, fine = b.build([mk.inp("hang"), mk.inp("add")])
-        assert time.perf_counter() - start < 12
+        assert time.perf_counter() - start < 20
     assert hung.error_no == E.BUILD_TIMEOUT and "killed" in hung.error_msg
+    assert "wall-clock" in hung.error_msg, hung.error_msg
     assert fine.ok, fine.error_msg
 
 
@@ -193,17 +197,45 @@ def test_build_cache_reuses_the_file(tmp_path: Path) -> None:
     assert sorted(p.suffix for p in tmp_path.iterdir()) == [".c", ".so"]  # no temp leftovers
 
 
-def test_hung_compiler_is_killed(tmp_path: Path) -> None:
+def _fake_cc(tmp_path: Path, body: str) -> str:
     fake = tmp_path / "fakecc"
-    fake.write_text('#!/bin/sh\n[ "$1" = "--version" ] && { echo fakecc 1; exit 0; }\nsleep 60\n')
+    fake.write_text(f'#!/bin/sh\n[ "$1" = "--version" ] && {{ echo fakecc 1; exit 0; }}\n{body}\n')
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    return str(fake)
+
+
+def test_hung_compiler_is_killed(tmp_path: Path) -> None:
+    """A compiler that hangs without using CPU time: the wall-clock backstop ends it."""
+    cc = _fake_cc(tmp_path, "sleep 60")
     with LocalBuilder(
-        n_parallel=1, timeout_s=1, cache_dir=tmp_path / "c", cc=str(fake), generate=mk.generate
-    ) as b:
+        n_parallel=1, timeout_s=30, wall_timeout_s=3, cache_dir=tmp_path / "c", cc=cc,
+        generate=mk.generate,
+    ) as b:  # fmt: skip
         start = time.perf_counter()
         (res,) = b.build([mk.inp("add")])
     assert res.error_no == E.BUILD_TIMEOUT, res.error_msg
-    assert time.perf_counter() - start < 5
+    assert "wall-clock" in res.error_msg, res.error_msg
+    assert time.perf_counter() - start < 3 + 5  # the worker ends it; the parent only at 3 + 5
+
+
+def test_spinning_compiler_is_killed_on_its_cpu_time(tmp_path: Path) -> None:
+    """The build limit counts CPU seconds of the compiler's whole process group (here a
+    child of the shell spins), long before the wall-clock backstop."""
+    cc = _fake_cc(tmp_path, "sh -c 'while :; do :; done' & wait")
+    with LocalBuilder(
+        n_parallel=1, timeout_s=0.5, wall_timeout_s=120, cache_dir=tmp_path / "c", cc=cc,
+        generate=mk.generate,
+    ) as b:  # fmt: skip
+        start = time.perf_counter()
+        (res,) = b.build([mk.inp("add")])
+    assert res.error_no == E.BUILD_TIMEOUT, res.error_msg
+    assert "CPU time" in res.error_msg, res.error_msg
+    assert time.perf_counter() - start < 60  # half a CPU second, even at load 20 on 2 cores
+
+
+def test_build_limits_are_checked() -> None:
+    with pytest.raises(ValueError, match="wall_timeout_s must be a positive number"):
+        LocalBuilder(mk.generate, timeout_s=1, wall_timeout_s=0)
 
 
 def test_time_evaluator_grows_number_in_process() -> None:

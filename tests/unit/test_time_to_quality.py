@@ -75,6 +75,19 @@ def test_ops_map_to_tvm_workloads_or_to_none():
     assert len(ttq.select_ops("resnet18-convs,bert,extra")) == 11 + 7 + 2
 
 
+def test_both_benchmarks_read_ops_lists_alike():
+    """One parser (`benchmarks/_select.py`) behind both benchmarks' --ops."""
+    for select in (ttq.select_ops, ttq.autosched.select_ops):
+        assert select(" bmm_qk, bert,,bmm_qk ")[:2] == ["bmm_qk", "dense_768x768"]
+        assert len(select("bert")) == len(set(select("bert,bert"))) == 7
+        assert select("none") == []
+        with pytest.raises(ValueError, match=r"unknown \['nosuch'\]; groups: .*bert"):
+            select("bmm_qk,nosuch")
+    assert "depthwise_56_128_3x3" in ttq.select_ops("extra")  # its own OPS and GROUPS
+    with pytest.raises(ValueError, match="unknown"):
+        ttq.autosched.select_ops("extra")
+
+
 def test_bad_options_are_refused_with_the_option_named():
     proc = subprocess.run([sys.executable, str(SCRIPT), "--systems", "sketch,autotvm"],
                           capture_output=True, text=True, timeout=120)  # fmt: skip

@@ -112,6 +112,8 @@ def report_choices(compiled, out) -> None:
             f"{', ...' if len(c.nodes) > 3 else ''}): {c.reason}",
             file=out,
         )
+    if compiled.stale is not None:
+        print(compiled.stale.line(), file=out)
 
 
 def _quantized(args: argparse.Namespace, graph, out):

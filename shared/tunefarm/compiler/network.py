@@ -43,6 +43,7 @@ from tunefarm.schedule.template import KernelDef
 from tunefarm.task import Task, TaskError
 from tunefarm.tune.dispatch import ApplyHistoryBest
 from tunefarm.tune.records import Record
+from tunefarm.tune.stale import StaleRecords
 
 
 class CompileError(GraphError):
@@ -77,6 +78,8 @@ class TaskChoice:
 class CompiledNetwork:
     plan: ExecPlan
     choices: list[TaskChoice]
+    # records of the log that match no task of the network (None: none, or no records)
+    stale: StaleRecords | None = None
 
     def fallbacks(self) -> list[TaskChoice]:
         """Tasks that run a default config, with the reason (no record for the workload,
@@ -130,6 +133,7 @@ class _Lowering:
         self.params: dict[str, np.ndarray] = {}
         self.packed: dict[tuple[str, str], str] = {}
         self.choices: dict[Task, TaskChoice] = {}
+        self.task_keys: set[str] = set()  # every task considered (alternatives too): `stale`
         self.node: Node | None = None
         self.on_device = gpu.is_device_target(target)  # a GPU: see compiler/gpu.py
         self.readers: dict[str, list[Node]] | None = None  # value -> nodes reading it
@@ -256,6 +260,7 @@ class _Lowering:
         return CompileError(f"{where}: {message}")
 
     def choose(self, task: Task, label: str | None = None) -> Config:
+        self.task_keys.add(task.workload_key)
         if task not in self.choices:
             if task in self.overrides:
                 config, reason = self.overrides[task], "record"
@@ -311,6 +316,7 @@ class _Lowering:
         if 0 in self.g.shape(weight):
             raise self.error(f"weight {weight!r} is empty: shape {list(self.g.shape(weight))}")
         alternatives = anchor_alternatives(self.g, node, self.target)
+        self.task_keys.update(t.workload_key for t in alternatives)
         task = choose_alternative(alternatives, self.history, self.device, self.overrides)
         config = self.choose(task)
         kdef = self.instantiate(task, config)
@@ -921,4 +927,5 @@ def compile_graph(
             "fallback_tasks": sum(not c.tuned for c in choices),
         },
     )
-    return CompiledNetwork(plan, choices)
+    stale = low.history.stale(low.task_keys) if low.history is not None else None
+    return CompiledNetwork(plan, choices, stale)

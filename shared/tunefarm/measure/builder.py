@@ -25,13 +25,14 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
-from tunefarm.measure import child, priority
+from tunefarm.measure import child, cputime, priority
 from tunefarm.measure.cache import default_cache_dir
-from tunefarm.measure.compile import BuildJob, SourceGenerator, build_one
+from tunefarm.measure.compile import WALL_CAP_FACTOR, BuildJob, SourceGenerator, build_one
 from tunefarm.measure.errors import MeasureErrorNo
 from tunefarm.measure.types import BuildResult, MeasureInput
 
-_GRACE_S = 5.0  # beyond timeout_s before the parent kills a worker (the worker times gcc itself)
+_GRACE_S = 5.0  # beyond the limits before the parent kills a worker (the worker limits gcc itself)
+_POLL_S = 0.5  # how often the parent reads a busy worker's CPU time
 
 
 class Builder(ABC):
@@ -62,6 +63,7 @@ class _Slot:
     conn: Connection
     job: int | None = None
     started: float = 0.0
+    cpu_at_start: float | None = None  # the worker's own CPU seconds when it took the job
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,7 @@ class _WorkerPool:
                 self._discard(slot)
                 continue
             slot.job, slot.started = index, time.monotonic()
+            slot.cpu_at_start = cputime.process_cpu_s(slot.proc.pid)
 
     def _collect(self, slot: _Slot) -> _Reply | None:
         """The reply of a finished or dead worker; None while it is still working."""
@@ -146,15 +149,28 @@ class _WorkerPool:
         self._discard(slot)
         return reply
 
+    def _overrun(self, slot: _Slot, cpu_s: float, wall_s: float) -> str:
+        """Why the job in `slot` is past its limits ("" while it is not): `wall_s` wall
+        seconds, or `cpu_s` CPU seconds of the worker itself (its compilers are limited in
+        the worker). Where CPU time cannot be read, wall seconds count against `cpu_s`."""
+        elapsed = time.monotonic() - slot.started
+        if elapsed >= wall_s:
+            return f"ran past the {wall_s:.1f} s wall-clock limit"
+        now = cputime.process_cpu_s(slot.proc.pid)
+        used = elapsed if now is None or slot.cpu_at_start is None else now - slot.cpu_at_start
+        return f"used {cpu_s:.1f} s of CPU time" if used >= cpu_s else ""
+
     def map(
         self,
         fn: Callable[[Any], Any],
         args: list[Any],
-        timeout_s: float,
+        cpu_s: float,
+        wall_s: float,
         on_reply: Callable[[int, _Reply], None] | None = None,
     ) -> list[_Reply | None]:
-        """Run fn on every arg; a job running past `timeout_s` has its worker killed.
-        on_reply(index, reply) is called as each job ends, in the order they end."""
+        """Run fn on every arg; a job whose worker uses `cpu_s` CPU seconds or runs
+        `wall_s` wall seconds has its worker killed. on_reply(index, reply) is called as
+        each job ends, in the order they end."""
         replies: list[_Reply | None] = [None] * len(args)
         todo = deque(range(len(args)))
         while True:
@@ -162,20 +178,20 @@ class _WorkerPool:
             busy = [s for s in self._slots if s.job is not None]
             if not busy:
                 break
-            first_deadline = min(s.started for s in busy) + timeout_s
+            first_deadline = min(s.started for s in busy) + min(wall_s, cpu_s)
             wait(
                 [s.conn for s in busy] + [s.proc.sentinel for s in busy],
-                timeout=max(0.0, first_deadline - time.monotonic()),
+                timeout=min(_POLL_S, max(0.0, first_deadline - time.monotonic())),
             )
             for slot in busy:
                 job = slot.job
                 reply = self._collect(slot)
-                if reply is None and time.monotonic() - slot.started >= timeout_s:
+                why = self._overrun(slot, cpu_s, wall_s) if reply is None else ""
+                if why:
                     reply = _Reply(
                         "timeout",
-                        f"build worker ran past {timeout_s:.1f} s and was "
-                        "killed (hung source generator?)",
-                        timeout_s,
+                        f"build worker {why} and was killed (hung source generator?)",
+                        time.monotonic() - slot.started,
                     )
                     self._discard(slot)
                 if reply is not None:
@@ -200,7 +216,11 @@ class LocalBuilder(Builder):
 
     generate: a picklable module-level function (it is sent to the worker processes); the op
         registry's `generate_source` for real tasks.
-    timeout_s: limit for generating plus compiling one candidate (the compiler is killed).
+    timeout_s: CPU seconds for generating plus compiling one candidate (the compiler is
+        killed): a build in idle priority (`background`) waiting for a busy core is not
+        failed for the wait.
+    wall_timeout_s: the wall-clock backstop for a build that hangs without using CPU time;
+        None: `WALL_CAP_FACTOR` (4) times timeout_s.
     cache_dir: where `<sha256>.<suffix>` artifacts live; default `$TUNEFARM_CACHE` or
         `~/.cache/tunefarm/build` (read once, here). A file already there is reused.
     cc: a compiler that replaces every toolchain's (a path or a wrapper); "" keeps theirs.
@@ -212,6 +232,7 @@ class LocalBuilder(Builder):
         generate: SourceGenerator,
         n_parallel: int | None = None,
         timeout_s: float = 30,
+        wall_timeout_s: float | None = None,
         cache_dir: str | os.PathLike[str] | None = None,
         cc: str = "",
         options: Sequence[str] = (),
@@ -221,6 +242,11 @@ class LocalBuilder(Builder):
             raise ValueError(f"n_parallel must be an int >= 1 or None, got {n_parallel!r}")
         if not isinstance(timeout_s, (int, float)) or not 0 < timeout_s < float("inf"):
             raise ValueError(f"timeout_s must be a positive number of seconds, got {timeout_s!r}")
+        wall = WALL_CAP_FACTOR * timeout_s if wall_timeout_s is None else wall_timeout_s
+        if isinstance(wall, bool) or not isinstance(wall, (int, float)) or not 0 < wall < 1e9:
+            raise ValueError(
+                f"wall_timeout_s must be a positive number of seconds or None, got {wall!r}"
+            )
         if not isinstance(cc, str):
             raise ValueError(f"cc must be a compiler command name or path, got {cc!r}")
         if isinstance(options, str) or not all(isinstance(o, str) for o in options):
@@ -235,6 +261,7 @@ class LocalBuilder(Builder):
         self.cache_dir = Path(cache_dir if cache_dir is not None else default_dir).absolute()
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         self.n_parallel, self.timeout_s, self.cc = n, float(timeout_s), cc
+        self.wall_timeout_s = float(wall)
         self.generate, self.options = generate, tuple(options)
         self._pool = _WorkerPool(child.process_context(), n)
         self._finalizer = weakref.finalize(self, self._pool.close)
@@ -257,11 +284,15 @@ class LocalBuilder(Builder):
             return []
         cache = str(self.cache_dir)
         jobs = [
-            BuildJob(inp, self.generate, self.cc, self.options, cache, self.timeout_s)
+            BuildJob(
+                inp, self.generate, self.cc, self.options, cache, self.timeout_s,
+                self.wall_timeout_s,
+            )
             for inp in inputs
-        ]
+        ]  # fmt: skip
         done = None if on_result is None else lambda i, r: on_result(i, _to_result(r))
-        replies = self._pool.map(build_one, jobs, self.timeout_s + _GRACE_S, done)
+        cpu, wall = self.timeout_s + _GRACE_S, self.wall_timeout_s + _GRACE_S
+        replies = self._pool.map(build_one, jobs, cpu, wall, done)
         return [_to_result(r) for r in replies]
 
     @property

@@ -21,10 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from tunefarm.measure import cputime
 from tunefarm.measure.errors import DeviceLimitError, MeasureErrorNo
 from tunefarm.measure.types import BuildResult, KernelSource, MeasureInput, Toolchain
 
 MAX_STDERR = 2000
+# a build's limit is CPU seconds; its wall-clock backstop (for a hang, which uses no CPU) is
+# this many times the limit, unless the job names one
+WALL_CAP_FACTOR = 4.0
 
 SourceGenerator = Callable[[MeasureInput], KernelSource]
 
@@ -39,6 +43,10 @@ class BuildJob:
 
     cc: a compiler that replaces the toolchain's (a path or a wrapper), or "" to use it.
     options: extra flags appended to every compile.
+    timeout_s: CPU seconds for generating plus compiling (the worker's own and the
+        compiler's), so that a build starved of a core (idle priority on a busy host) is
+        not failed for waiting.
+    wall_timeout_s: the wall-clock backstop; None: `WALL_CAP_FACTOR` times timeout_s.
     """
 
     inp: MeasureInput
@@ -47,6 +55,13 @@ class BuildJob:
     options: tuple[str, ...]
     cache_dir: str
     timeout_s: float
+    wall_timeout_s: float | None = None
+
+    @property
+    def wall_limit_s(self) -> float:
+        if self.wall_timeout_s is not None:
+            return self.wall_timeout_s
+        return WALL_CAP_FACTOR * self.timeout_s
 
 
 @functools.cache
@@ -83,23 +98,38 @@ def run_toolchain(
     tc: Toolchain, source: str, artifact: str, options: tuple[str, ...], timeout_s: float
 ) -> tuple[int | None, str]:
     """Compile `source` into `artifact` with `tc`: (exit code, messages) as `run_killable`
-    answers. An in-process compiler answers 0 and its log, or 1 and its error (its time is
-    bounded by the worker's own deadline: a build pool replaces a worker that overruns)."""
+    answers, `timeout_s` a wall-clock limit."""
+    rc, output, _ = _run_toolchain(tc, source, artifact, options, timeout_s)
+    return rc, output
+
+
+def _run_toolchain(
+    tc: Toolchain,
+    source: str,
+    artifact: str,
+    options: tuple[str, ...],
+    wall_s: float,
+    cpu_s: float | None = None,
+) -> tuple[int | None, str, str]:
+    """`run_toolchain` with a CPU limit too, answering as `run_limited` (with the limit it
+    passed). An in-process compiler answers 0 and its log, or 1 and its error (its time is
+    bounded by the worker's own limits: a build pool replaces a worker that overruns)."""
     if not tc.in_process:
-        return run_killable(tc.command(source, artifact, options), timeout_s)
+        return run_limited(tc.command(source, artifact, options), wall_s, cpu_s)
     try:
         module = importlib.import_module(tc.in_process)
-        return 0, str(module.compile_file(source, artifact, (*tc.flags, *options)))
+        return 0, str(module.compile_file(source, artifact, (*tc.flags, *options))), ""
     except Exception as exc:
-        return 1, describe(exc)
+        return 1, describe(exc), ""
 
 
 def build_one(job: BuildJob) -> BuildResult:
     """Generate, hash, and compile one candidate unless its artifact is in the cache.
 
-    `job.timeout_s` bounds generation plus compilation.
+    `job.timeout_s` bounds the CPU time of generation plus compilation, `job.wall_limit_s`
+    their wall time.
     """
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     try:
         src = job.generate(job.inp)
         if not isinstance(src, KernelSource):
@@ -121,8 +151,9 @@ def build_one(job: BuildJob) -> BuildResult:
     digest = hashlib.sha256(key.encode()).hexdigest()
     artifact = Path(job.cache_dir) / f"{digest}{tc.artifact_suffix}"
     if not artifact.exists():
-        remaining = job.timeout_s - (time.perf_counter() - start)
-        failure = _compile(tc, job.options, src.code, artifact, remaining)
+        cpu_left = job.timeout_s - (time.process_time() - cpu_start)
+        wall_left = job.wall_limit_s - (time.perf_counter() - start)
+        failure = _compile(tc, job.options, src.code, artifact, cpu_left, wall_left)
         if failure is not None:
             return BuildResult.failed(failure[0], failure[1], time.perf_counter() - start, digest)
     return BuildResult(
@@ -139,7 +170,12 @@ def build_one(job: BuildJob) -> BuildResult:
 
 
 def _compile(
-    tc: Toolchain, options: tuple[str, ...], code: str, artifact: Path, timeout_s: float
+    tc: Toolchain,
+    options: tuple[str, ...],
+    code: str,
+    artifact: Path,
+    cpu_s: float,
+    wall_s: float,
 ) -> tuple[MeasureErrorNo, str] | None:
     """Compile `code` into `artifact`, writing both files under temporary names first.
 
@@ -147,8 +183,9 @@ def _compile(
     messages point at a file one can open); the artifact appears by rename so readers never
     see half a file. A toolchain without a compiler makes the source the artifact.
     """
-    if timeout_s <= 0:
-        return MeasureErrorNo.BUILD_TIMEOUT, "source generation used up the build timeout"
+    if cpu_s <= 0 or wall_s <= 0:
+        limit = "CPU time" if cpu_s <= 0 else "wall-clock"
+        return MeasureErrorNo.BUILD_TIMEOUT, f"source generation used up the build's {limit} limit"
     stem = f"{artifact.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     src_tmp = artifact.with_name(stem + tc.source_suffix)
     out_tmp = artifact.with_name(stem + tc.artifact_suffix)
@@ -159,12 +196,9 @@ def _compile(
             os.replace(src_tmp, artifact)
             return None
         os.replace(src_tmp, source)
-        rc, output = run_toolchain(tc, str(source), str(out_tmp), options, timeout_s)
+        rc, output, why = _run_toolchain(tc, str(source), str(out_tmp), options, wall_s, cpu_s)
         if rc is None:
-            return (
-                MeasureErrorNo.BUILD_TIMEOUT,
-                f"{tc.compiler} ran past {timeout_s:.1f} s and was killed",
-            )
+            return MeasureErrorNo.BUILD_TIMEOUT, f"{tc.compiler} {why} and was killed"
         if rc != 0:
             return (
                 MeasureErrorNo.BUILD_ERROR,
@@ -182,11 +216,25 @@ def _compile(
 
 
 def run_killable(cmd: list[str], timeout_s: float) -> tuple[int | None, str]:
-    """Run `cmd` in its own process group; on timeout kill the whole group.
+    """Run `cmd` in its own process group; past `timeout_s` wall seconds kill the whole
+    group. Returns (exit code, stdout+stderr), or (None, output so far) on timeout. Raises
+    OSError if `cmd[0]` cannot be started."""
+    rc, output, _ = run_limited(cmd, timeout_s)
+    return rc, output
+
+
+def run_limited(
+    cmd: list[str], wall_s: float, cpu_s: float | None = None
+) -> tuple[int | None, str, str]:
+    """Run `cmd` in its own process group; kill the whole group once it has used `cpu_s`
+    CPU seconds (all its processes together; None: no CPU limit) or run `wall_s` wall
+    seconds, whichever comes first.
 
     The group matters: gcc forks cc1/as/ld, and killing only the driver would leave them
-    running and holding our pipe open. Returns (exit code, stdout+stderr), or (None, output
-    so far) on timeout. Raises OSError if `cmd[0]` cannot be started.
+    running and holding our pipe open, and their CPU time is the build's. Returns (exit
+    code, stdout+stderr, ""), or (None, output so far, what limit it passed) when killed.
+    Where CPU time cannot be read (no /proc) the CPU limit counts wall seconds. Raises
+    OSError if `cmd[0]` cannot be started.
     """
     proc = subprocess.Popen(
         cmd,
@@ -196,13 +244,24 @@ def run_killable(cmd: list[str], timeout_s: float) -> tuple[int | None, str]:
         errors="replace",
         start_new_session=True,
     )
-    try:
-        output, _ = proc.communicate(timeout=timeout_s)
-        return proc.returncode, output
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
+    start, step, why = time.monotonic(), 0.02, ""
+    while not why:
+        left = wall_s - (time.monotonic() - start)
+        try:  # communicate may be called again after a timeout, losing no output
+            output, _ = proc.communicate(timeout=max(0.0, min(step, left)))
+            return proc.returncode, output, ""
+        except subprocess.TimeoutExpired:
             pass
-        output, _ = proc.communicate()
-        return None, output
+        elapsed = time.monotonic() - start
+        used = cputime.group_cpu_s(proc.pid) if cpu_s is not None else None
+        if elapsed >= wall_s:
+            why = f"ran past the {wall_s:.1f} s wall-clock limit"
+        elif cpu_s is not None and (used if used is not None else elapsed) >= cpu_s:
+            why = f"used {cpu_s:.1f} s of CPU time"
+        step = min(2 * step, 0.5)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    output, _ = proc.communicate()
+    return None, output, why

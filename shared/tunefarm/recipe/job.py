@@ -40,6 +40,7 @@ from tunefarm.tune.dispatch import ApplyHistoryBest
 from tunefarm.tune.policy import tuner_factory
 from tunefarm.tune.progress import Reporter
 from tunefarm.tune.records import append_records, load_records
+from tunefarm.tune.stale import find_stale
 from tunefarm.tune.task_scheduler import SchedulerSummary, TaskScheduler
 from tunefarm.tune.tuner import MeasureOption
 
@@ -186,6 +187,9 @@ def tune_network(
     if resume and Path(log).exists():
         loaded = scheduler.load_log(log, device_key=device_key)
         print(f"resumed: {loaded} trial(s) loaded from {log}", file=stream)
+        stale = find_stale(load_records(log, []), {t.task.workload_key for t in tasks})
+        if stale is not None:
+            print(f"resumed: {stale.line()}", file=stream)
     report = None
     put = store_put or (store.put if store is not None else None)
     if store is not None:

@@ -18,6 +18,7 @@ from tunefarm.tune.records import (
     Record,
     as_records,
 )
+from tunefarm.tune.stale import StaleRecords, find_stale
 
 _local = threading.local()
 
@@ -51,6 +52,7 @@ class ApplyHistoryBest:
         for r in as_records(records, self.errors):
             self._by_workload.setdefault(r.workload_key, []).append(r)
         self._answers: dict[tuple[Task, str | None], tuple[Config, str]] = {}
+        self._asked: set[str] = set()  # workload keys of the tasks asked about (`stale`)
 
     def __len__(self) -> int:
         return sum(len(v) for v in self._by_workload.values())
@@ -64,11 +66,13 @@ class ApplyHistoryBest:
 
     def knows(self, task: Task) -> bool:
         """Whether any record (of any target or device, ok or not) names the task's workload."""
+        self._asked.add(task.workload_key)
         return task.workload_key in self._by_workload
 
     def query(self, task: Task, device_key: str | None = None) -> tuple[Config, str]:
         """(config, "record") from the best usable record, else (default config, reason)."""
         device = device_key if device_key is not None else self.device_key
+        self._asked.add(task.workload_key)
         key = (task, device)
         if key not in self._answers:
             self._answers[key] = self._answer(task, device)
@@ -103,12 +107,20 @@ class ApplyHistoryBest:
         fastest first, with its cost: for callers that re-rank them (the network compiler's
         in-network selection)."""
         device = device_key if device_key is not None else self.device_key
+        self._asked.add(task.workload_key)
         records = [
             r
             for r in self._by_workload.get(task.workload_key, [])
             if r.target == task.target and (device is None or r.device_key == device)
         ]
         return self._rank(task, records)
+
+    def stale(self, workload_keys: Iterable[str] = ()) -> StaleRecords | None:
+        """The records of workloads neither in `workload_keys` nor asked about so far
+        (`knows`, `query`, `ranked`): after a network's compile, those that match none of
+        its tasks."""
+        records = (r for rs in self._by_workload.values() for r in rs)
+        return find_stale(records, self._asked | set(workload_keys))
 
     @staticmethod
     def _rank(task: Task, records: list[Record]) -> list[tuple[Config, float]]:

@@ -29,6 +29,26 @@ from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
 
 
+def depthwise_space(p: dict[str, Any]) -> ConfigSpace:
+    """The knobs of a depthwise conv of params `p` (`conv_params`), float or int8: the
+    channel block (pinned by the network's `blocks`), the row tile, the window unroll."""
+    sp = ConfigSpace()
+    pinned = p["blocks"][0] if p["blocks"] else None
+    sp.define_split("tile_c", p["c"], 2, max_factor=64, filter=block_filter(pinned))
+    sp.define_split("tile_ow", p["ow"], 2, max_factor=32)
+    sp.define_knob("unroll_kw", [True, False])
+    define_pad_knob(sp, p["padding"])
+    return sp
+
+
+def depthwise_preferred(p: dict[str, Any], target: Target) -> dict[str, Any]:
+    """The default config: a vector-wide channel block, up to 8 outputs per row tile."""
+    cb = p["blocks"][0] if p["blocks"] else best_block(p["c"], vector_lanes(target))
+    reg = max(d for d in divisors(p["ow"]) if d <= 8)
+    values = {"tile_c": (p["c"] // cb, cb), "tile_ow": (p["ow"] // reg, reg), "unroll_kw": True}
+    return with_pad(values, p, "inline")
+
+
 class DepthwiseNCHWc(ConvTemplate):
     op = "depthwise_conv2d"
 
@@ -46,21 +66,10 @@ class DepthwiseNCHWc(ConvTemplate):
         return p
 
     def space(self, task: Task, target: Target) -> ConfigSpace:
-        p = self.validate(task)
-        sp = ConfigSpace()
-        pinned = p["blocks"][0] if p["blocks"] else None
-        sp.define_split("tile_c", p["c"], 2, max_factor=64, filter=block_filter(pinned))
-        sp.define_split("tile_ow", p["ow"], 2, max_factor=32)
-        sp.define_knob("unroll_kw", [True, False])
-        define_pad_knob(sp, p["padding"])
-        return sp
+        return depthwise_space(self.validate(task))
 
     def preferred(self, task, space, target):
-        p = self.validate(task)
-        cb = p["blocks"][0] if p["blocks"] else best_block(p["c"], vector_lanes(target))
-        reg = max(d for d in divisors(p["ow"]) if d <= 8)
-        values = {"tile_c": (p["c"] // cb, cb), "tile_ow": (p["ow"] // reg, reg), "unroll_kw": True}
-        return with_pad(values, p, "inline")
+        return depthwise_preferred(self.validate(task), target)
 
     def instantiate(self, task: Task, config: dict[str, Any], target: Target) -> KernelDef:
         p = self.validate(task)

@@ -15,21 +15,17 @@ from typing import Any
 import numpy as np
 
 from tunefarm.backends.cpu.conv2d import (
-    best_block,
-    block_filter,
-    define_pad_knob,
     pad_steps,
     register_tile_steps,
-    with_pad,
 )
+from tunefarm.backends.cpu.depthwise import depthwise_preferred, depthwise_space
 from tunefarm.backends.cpu.qconv2d import Conv2dInt8, qconv_params
-from tunefarm.backends.cpu.target import vector_lanes
 from tunefarm.ir import layouts as L
 from tunefarm.ir import quant_reference as QR
 from tunefarm.ir import tensor as te
 from tunefarm.ir.ops.qconv import conv_int8_epilogue, depthwise_nchwc_int8
 from tunefarm.schedule.space import ConfigSpace
-from tunefarm.schedule.template import KernelDef, check_config, divisors, io_key
+from tunefarm.schedule.template import KernelDef, check_config, io_key
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
 
@@ -78,21 +74,10 @@ class DepthwiseInt8(Conv2dInt8):
         return 2.0 * p["n"] * p["c"] * p["oh"] * p["ow"] * p["kh"] * p["kw"]
 
     def space(self, task: Task, target: Target) -> ConfigSpace:
-        p = self.validate(task)
-        sp = ConfigSpace()
-        pinned = p["blocks"][0] if p["blocks"] else None
-        sp.define_split("tile_c", p["c"], 2, max_factor=64, filter=block_filter(pinned))
-        sp.define_split("tile_ow", p["ow"], 2, max_factor=32)
-        sp.define_knob("unroll_kw", [True, False])
-        define_pad_knob(sp, p["padding"])
-        return sp
+        return depthwise_space(self.validate(task))
 
     def preferred(self, task, space, target):
-        p = self.validate(task)
-        cb = p["blocks"][0] if p["blocks"] else best_block(p["c"], vector_lanes(target))
-        reg = max(d for d in divisors(p["ow"]) if d <= 8)
-        values = {"tile_c": (p["c"] // cb, cb), "tile_ow": (p["ow"] // reg, reg), "unroll_kw": True}
-        return with_pad(values, p, "inline")
+        return depthwise_preferred(self.validate(task), target)
 
     def instantiate(self, task: Task, config: dict[str, Any], target: Target) -> KernelDef:
         p = self.validate(task)

@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.backends.gpu_common.dense import DenseShared, dense_params
+from tunefarm.backends.anchor_ops import dense_params
+from tunefarm.backends.gpu_common.dense import DenseShared
 from tunefarm.ir import reference as R
 from tunefarm.schedule.space import ConfigSpace
 from tunefarm.schedule.template import KernelDef, Template, check_config

@@ -31,9 +31,10 @@ from typing import Any
 
 import numpy as np
 
+from tunefarm.backends.anchor_ops import dense_params
 from tunefarm.backends.cuda.tensorcore import HELPERS, K_STEP, MMA, precision
 from tunefarm.backends.gpu_common.conv2d import Conv2dDirect
-from tunefarm.backends.gpu_common.dense import DenseShared, dense_params
+from tunefarm.backends.gpu_common.dense import DenseShared
 from tunefarm.backends.gpu_common.generic import TEMPLATES as GENERIC_TEMPLATES
 from tunefarm.ir import tensor as te
 from tunefarm.ir.ops.epilogue import epilogue_inputs, parse_epilogue

@@ -19,40 +19,19 @@ from typing import Any
 
 import numpy as np
 
+from tunefarm.backends.anchor_ops import DenseOp
 from tunefarm.backends.gpu_common.common import UNROLL_STEPS
 from tunefarm.backends.gpu_common.conv2d import largest_divisor
-from tunefarm.ir import reference as R
 from tunefarm.ir import tensor as te
 from tunefarm.ir.ops.dense import dense
-from tunefarm.ir.ops.epilogue import (
-    build_epilogue,
-    epilogue_inputs,
-    parse_epilogue,
-    reference_epilogue,
-)
+from tunefarm.ir.ops.epilogue import build_epilogue
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace
-from tunefarm.schedule.template import KernelDef, Template, accumulator, check_config, io_key
+from tunefarm.schedule.template import KernelDef, accumulator, check_config, io_key
 from tunefarm.target import Target
-from tunefarm.task import Task, TaskError
+from tunefarm.task import Task
 
 K_THREADS = (32, 64)  # threads summing one output's K together (cross-thread reduction)
-
-
-def dense_params(task: Task) -> dict[str, Any]:
-    a = task.args
-    try:
-        n, k = (int(v) for v in a["data"])
-        o, k2 = (int(v) for v in a["weight"])
-    except KeyError as exc:
-        raise TaskError(f"dense: missing param {exc.args[0]!r} (need data, weight)") from None
-    except (TypeError, ValueError):
-        raise TaskError("dense: data must be (N, K) and weight (O, K)") from None
-    if k != k2:
-        raise TaskError(f"dense: weight {a['weight']} must have K = {k} columns like data")
-    epilogue = tuple(a.get("epilogue", ()))
-    parse_epilogue(epilogue)
-    return dict(n=n, k=k, o=o, epilogue=epilogue)
 
 
 def fetch_vector_steps(stage: str, threads: int, vec: int) -> list[S.Step]:
@@ -86,25 +65,7 @@ def cross_thread_steps(out: str, acc: str, rows: int, k_threads: int, unroll: in
     return steps
 
 
-class DenseShared(Template):
-    op = "dense"
-
-    def validate(self, task: Task) -> dict[str, Any]:
-        return dense_params(task)
-
-    def logical_inputs(self, task):
-        p = self.validate(task)
-        extra = epilogue_inputs(p["epilogue"], p["o"], (p["n"], p["o"]))
-        return [("data", (p["n"], p["k"])), ("weight", (p["o"], p["k"])), *extra]
-
-    def reference(self, task, inputs):
-        p = self.validate(task)
-        return reference_epilogue(R.dense(inputs["data"], inputs["weight"]), p["epilogue"], inputs)
-
-    def flops(self, task):
-        p = self.validate(task)
-        return 2.0 * p["n"] * p["k"] * p["o"]
-
+class DenseShared(DenseOp):
     def space(self, task: Task, target: Target) -> ConfigSpace:
         p = self.validate(task)
         sp = ConfigSpace()

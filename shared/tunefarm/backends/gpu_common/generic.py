@@ -13,212 +13,26 @@ Knobs: threads, auto_unroll_max_step.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from tunefarm.backends.gpu_common.pool import _space, thread_steps
-from tunefarm.ir import reference as R
+from tunefarm.backends.gpu_common.pool import _space, at_thread, thread_steps
+from tunefarm.backends.op_specs import BINARY, SPECS, UNARY, Elementwise, OpSpec
 from tunefarm.ir import tensor as te
-from tunefarm.ir.ops import elementwise as E
-from tunefarm.ir.ops.dense import batch_matmul, matmul
-from tunefarm.ir.ops.reduction import reduce_mean
-from tunefarm.ir.ops.softmax import softmax
-from tunefarm.ir.tensor import Tensor
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace
-from tunefarm.schedule.template import InputSpec, KernelDef, Template, check_config, io_key
+from tunefarm.schedule.template import KernelDef, Template, check_config, io_key
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
 
-UNARY = {
-    "relu": R.relu,
-    "sigmoid": R.sigmoid,
-    "hard_swish": R.hard_swish,
-    "silu": R.silu,
-    "hard_sigmoid": R.hard_sigmoid,
-    "leaky_relu": R.leaky_relu,
-    "clip": R.clip,
-    "cast": R.cast,
-    "erf": R.erf,
-    "tanh": R.tanh,
-    "sqrt": R.sqrt,
-    "square": R.square,
-    "gelu": R.gelu,
-}
-BINARY = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
-          "divide": np.divide, "maximum": np.maximum, "minimum": np.minimum,
-          "equal": R.equal}  # fmt: skip
-# the float attrs of a unary fn and their defaults (the network compiler passes them)
-ATTRS = {"clip": {"lo": 0.0, "hi": 6.0}, "leaky_relu": {"alpha": 0.01},
-         "hard_sigmoid": {"alpha": 0.2, "beta": 0.5}}  # fmt: skip
 # dtypes a GPU tensor may hold: int64 are bert's ids and the casts of its masks
 DTYPES = ("float32", "int32", "int64")
-INPUT_DTYPES = (*DTYPES, "bool")  # a bool graph input, cast to a float mask
-
-
-def _shape(task: Task, key: str) -> tuple[int, ...]:
-    try:
-        shape = tuple(int(v) for v in task.args[key])
-    except KeyError:
-        raise TaskError(f"{task.op}: missing param {key!r}") from None
-    except (TypeError, ValueError):
-        raise TaskError(f"{task.op}: param {key!r} must be a list of ints") from None
-    if not shape or min(shape) < 1:
-        raise TaskError(f"{task.op}: param {key!r} must be a non-empty shape of positive ints")
-    return shape
-
-
-def _ew_fn(task: Task) -> str:
-    fn = task.args.get("fn")
-    if fn not in UNARY | BINARY:
-        known = sorted(UNARY | BINARY)
-        raise TaskError(f"elementwise on a GPU: fn must be one of {known}, got {fn!r}")
-    shapes = task.args.get("shapes") or ()
-    if len(shapes) != (1 if fn in UNARY else 2):
-        raise TaskError(f"elementwise: fn {fn!r} takes {1 if fn in UNARY else 2} shape(s)")
-    return fn
-
-
-def _ew_inputs(task: Task) -> list[tuple[str, tuple[int, ...]]]:
-    _ew_fn(task)
-    return [(f"x{i}", tuple(int(v) for v in s)) for i, s in enumerate(task.args["shapes"])]
-
-
-def _ew_attrs(task: Task, fn: str) -> dict[str, Any]:
-    if fn == "cast":
-        dtype = task.args.get("dtype", "float32")
-        if dtype not in DTYPES:
-            raise TaskError(
-                f"elementwise cast: param 'dtype' must be one of {DTYPES}, got {dtype!r}"
-            )
-        return {"dtype": dtype}
-    out = {}
-    for key, default in ATTRS.get(fn, {}).items():
-        value = task.args.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise TaskError(f"elementwise {fn}: param {key!r} must be a number, got {value!r}")
-        out[key] = float(value)
-    return out
-
-
-def _ew_specs(task: Task) -> dict[str, InputSpec]:
-    """Inputs of `dtypes` (one per input, optional: a cast's int64 source) draw small ints;
-    equal's operands draw {0, 1, 2} so that both outcomes occur; sqrt's are >= 0."""
-    dtypes = task.args.get("dtypes") or []
-    if not isinstance(dtypes, list | tuple):
-        raise TaskError(
-            f"elementwise: param 'dtypes' must be a list of dtype names, got {dtypes!r}"
-        )
-    out: dict[str, InputSpec] = {}
-    for i, d in enumerate(dtypes):
-        if d not in INPUT_DTYPES:
-            raise TaskError(f"elementwise: dtypes[{i}] must be one of {INPUT_DTYPES}, got {d!r}")
-        if d == "bool":
-            out[f"x{i}"] = InputSpec(d, 0, 1)
-        elif d != "float32":
-            out[f"x{i}"] = InputSpec(d, -3, 3)
-    fn = task.args.get("fn")
-    if fn == "sqrt":
-        out.setdefault("x0", InputSpec("float32", 0.0, 4.0))
-    if fn == "equal":
-        for i in range(2):
-            out.setdefault(f"x{i}", SmallInts("float32", 0, 2))
-    return out
-
-
-def _ew_build(task: Task, xs: list[Tensor]) -> Tensor:
-    fn = _ew_fn(task)
-    try:
-        return getattr(E, fn)(*xs, **_ew_attrs(task, fn), name="out")
-    except ValueError as exc:
-        raise TaskError(f"elementwise {fn}: {exc}") from None
-
-
-def _ew_ref(task: Task, xs: list[np.ndarray]) -> np.ndarray:
-    fn = _ew_fn(task)
-    attrs = _ew_attrs(task, fn)
-    out = UNARY[fn](xs[0], **attrs) if fn in UNARY else BINARY[fn](xs[0], xs[1])
-    return np.asarray(out, dtype=attrs.get("dtype", np.float32))
-
-
-@dataclass(frozen=True)
-class SmallInts(InputSpec):
-    """Float tensors holding small integers (0/1 masks, equal's operands), so that a select
-    takes both branches when checked."""
-
-    def draw(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-        ints = rng.integers(int(self.lo), int(self.hi), size=shape, endpoint=True)
-        return ints.astype(self.dtype)
-
-
-@dataclass(frozen=True)
-class Spec:
-    op: str
-    inputs: Callable[[Task], list[tuple[str, tuple[int, ...]]]]
-    build: Callable[[Task, list[Tensor]], Tensor]
-    reference: Callable[[Task, list[np.ndarray]], np.ndarray]
-    flops: Callable[[Task, tuple[int, ...]], float]
-    # dtype and value range of inputs that are not float32 in [-1, 1) (int indices, masks)
-    specs: Callable[[Task], dict[str, InputSpec]] = lambda t: {}
-    # ops with per-row statistics (softmax, layer_norm): how many leading output axes index
-    # a row; they get a `rows` knob (one thread per row, the row's statistics computed once)
-    rows: Callable[[Task], int] | None = None
-
-
-def _keepdims(task: Task) -> bool:
-    value = task.args.get("keepdims", True)
-    if value not in (True, False):  # also 1 / 0, as ONNX writes it
-        raise TaskError(f"{task.op}: param 'keepdims' must be a bool, got {value!r}")
-    return bool(value)
-
-
-def _transpose_b(task: Task) -> bool:
-    return bool(task.args.get("transpose_b", False))
-
-
-SPECS = [
-    Spec(
-        "batch_matmul",
-        lambda t: [("a", _shape(t, "a")), ("b", _shape(t, "b"))],
-        lambda t, xs: batch_matmul(xs[0], xs[1], _transpose_b(t), name="out"),
-        lambda t, xs: R.batch_matmul(xs[0], xs[1], _transpose_b(t)),
-        lambda t, o: 2.0 * math.prod(o) * _shape(t, "a")[-1],
-    ),
-    Spec(
-        "matmul",
-        lambda t: [("a", _shape(t, "a")), ("b", _shape(t, "b"))],
-        lambda t, xs: matmul(xs[0], xs[1], name="out"),
-        lambda t, xs: R.matmul(xs[0], xs[1]),
-        lambda t, o: 2.0 * math.prod(o) * _shape(t, "a")[-1],
-    ),
-    Spec(
-        "elementwise",
-        _ew_inputs,
-        _ew_build,
-        _ew_ref,
-        lambda t, o: float(math.prod(o)),
-        _ew_specs,
-    ),
-    Spec(
-        "softmax",
-        lambda t: [("x", _shape(t, "shape"))],
-        lambda t, xs: softmax(xs[0], int(t.args.get("axis", -1)), name="out"),
-        lambda t, xs: R.softmax(xs[0], int(t.args.get("axis", -1))),
-        lambda t, o: 4.0 * math.prod(o),
-        rows=lambda t: int(t.args.get("axis", -1)) % len(_shape(t, "shape")),
-    ),
-    Spec(
-        "reduce_mean",
-        lambda t: [("x", _shape(t, "shape"))],
-        lambda t, xs: reduce_mean(xs[0], t.args.get("axes"), _keepdims(t), name="out"),
-        # a full reduction without keepdims is 0-d in numpy; the kernel writes shape (1,)
-        lambda t, xs: np.atleast_1d(R.reduce_mean(xs[0], t.args.get("axes"), _keepdims(t))),
-        lambda t, o: float(math.prod(_shape(t, "shape"))),
-    ),
-]
+# the elementwise fns and dtypes a GPU kernel takes: not bias_add, affine or float16; a
+# bool graph input is cast to a float mask
+ELEMENTWISE = Elementwise(
+    frozenset((UNARY | BINARY) - {"bias_add"}), (*DTYPES, "bool"), DTYPES, " on a GPU"
+)
 
 
 def row_steps(dag: te.ComputeDAG, lead: int, threads: int, unroll: int) -> list[S.Step]:
@@ -231,27 +45,15 @@ def row_steps(dag: te.ComputeDAG, lead: int, threads: int, unroll: int) -> list[
     steps.append(S.Split(out.name, fused, (threads,)))
     steps += [S.Bind(out.name, f"{fused}.0", "blockIdx.x")]
     steps += [S.Bind(out.name, f"{fused}.1", "threadIdx.x")]
-    reducer = None
-    for t in dag.compute_stages:
-        if t is out:
-            continue
-        if t.op.reduce_axes:  # type: ignore[union-attr]
-            steps.append(S.ComputeAt(t.name, out.name, f"{fused}.1"))
-            reducer = t.name
-        else:
-            steps.append(S.ComputeInline(t.name))
-    if unroll and reducer is not None:
-        first = dag.by_name[reducer].op.reduce_axes[0].name  # type: ignore[union-attr]
-        steps.append(S.Pragma(reducer, first, "auto_unroll_max_step", unroll))
-    return steps
+    return steps + at_thread(dag, f"{fused}.1", None, unroll)
 
 
 class ThreadPerOutput(Template):
-    """One op of `SPECS` with the thread-per-output schedule."""
+    """One op of `op_specs` with the thread-per-output schedule."""
 
     generic = True  # the fallback: `--policy auto` searches sketches for these ops
 
-    def __init__(self, spec: Spec) -> None:
+    def __init__(self, spec: OpSpec) -> None:
         self.spec, self.op = spec, spec.op
 
     def _dag(self, task: Task) -> te.ComputeDAG:
@@ -318,4 +120,10 @@ class ThreadPerOutput(Template):
         )  # fmt: skip
 
 
-TEMPLATES = [ThreadPerOutput(s) for s in SPECS]
+TEMPLATES = [
+    ThreadPerOutput(SPECS["batch_matmul"]),
+    ThreadPerOutput(SPECS["matmul"]),
+    ThreadPerOutput(ELEMENTWISE.spec()),
+    ThreadPerOutput(SPECS["softmax"]),
+    ThreadPerOutput(SPECS["reduce_mean"]),
+]

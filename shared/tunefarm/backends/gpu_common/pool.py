@@ -63,11 +63,20 @@ def thread_steps(dag: te.ComputeDAG, threads: int, unroll: int) -> list[S.Step]:
     steps += [S.Bind(out.name, f"{fused}.1", "threadIdx.x")]
     if reducer is not None:
         steps.append(S.ComputeAt(reducer, out.name, f"{fused}.1"))
+    return steps + at_thread(dag, f"{fused}.1", reducer, unroll)
+
+
+def at_thread(dag: te.ComputeDAG, axis: str, reducer: str | None, unroll: int) -> list[S.Step]:
+    """The other stages of `dag` at the output's thread loop `axis`: each reduction computed
+    there (in registers, per thread), elementwise intermediates inlined; the last reduction
+    (else `reducer`, the output's register copy) unrolled up to `unroll` steps."""
+    out = dag.outputs[0]
+    steps: list[S.Step] = []
     for t in dag.compute_stages:
         if t is out:
             continue
         if t.op.reduce_axes:  # type: ignore[union-attr]
-            steps.append(S.ComputeAt(t.name, out.name, f"{fused}.1"))
+            steps.append(S.ComputeAt(t.name, out.name, axis))
             reducer = t.name
         else:
             steps.append(S.ComputeInline(t.name))
