@@ -44,6 +44,7 @@ from tunefarm.compiler import compile_graph  # noqa: E402
 from tunefarm.compiler.select import DEFAULT_TOP_K, compile_selected  # noqa: E402
 from tunefarm.compiler.tasks import network_tasks  # noqa: E402
 from tunefarm.frontend.onnx_import import load_onnx  # noqa: E402
+from tunefarm.graph.passes import optimize  # noqa: E402
 from tunefarm.recipe import (  # noqa: E402
     LOCAL_DEVICE_KEY,
     onnxruntime_session,
@@ -128,7 +129,9 @@ def one(
     target = f"cpu -cores={cores}" if cores else "cpu"
     start = time.perf_counter()
     try:
-        compile_graph(graph, target).save(workdir / "net.tfa")
+        # optimised once: the tasks tuned are those of the graph both builds compile
+        graph = optimize(graph)
+        compile_graph(graph, target, optimized=True).save(workdir / "net.tfa")
         nets = {"untuned": GraphExecutor.load(workdir / "net.tfa")}
         got = nets["untuned"].run(feeds)
     except Exception as err:
