@@ -243,7 +243,7 @@ def main() -> int:
     ap.add_argument("--cpu-time", action="store_true", help="time by thread CPU time (--cores 1)")
     ap.add_argument("--json", type=Path, default=Path("benchmarks/results-models.json"))
     ap.add_argument("--trials", type=int, default=0, help="tune each export first (0: untuned)")
-    ap.add_argument("--policy", default="template", help="tuning policy: template | sketch | auto")
+    ap.add_argument("--policy", default="template", choices=("template", "sketch", "auto"))
     ap.add_argument("--tuner", default="xgb")
     ap.add_argument("--select-top", type=int, default=DEFAULT_TOP_K, help="in-network selection")
     ap.add_argument("--log-dir", type=Path, default=Path("benchmarks/logs-models"))
@@ -256,6 +256,8 @@ def main() -> int:
             "--cpu-time needs --cores 1: with more threads the calling thread's CPU time "
             "is not the run's"
         )
+    if args.trials < 0:
+        ap.error(f"--trials must be >= 0 (0: untuned only), got {args.trials}")
     if args.collect:  # results of runs one file at a time (a long run done in pieces)
         parts = [json.loads(p.read_text()) for p in args.collect]
         rows = sorted((r for part in parts for r in part["rows"]), key=lambda r: r["file"])
