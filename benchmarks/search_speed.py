@@ -137,7 +137,7 @@ def _remeasure(rows: list[dict[str, Any]], rounds: int) -> None:
 def compare(args: argparse.Namespace) -> int:
     base = Path(args.base).resolve()
     rows: list[dict[str, Any]] = []
-    for rnd in range(args.rounds):
+    for rnd in range(args.first_round, args.first_round + args.rounds):
         for op, policy in [(o, p) for p in args.policies.split(",") for o in args.ops.split(",")]:
             order = ["before", "after"] if rnd % 2 == 0 else ["after", "before"]
             for which in order:
@@ -198,6 +198,13 @@ def main(argv: list[str] | None = None) -> int:
         help="set in the environment of the 'after' searches only",
     )
     cmp.add_argument("--rounds", type=int, default=2)
+    cmp.add_argument(
+        "--first-round",
+        type=int,
+        default=0,
+        help="number of the first round (odd: 'after' goes first), to split a long "
+        "comparison into runs whose JSON rows are pooled",
+    )
     cmp.add_argument("--final-rounds", type=int, default=5)
     cmp.add_argument("--json", help="write the rows here")
     cmp.add_argument(

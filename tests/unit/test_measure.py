@@ -197,6 +197,23 @@ def test_build_cache_reuses_the_file(tmp_path: Path) -> None:
     assert sorted(p.suffix for p in tmp_path.iterdir()) == [".c", ".so"]  # no temp leftovers
 
 
+def test_a_builder_reuses_its_own_build_while_the_artifact_exists(tmp_path: Path) -> None:
+    """The same input built again by the same builder (a recheck of the incumbent) is its
+    earlier result, with no source generated (0 s); a removed artifact is built again, and
+    a streamed hit is reported like a build."""
+    inputs = [mk.inp("add", n=1000), mk.inp("add", n=1000, unroll=2)]
+    seen: list[int] = []
+    with LocalBuilder(n_parallel=1, cache_dir=tmp_path, generate=mk.generate) as builder:
+        first = builder.build(inputs[:1])
+        again = builder.build(inputs, lambda i, r: seen.append(i))
+        os.unlink(first[0].artifact)
+        rebuilt = builder.build(inputs[:1])
+    assert first[0].ok and first[0].build_seconds > 0
+    assert again[0].artifact == first[0].artifact and again[0].build_seconds == 0.0
+    assert again[1].ok and again[1].build_seconds > 0 and sorted(seen) == [0, 1]
+    assert rebuilt[0].build_seconds > 0 and os.path.exists(rebuilt[0].artifact)
+
+
 def _fake_cc(tmp_path: Path, body: str) -> str:
     fake = tmp_path / "fakecc"
     fake.write_text(f'#!/bin/sh\n[ "$1" = "--version" ] && {{ echo fakecc 1; exit 0; }}\n{body}\n')

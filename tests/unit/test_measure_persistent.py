@@ -195,3 +195,33 @@ def test_the_first_batch_best_is_rechecked_against_the_runner_up():
     assert verdict.first_costs == (1e-12,) and len(results[0].costs) == tuner.recheck_rounds
     assert min(results[0].costs) > 1e-9 and len(verdict.incumbent_costs) == tuner.recheck_rounds
     assert results[1] is plain and tuner.rechecks == [verdict]
+
+
+def test_a_hopeless_candidate_is_timed_by_its_checked_run_alone(builder):
+    """give_up_after: a kernel slower than the bar (and than one timed call) keeps only its
+    checked run's figure; its answer is still checked, a fast kernel and one under the bar
+    are timed fully, and the cut shows in the result's settings."""
+    big = 1 << 18  # "slow": 64 volatile passes over 1 MiB, milliseconds a run
+    names = [("slow", big), ("wrong", big), ("add", 4096)]
+    inputs = [mk.inp(n, n=size, unroll=40 + i) for i, (n, size) in enumerate(names)]
+    builds = builder.build(inputs)
+    assert all(b.ok for b in builds), [b.error_msg for b in builds]
+    with LocalRunner(FAST, mk.io, persistent=True, in_process=True) as runner:
+        runner.give_up_after(1e-9)
+        slow, wrong, fast = runner.run(inputs, builds)
+        runner.give_up_after(60.0)
+        (under,) = runner.run(inputs[:1], builds[:1])
+        runner.give_up_after(0.0)
+        (off,) = runner.run(inputs[:1], builds[:1])
+    assert slow.ok and len(slow.costs) == 1 and slow.settings.give_up_s == 1e-9
+    assert slow.costs[0] > FAST.min_repeat_ms / 1e3
+    assert wrong.error_no == E.WRONG_ANSWER
+    assert fast.ok and len(fast.costs) == FAST.repeat  # microseconds: under min_repeat_ms
+    assert len(under.costs) == FAST.repeat and len(off.costs) == FAST.repeat
+    assert "give_up_s" not in off.settings.to_json()
+    assert MeasureSettings.from_json(slow.settings.to_json()) == slow.settings
+    with LocalRunner(FAST, mk.io) as device_like:  # kernels not run in process: never cut
+        device_like.give_up_after(1.0)
+        assert device_like.give_up_s == 0.0
+    with pytest.raises(ValueError, match="give_up_after"):
+        LocalRunner(FAST, mk.io).give_up_after(-1.0)

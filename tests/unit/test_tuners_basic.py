@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 from collections.abc import Sequence
 
@@ -209,3 +210,21 @@ def test_bad_arguments_name_the_value() -> None:
         progress_bar(total=-1)
     with pytest.raises(ValueError, match="callable, got 3"):
         metrics_hook(3)
+
+
+def test_the_runner_gives_up_at_a_multiple_of_the_incumbent(option: MeasureOption) -> None:
+    """Each batch is measured with the bar at `give_up_factor` times the incumbent's cost
+    (none before the first result), and the bar is lifted when `tune` returns, so the next
+    task measured with this option starts without it."""
+    tuner, seen = RandomTuner(CONV, seed=7), []
+    tuner.recheck_rounds = 0  # the incumbent's figure as measured
+    tuner.tune(
+        8,
+        option,
+        callbacks=[lambda t, i, r: seen.append((option.runner.give_up_s, t.best_cost))],
+        batch_size=4,
+    )
+    (bar0, best0), (bar1, _) = seen
+    assert bar0 == 0.0 and math.isfinite(best0)
+    assert bar1 == pytest.approx(tuner.give_up_factor * best0)
+    assert option.runner.give_up_s == 0.0

@@ -193,9 +193,15 @@ def simplify_int(e: Expr, ranges: Mapping[str, Range], memo: AffineMemo | None =
 
 
 def simplify(e: Expr, ranges: Mapping[str, Range] | None = None) -> Expr:
-    """Constant folding, affine canonicalisation, div/mod folding, provable conditions."""
+    """Constant folding, affine canonicalisation, div/mod folding, provable conditions.
+
+    The rewrite is post-order, so each sum or product node's affine form is built from its
+    simplified children's: the memo (by identity, for this call) keeps those forms, and a
+    chain of n terms costs O(n) rather than re-walking every subtree, O(n^2). Same result
+    as without it (`SubstSimplifier` relies on the same memo)."""
     ranges = ranges or {}
-    return rewrite(e, lambda node: _simplify_node(node, ranges))
+    memo: AffineMemo = {}
+    return rewrite(e, lambda node: _simplify_node(node, ranges, memo))
 
 
 def _simplify_node(
@@ -240,6 +246,7 @@ class SubstSimplifier:
         self._simplified: dict[int, tuple[Expr, Expr]] = {}
         self._affine: AffineMemo = {}
         self._by_value: dict[Expr, Expr] = {}
+        self._negzero: dict[int, tuple[Expr, bool]] = {}
 
     def clear(self) -> None:
         """Drop the memos (they hold every node seen; the emitter is done with them)."""
@@ -247,6 +254,7 @@ class SubstSimplifier:
         self._simplified.clear()
         self._affine.clear()
         self._by_value.clear()
+        self._negzero.clear()
 
     def __call__(self, e: Expr, var: str, value: Expr) -> Expr:
         return self._go(e, var, simplify(value, self.ranges))
@@ -275,12 +283,24 @@ class SubstSimplifier:
             hit = self._free[id(node)] = (node, names)
         return hit[1]
 
+    def has_negative_zero(self, node: Expr) -> bool:
+        """`_has_negative_zero`, memoised by node like `free_vars`: asked of every var-free
+        subtree, which share their own subtrees."""
+        hit = self._negzero.get(id(node))
+        if hit is None:
+            if isinstance(node, Const):
+                found = node.value == 0 and math.copysign(1.0, node.value) < 0
+            else:
+                found = any(self.has_negative_zero(c) for c in children(node))
+            hit = self._negzero[id(node)] = (node, found)
+        return hit[1]
+
     def simplified(self, node: Expr) -> Expr:
         hit = self._simplified.get(id(node))
         if hit is None:
             # an equal tree built by another copy: same result (equality ignores only 1 vs
             # 1.0, which print alike, and 0.0 vs -0.0, which do not: such trees stay out)
-            keyed = not _has_negative_zero(node)
+            keyed = not self.has_negative_zero(node)
             out = self._by_value.get(node) if keyed else None
             if out is None:
                 out = rewrite(node, partial(_simplify_node, ranges=self.ranges, memo=self._affine))

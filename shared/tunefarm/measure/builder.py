@@ -8,6 +8,7 @@ worker becomes an error result for that job and is replaced, and the rest of the
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import signal
@@ -16,9 +17,9 @@ import threading
 import time
 import weakref
 from abc import ABC, abstractmethod
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
@@ -31,6 +32,7 @@ from tunefarm.measure.compile import WALL_CAP_FACTOR, BuildJob, SourceGenerator,
 from tunefarm.measure.errors import MeasureErrorNo
 from tunefarm.measure.types import BuildResult, MeasureInput
 
+_BUILT_MEMO = 256  # builds a LocalBuilder remembers (`_built_before`)
 _GRACE_S = 5.0  # beyond the limits before the parent kills a worker (the worker limits gcc itself)
 _POLL_S = 0.5  # how often the parent reads a busy worker's CPU time
 
@@ -264,6 +266,7 @@ class LocalBuilder(Builder):
         self.wall_timeout_s = float(wall)
         self.generate, self.options = generate, tuple(options)
         self._pool = _WorkerPool(child.process_context(), n)
+        self._built: OrderedDict[str, BuildResult] = OrderedDict()  # `_built_before`
         self._finalizer = weakref.finalize(self, self._pool.close)
 
     streams_results = True  # build() takes on_result (tune.tuner.build_while_measuring)
@@ -282,18 +285,46 @@ class LocalBuilder(Builder):
                 raise ValueError(f"inputs[{i}] must be a MeasureInput, got {type(inp).__name__}")
         if not inputs:
             return []
+        keys = [json.dumps(inp.to_json(), sort_keys=True, default=repr) for inp in inputs]
+        results: list[BuildResult | None] = [self._built_before(k) for k in keys]
+        todo = [i for i, r in enumerate(results) if r is None]
+        for i, r in enumerate(results):
+            if r is not None and on_result is not None:
+                on_result(i, r)
         cache = str(self.cache_dir)
         jobs = [
             BuildJob(
-                inp, self.generate, self.cc, self.options, cache, self.timeout_s,
+                inputs[i], self.generate, self.cc, self.options, cache, self.timeout_s,
                 self.wall_timeout_s,
             )
-            for inp in inputs
+            for i in todo
         ]  # fmt: skip
-        done = None if on_result is None else lambda i, r: on_result(i, _to_result(r))
+
+        def done(j: int, reply: _Reply) -> None:
+            if on_result is not None:
+                on_result(todo[j], _to_result(reply))
+
         cpu, wall = self.timeout_s + _GRACE_S, self.wall_timeout_s + _GRACE_S
         replies = self._pool.map(build_one, jobs, cpu, wall, done)
-        return [_to_result(r) for r in replies]
+        for i, reply in zip(todo, replies, strict=True):
+            results[i] = _to_result(reply)
+            if results[i].ok:  # type: ignore[union-attr]
+                self._built[keys[i]] = results[i]  # type: ignore[assignment]
+                self._built.move_to_end(keys[i])
+                while len(self._built) > _BUILT_MEMO:
+                    self._built.popitem(last=False)
+        return results  # type: ignore[return-value]
+
+    def _built_before(self, key: str) -> BuildResult | None:
+        """This builder's own earlier result for the same input, while its artifact is still
+        in the cache: a recheck builds the incumbent and the candidate again, and their
+        sources (up to seconds of Python on large unrolled kernels) need not be generated
+        again to find the artifact they hash to."""
+        hit = self._built.get(key)
+        if hit is None or hit.artifact is None or not os.path.exists(hit.artifact):
+            return None
+        self._built.move_to_end(key)
+        return replace(hit, build_seconds=0.0)  # nothing was built this time
 
     @property
     def can_background(self) -> bool:

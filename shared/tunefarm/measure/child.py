@@ -14,6 +14,7 @@ import multiprocessing
 import multiprocessing.context
 import pickle
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -175,15 +176,28 @@ def measure_job(job: dict[str, Any]) -> dict[str, Any]:
 def _check_and_time(
     kernel: LoadedKernel, io: KernelIO, specs: tuple[ArgSpec, ...], settings: MeasureSettings
 ) -> dict[str, Any]:
+    start = time.perf_counter()
     rc = kernel.run()  # warm-up run, and the one whose outputs are checked
+    first = time.perf_counter() - start
     if rc != 0:
         return {"error_no": int(MeasureErrorNo.RUNTIME_ERROR), "error_msg": f"kernel returned {rc}"}
     if settings.check_correctness:
         msg = check_outputs(kernel.outputs(), io.expected, specs, settings.rtol, settings.atol_rel)
         if msg is not None:
             return {"error_no": int(MeasureErrorNo.WRONG_ANSWER), "error_msg": msg}
+    if _hopeless(first, settings):  # cannot be the best: its checked run is its figure
+        return {"error_no": 0, "error_msg": "", "costs": [first], "number": 1}
     timing = time_evaluator(kernel.time, settings)
     return {"error_no": 0, "error_msg": "", "costs": list(timing.costs), "number": timing.number}
+
+
+def _hopeless(first_s: float, settings: MeasureSettings) -> bool:
+    """Whether a checked run of `first_s` seconds ends the timing (`give_up_s`): slower than
+    the tuner's bar, and itself as long as one timed call (`min_repeat_ms`), so the figure
+    is no shorter than a repeat's; a microsecond kernel is always timed fully."""
+    if not settings.give_up_s:
+        return False
+    return first_s > max(settings.give_up_s, settings.min_repeat_ms / 1e3)
 
 
 def measure_child(conn: Connection, job: dict[str, Any]) -> None:

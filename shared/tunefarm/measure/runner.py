@@ -119,6 +119,16 @@ class LocalRunner(Runner):
             self, _cleanup, self._tmpdir, self._zygote, self._measurer
         )
         self._io: dict[str, _IOEntry] = {}
+        self.give_up_s = 0.0  # `give_up_after`
+
+    def give_up_after(self, seconds: float) -> None:
+        """From now on, a host candidate whose checked run takes longer than `seconds` is
+        timed by that run alone (`MeasureSettings.give_up_s`; the tuner passes a few times
+        its incumbent's cost); 0 turns it off. Device kernels are always timed fully (their
+        checked run is not timed on the device)."""
+        if not (isinstance(seconds, (int, float)) and 0 <= seconds < float("inf")):
+            raise ValueError(f"give_up_after: expected seconds >= 0, got {seconds!r}")
+        self.give_up_s = float(seconds) if self.in_process else 0.0
 
     def run(
         self, inputs: Sequence[MeasureInput], builds: Sequence[BuildResult]
@@ -190,11 +200,12 @@ class LocalRunner(Runner):
         problem = entry.error or _layout_mismatch(entry, build.arg_specs)
         if problem:
             return result(MeasureErrorNo.RUNTIME_ERROR, problem)
+        settings = replace(self.settings, give_up_s=self.give_up_s)
         job = {
             "artifact": build.artifact,
             "io_path": entry.path,
             "arg_specs": [s.to_json() for s in build.arg_specs],
-            "settings": self.settings.to_json(),
+            "settings": settings.to_json(),
             "loader": self.loader,
             "in_process": self.in_process,
         }
@@ -215,7 +226,7 @@ class LocalRunner(Runner):
                 f"{NOISY_PREFIX} the repeats vary by {spread:.0%} (limit {self.max_cv:.0%}, "
                 f"{ENV_MAX_CV}) {again}; the median is kept"
             )
-        used = replace(self.settings, number=int(reply["number"]))
+        used = replace(settings, number=int(reply["number"]))
         return result(error_no, note, tuple(reply["costs"]), used)
 
     def _reference(self, inp: MeasureInput, io_key: str) -> _IOEntry:

@@ -267,6 +267,11 @@ class MeasureSettings:
     most `target_cv`, and otherwise adds one call at a time until it is or `max_repeat`
     calls are made (the result's costs say how many). 0 (the default) keeps `repeat` fixed;
     these two fields appear in JSON only when set, so records stay as they were.
+    give_up_s: a host candidate whose checked first run takes longer than this (seconds)
+    and than `min_repeat_ms` is timed by that run alone, once its answer is checked. The
+    tuner sets it at a few times the incumbent's cost (`Tuner.give_up_factor`), so a kernel
+    that cannot be the best does not also pay its repeats; 0 (the default, and always for
+    device kernels) times every candidate fully. In JSON only when set.
     """
 
     number: int = 1
@@ -280,13 +285,14 @@ class MeasureSettings:
     atol_rel: float = 1e-4
     max_repeat: int = 0
     target_cv: float = 0.0
+    give_up_s: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("number", "repeat"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"MeasureSettings.{name} must be an int >= 1, got {value!r}")
-        for name in ("min_repeat_ms", "cooldown_ms", "rtol", "atol_rel"):
+        for name in ("min_repeat_ms", "cooldown_ms", "rtol", "atol_rel", "give_up_s"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not (0 <= value < _INF):
                 raise ValueError(
@@ -316,6 +322,8 @@ class MeasureSettings:
         out = {name: getattr(self, name) for name in self.__dataclass_fields__}
         if not self.max_repeat and not self.target_cv:  # the format before adaptive repeats
             del out["max_repeat"], out["target_cv"]
+        if not self.give_up_s:
+            del out["give_up_s"]
         return out
 
     @staticmethod

@@ -209,6 +209,9 @@ class Tuner:
     # before it is believed (tune.recheck); 0 believes the batch's figure as it stands
     recheck_rounds = DEFAULT_ROUNDS
     max_rechecks = 3  # per batch: the next-best candidates get one if the best is refuted
+    # a host candidate whose checked run is this many times slower than the incumbent is
+    # timed by that run alone (`LocalRunner.give_up_after`); 0 times every candidate fully
+    give_up_factor = 3.0
 
     def __init__(self, task: Task, space: ConfigSpace | None = None, seed: int = 0):
         self.task = task
@@ -365,6 +368,9 @@ class Tuner:
             return self._tune(n_trial, measure_option, early_stopping, callbacks, batch_size, ahead)
         finally:
             ahead.close()
+            give_up = getattr(measure_option.runner, "give_up_after", None)
+            if give_up is not None:  # the option may measure another task next
+                give_up(0.0)
 
     def _tune(
         self,
@@ -387,6 +393,7 @@ class Tuner:
             left = n_trial - summary.trials - len(indices)
             if self.history and left > 0:  # once the model has data: the next proposal
                 ahead.start(indices, min(batch_size, left))  # overlaps this one's builds
+            self._give_up(measure_option)
             measured = measure_option.measure(inputs)
             ahead.wait()  # the tuner's state is the proposer's until it is done
             results = self._recheck(measure_option, indices, inputs, measured)
@@ -421,6 +428,16 @@ class Tuner:
         summary.best_index, summary.best_cost = self.best_index, self.best_cost
         summary.best_gflops, summary.seconds = self.best_gflops, time.perf_counter() - start
         return summary
+
+    def _give_up(self, option: MeasureOption) -> None:
+        """Tell a runner that can cut hopeless candidates short (`give_up_after`) where
+        hopeless starts: `give_up_factor` times the incumbent's cost (off until there is
+        one). Such a kernel cannot become the best, and one checked run ranks it well
+        enough for a cost model; the repeats go to the candidates near the incumbent."""
+        give_up = getattr(option.runner, "give_up_after", None)
+        if give_up is not None:
+            known = math.isfinite(self.best_cost) and self.give_up_factor > 0
+            give_up(self.give_up_factor * self.best_cost if known else 0.0)
 
     def propose_after(self, in_flight: Sequence[int], want: int) -> list[int]:
         """The next batch, proposed while `in_flight` is still being measured: those count

@@ -154,6 +154,11 @@ class CEmitter(IntLanes):
         self.simplifier = SubstSimplifier(func.ranges)  # unrolled copies share its memo
         self.vector_calls: set[tuple[str, int]] = set()  # (func, width) of VECTOR_MATH used
 
+    def free_vars(self, e: Expr) -> frozenset[str]:
+        """The variables of `e`, memoised by node (the simplifier's memo): the vector paths
+        ask it of every level of a tree, and of every unrolled copy's shared subtrees."""
+        return self.simplifier.free_vars(e)
+
     # -- expressions ---------------------------------------------------------------------
     def expr(self, e: Expr) -> str:
         if isinstance(e, Const):
@@ -195,7 +200,7 @@ class CEmitter(IntLanes):
     # -- vector expressions ---------------------------------------------------------------
     def vexpr(self, e: Expr, v: str, width: int) -> tuple[str, bool]:
         """(code, is_vector) of `e` inside a loop over lanes `v`."""
-        if v not in free_vars(e):
+        if v not in self.free_vars(e):
             return self.expr(e), False
         if isinstance(e, BufferLoad):
             if e.dtype not in VECTOR_DTYPES or coefficient(e.index, v) != 1:
@@ -233,12 +238,12 @@ class CEmitter(IntLanes):
                 self.vexpr(e.false_value, v, width),
             )
             t, f = self.vec(t, tv, width), self.vec(f, fv, width)
-            if v not in free_vars(e.cond):
+            if v not in self.free_vars(e.cond):
                 return f"({self.expr(e.cond)} ? {t} : {f})", True
             c = e.cond
             tested = [n for n in walk(c) if isinstance(n, BufferLoad)]
             if any(
-                isinstance(n, BufferLoad) and v in free_vars(n.index) and n not in tested
+                isinstance(n, BufferLoad) and v in self.free_vars(n.index) and n not in tested
                 for branch in (e.true_value, e.false_value)
                 for n in walk(branch)
             ):
@@ -386,10 +391,10 @@ class CEmitter(IntLanes):
         body, conds, tail = s.body, [], []
         while len(body) == 1 and isinstance(body[0], If):
             parts = _conjuncts(body[0].cond)
-            lane = [c for c in parts if s.var in free_vars(c)]
+            lane = [c for c in parts if s.var in self.free_vars(c)]
             if lane and not all(_rising_bound(c, s.var) for c in lane):
                 return False
-            conds += [c for c in parts if s.var not in free_vars(c)]
+            conds += [c for c in parts if s.var not in self.free_vars(c)]
             tail += lane
             body = body[0].body
         if not all(isinstance(b, Store) for b in body):
@@ -487,7 +492,7 @@ class CEmitter(IntLanes):
             and isinstance(value.a, BufferLoad)
             and value.a.buffer is st.buffer
             and str(value.a.index) == str(st.index)
-            and s.var not in free_vars(st.index)
+            and s.var not in self.free_vars(st.index)
             and isinstance(value.b, BufferLoad)
             and value.b.dtype == "float32"
             and coefficient(value.b.index, s.var) == 1
