@@ -402,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
                     run = run_search(op, seed, variant, args.checkpoints, option)
                     run["windows"] = summarise(run["trace"], args.checkpoints)
                     tuner = run.pop("tuner")
-                    if args.dump:
+                    if args.dump and isinstance(tuner, SketchTuner):  # not the template's
                         _dump(args.dump, op, run, tuner)
                     runs.append(run)
                     doc["runs"].append(run)

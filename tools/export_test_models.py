@@ -68,13 +68,13 @@ def _image(batch: int = 1) -> tuple:
     return (torch.randn(batch, 3, IMAGE, IMAGE, generator=torch.Generator().manual_seed(1)),)
 
 
-def _ids(vocab: int = 100, seq: int = SEQ, mask: bool = True) -> tuple:
+def _ids(vocab: int = 100, seq: int = SEQ, mask: bool = True, batch: int = 1) -> tuple:
     gen = torch.Generator().manual_seed(2)
-    ids = torch.randint(3, vocab, (1, seq), generator=gen)
+    ids = torch.randint(3, vocab, (batch, seq), generator=gen)
     if not mask:
         return (ids,)
-    att = torch.ones(1, seq, dtype=torch.int64)
-    att[0, -3:] = 0
+    att = torch.ones(batch, seq, dtype=torch.int64)
+    att[:, -3:] = 0
     return ids, att
 
 
@@ -224,14 +224,17 @@ class SegmentationOut(nn.Module):
         return self.inner(x)["out"]
 
 
-def _full_models() -> dict[str, Callable[[], tuple[nn.Module, tuple, list[str]]]]:
-    """The benchmark's full-size models (benchmarks/models.py), random-initialised."""
+def _full_models(
+    batch: int = 1,
+) -> dict[str, Callable[[], tuple[nn.Module, tuple, list[str]]]]:
+    """The benchmark's full-size models (benchmarks/models.py), random-initialised, with
+    inputs of `batch` samples (static in the export)."""
     import transformers as tr
     from torchvision import models as tv
 
     def torchvision_model(name: str):
         gen = torch.Generator().manual_seed(1)
-        image = (torch.randn(1, 3, 224, 224, generator=gen),)
+        image = (torch.randn(batch, 3, 224, 224, generator=gen),)
         if name in ("deeplabv3_mobilenet_v3_large", "fcn_resnet50"):
             m = getattr(tv.segmentation, name)(weights=None, weights_backbone=None, aux_loss=False)
             return SegmentationOut(m), image, ["x"]
@@ -243,13 +246,15 @@ def _full_models() -> dict[str, Callable[[], tuple[nn.Module, tuple, list[str]]]
         model = HfOutput(getattr(tr, cls)(getattr(tr, cfg)()))
         if not seq:
             gen = torch.Generator().manual_seed(1)
-            return model, (torch.randn(1, 3, 224, 224, generator=gen),), ["pixel_values"]
-        ids = _ids(1000, seq, mask)
+            return model, (torch.randn(batch, 3, 224, 224, generator=gen),), ["pixel_values"]
+        ids = _ids(1000, seq, mask, batch)
         return model, ids, ["input_ids", "attention_mask"][: len(ids)]
 
     out = {n: (lambda n=n: torchvision_model(n)) for n in TORCHVISION_FULL}
     out |= {n: (lambda n=n: hf_model(n)) for n in HF_FULL}
-    return out
+    if batch == 1:
+        return out
+    return {f"{n}.b{batch}": f for n, f in out.items()}  # bert-base.b8.legacy.onnx
 
 
 MODELS = {**_tv_models(), **_hf_models()}
@@ -295,10 +300,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path("tests/models"))
     ap.add_argument("--ways", default="dynamo,legacy")
     ap.add_argument("--full", action="store_true", help="the benchmark's full-size models")
+    ap.add_argument("--batch", type=int, default=1, help="--full: samples per input (NAME.bN)")
     args = ap.parse_args(argv)
+    if args.batch != 1 and not args.full:
+        ap.error("--batch needs --full (the small test models are batch 1)")
     if args.full:
         MODELS.clear()
-        MODELS.update(_full_models())
+        MODELS.update(_full_models(args.batch))
     args.out.mkdir(parents=True, exist_ok=True)
     manifest_path = args.out / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}

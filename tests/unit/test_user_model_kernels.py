@@ -56,6 +56,10 @@ def test_default_dense_tile_fills_the_registers(isa: str) -> None:
     assert rows * inner <= (24 if lanes >= 16 else 12)
     assert -(-197 // rows) * rows - 197 <= 3
     assert register_tile(1, 3072 // lanes, lanes)[0] == 1
+    # BERT's 128 rows: a full register file whose row tile divides them (8 x 3 with 16
+    # lanes, not 6 x 4, which computes 132 rows for 128)
+    rows, inner = register_tile(128, 768 // lanes, lanes)
+    assert 128 % rows == 0 and rows * inner == (24 if lanes >= 16 else 12)
 
 
 @pytest.mark.parametrize(

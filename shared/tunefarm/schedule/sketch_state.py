@@ -10,6 +10,10 @@ Decisions are a flat dict of JSON values keyed by what they decide:
 - `unroll:{stage}`: the `auto_unroll_max_step` pragma (0: none);
 - `vec:{stage}`: the factor that splits off a simple stage's vectorised inner loop;
 - `rf:{stage}`: the factor of a factored reduction (its partial results per output);
+- `ord:{stage}`: the order of a tiled stage's register tile (innermost spatial level): 0 its
+  axes in order, 1 "columns outer" (the axes before the vectorised one reversed: each input
+  value is broadcast once and feeds every output vector of its column); only where the stage
+  has at least two axes before the vectorised one (a conv's channel blocks and columns);
 - `row:{anchor}`: where a row group (`RowFusionRule`) is computed: -1 (each stage on its
   own), or k >= 0: at the k-th loop of the anchor counted from the innermost one that runs
   over the rows only (0: one row at a time).
@@ -54,6 +58,9 @@ class SketchParams:
     max_innermost: int = 64  # largest innermost split factor sampled
     max_local: int = 8192  # elements of a fused tile's local accumulator
     max_register: int = 16  # innermost tile of the other spatial axes
+    # the same for a register tile computed columns outer (`ord:` 1): gcc then keeps one
+    # broadcast live rather than one per column, so more accumulators fit (0: max_register)
+    max_register_columns: int = 0
     min_parallel: int = 16  # the fused parallel loop is made at least this long when it can
     # a backend's check of a lowered state before it is measured (device limits): raises a
     # ValueError naming the limit, and the state is dropped and counted by that reason
@@ -141,7 +148,9 @@ def _sample_tile(p: TilePlan, params: SketchParams, rng: np.random.Generator, d:
         if rng.random() < 0.5 and tiles[1] > 1:
             tiles = (tiles[0] * tiles[1], 1, tiles[2])
         d[f"tile:{p.stage}:{ax}"] = tiles
-    _register_budget(p, d, params.max_register)
+    if has_order(p):
+        d[f"ord:{p.stage}"] = int(rng.integers(0, 2))
+    _register_budget(p, d, register_budget(params, int(d.get(f"ord:{p.stage}", 0))))
     whole = rng.random() < 0.5  # the whole reduction inside the tile, as in a micro-kernel
     for ax, ext in p.reduce:
         inner = sample_split(ext, 1, rng, params.max_innermost)
@@ -157,6 +166,17 @@ def _sample_tile(p: TilePlan, params: SketchParams, rng: np.random.Generator, d:
     )
     d[f"par:{p.stage}"] = enough if rng.random() < 0.7 else int(rng.integers(1, most + 1))
     d[f"unroll:{p.stage}"] = int(rng.choice(params.unroll_steps))
+
+
+def has_order(p: TilePlan) -> bool:
+    """Whether the register tile's order is a decision: two or more axes before the
+    vectorised one (with one, both orders are the same loop nest)."""
+    return len(p.spatial) >= 3
+
+
+def register_budget(params: SketchParams, columns: int) -> int:
+    """Accumulator vectors a register tile may hold in the given order (`ord:`)."""
+    return (params.max_register_columns or params.max_register) if columns else params.max_register
 
 
 def _register_budget(p: TilePlan, d: Decisions, budget: int) -> None:
@@ -180,33 +200,49 @@ def _outer_extents(p: TilePlan, d: Decisions) -> list[int]:
 # -------------------------------------------------------------------------------- heuristic
 def heuristic(
     sketch: Sketch, params: SketchParams, rng: np.random.Generator, vectors: int = 1,
-    unroll: int = 0,
+    unroll: int = 0, columns: int = 0,
 ) -> Decisions:  # fmt: skip
     """A hand-built state of the kind fast CPU kernels are made of, for a search's first
     batch (a cold model ranks nothing, and random tiles rarely land on one): every tiled
-    stage computes a register block, `vectors` vector widths of its last axis by as many
-    rows of the axes before it (innermost first) as fill `max_register` accumulators, with
-    the whole reduction inside the block (a micro-kernel), at the consumer's second tile
-    level, the outer loops fused for parallelism; simple stages vectorised by the vector
-    width where it divides. Decisions a plan of a backend's own keeps are sampled."""
+    stage computes a register block, `vectors` vector widths (of its last axis, and where
+    that axis is one vector wide, as a blocked conv's channel block is, of the outermost
+    axis before it they divide: the conv's channel blocks) by as many rows of the other
+    axes (innermost first) as fill the register budget of the order `columns` (`ord:`),
+    with the whole reduction inside the block (a micro-kernel), at the consumer's second
+    tile level, the outer loops fused for parallelism; simple stages vectorised by the
+    vector width where it divides. Decisions a plan of a backend's own keeps are sampled."""
     d = sample(sketch, params, rng)
     for p in sketch.plans:
         if isinstance(p, TilePlan):
-            _heuristic_tile(p, params, d, vectors, unroll)
+            _heuristic_tile(p, params, d, vectors, unroll, columns)
         elif isinstance(p, SimplePlan) and p.spatial[-1][1] % params.lanes == 0:
             d[f"vec:{p.stage}"] = params.lanes
     return d
 
 
-def _heuristic_tile(p: TilePlan, params: SketchParams, d: Decisions, vectors: int, unroll: int):
+def _heuristic_tile(
+    p: TilePlan, params: SketchParams, d: Decisions, vectors: int, unroll: int, columns: int
+) -> None:
     (last, ext), others = p.spatial[-1], p.spatial[:-1]
     want = params.lanes * vectors
     inner = max((v for v in divisors(ext) if v <= min(want, params.max_innermost)), default=1)
     d[f"tile:{p.stage}:{last}"] = (1, 1, inner)
-    budget = max(1, params.max_register // max(1, inner // params.lanes))
+    rows = {ax: 1 for ax, _ in others}
+    more = max(1, vectors // max(1, inner // params.lanes))  # vectors the last axis lacks
+    spread = next((ax for ax, e in others if more > 1 and e > 1 and e % more == 0), None)
+    if spread is not None:
+        rows[spread] = more
+    order = 1 if columns and has_order(p) else 0
+    if has_order(p):
+        d[f"ord:{p.stage}"] = order
+    budget = max(1, register_budget(params, order) // (max(1, inner // params.lanes) * more))
     for ax, e in reversed(others):
+        if ax == spread:
+            continue
         r = max(v for v in divisors(e) if v <= budget)
         budget //= r
+        rows[ax] = r
+    for ax, r in rows.items():
         d[f"tile:{p.stage}:{ax}"] = (1, 1, r)
     for ax, e in p.reduce:
         d[f"tile:{p.stage}:{ax}"] = (max(v for v in divisors(e) if v <= params.max_innermost),)
@@ -221,13 +257,14 @@ def _heuristic_tile(p: TilePlan, params: SketchParams, d: Decisions, vectors: in
 
 
 # -------------------------------------------------------------------------------- mutation
-MUTATIONS = ("tile", "parallel", "unroll", "location", "rfactor")
+MUTATIONS = ("tile", "parallel", "unroll", "location", "rfactor", "order")
 _PREFIX = {
     "tile": "tile:",
     "parallel": "par:",
     "unroll": "unroll:",
     "location": "loc:",
     "rfactor": "rf:",
+    "order": "ord:",
 }
 
 
@@ -249,9 +286,9 @@ def mutate(
     kind: str | None = None,
 ) -> Decisions | None:
     """One random change of one kind (tile sizes, parallel granularity, auto-unroll, compute
-    location); None when the kind picked has nothing to change in this sketch. `kind`: one
-    of MUTATIONS (drawn at random when None; the search passes it to know where a state
-    came from)."""
+    location, register tile order); None when the kind picked has nothing to change in this
+    sketch. `kind`: one of MUTATIONS (drawn at random when None; the search passes it to
+    know where a state came from)."""
     if kind is None:
         kind = MUTATIONS[int(rng.integers(len(MUTATIONS)))]
     prefix = _PREFIX[kind]
@@ -281,6 +318,8 @@ def mutate(
         out[key] = int(rng.choice(_rfactors(ext, params)))
     elif kind == "parallel":
         out[key] = max(0 if isinstance(plan, SimplePlan) else 1, d[key] + int(rng.choice([-1, 1])))
+    elif kind == "order":
+        out[key] = 1 - int(d[key])
     else:
         low = 0 if isinstance(plan, TilePlan) else -1
         high = 1 if isinstance(plan, TilePlan) else 3
@@ -395,6 +434,7 @@ def _tile_steps(p: TilePlan, d: Decisions, outer: dict[str, list[str]]) -> list[
     if p.consumer is None:  # S S R S R S at root
         steps += [S.Split(t, ax, tiles[ax]) for ax in sp + rd]
         levels = [[f"{ax}.{i}" for ax in sp] for i in range(4)]
+        levels[3] = _register_order(levels[3], d.get(f"ord:{p.stage}", 0))
         r0, r1 = [f"{ax}.0" for ax in rd], [f"{ax}.1" for ax in rd]
         order = levels[0] + levels[1] + r0 + levels[2] + r1 + levels[3]
         steps.append(S.Reorder(t, tuple(order)))
@@ -416,6 +456,7 @@ def _tile_steps(p: TilePlan, d: Decisions, outer: dict[str, list[str]]) -> list[
     steps += [S.Split(t, ax, tiles[ax][loc + 1 :]) for ax in sp]
     steps += [S.Split(t, ax, tiles[ax]) for ax in rd]
     tl = [[f"{ax}.{i}" for ax in sp] for i in range(3 - loc)]
+    tl[-1] = _register_order(tl[-1], d.get(f"ord:{p.stage}", 0))
     r0, r1 = [f"{ax}.0" for ax in rd], [f"{ax}.1" for ax in rd]
     order = r0 + tl[0] + r1 + tl[1] if loc == 1 else tl[0] + r0 + tl[1] + r1 + tl[2]
     steps += [S.Reorder(t, tuple(order)), S.Vectorize(t, order[-1])]
@@ -423,6 +464,12 @@ def _tile_steps(p: TilePlan, d: Decisions, outer: dict[str, list[str]]) -> list[
         steps.append(S.Pragma(t, order[0], "auto_unroll_max_step", unroll))
     steps.append(S.ComputeAt(t, c, rest[-1]))
     return steps
+
+
+def _register_order(loops: list[str], columns: int) -> list[str]:
+    """A register tile's loops in the `ord:` order: as they are (0), or the loops before the
+    vectorised last one reversed (1: a conv's columns outside its channel vectors)."""
+    return [*loops[-2::-1], loops[-1]] if int(columns) else loops
 
 
 def _simple_steps(

@@ -69,8 +69,12 @@ LOCAL_TOP = 8
 # The cost model's tau (all, top 10%) on the last this many trials is logged this often.
 QUALITY_EVERY = 64
 # The hand-built states of a first batch (`sketch_state.heuristic`), in order: (vector widths
-# of the register block's last axis, auto-unroll); taken round-robin over the sketches.
-HEURISTIC_SHAPES = ((1, 64), (2, 64), (1, 0), (2, 512), (1, 512), (2, 0))
+# of the register block, auto-unroll, columns outer); taken round-robin over the sketches.
+# First the template's kinds of tile (2 vectors by rows, in both orders: the columns-outer
+# one holds up to 28 accumulators on AVX-512), then one vector by more rows, then 4 vectors.
+HEURISTIC_SHAPES = (
+    (2, 64, 1), (2, 64, 0), (1, 64, 0), (4, 64, 1), (2, 512, 1), (1, 0, 0), (2, 0, 1),
+)  # fmt: skip
 
 
 class SketchSpace:
@@ -304,11 +308,11 @@ class SketchTuner(Tuner):
         tiled = [k for k, sk in enumerate(self.sketches)
                  if any(isinstance(p, TilePlan) for p in sk.plans)]  # fmt: skip
         tiled = tiled or list(range(len(self.sketches)))
-        for vectors, unroll in HEURISTIC_SHAPES:
+        for vectors, unroll, columns in HEURISTIC_SHAPES:
             for k in tiled:
                 if len(out) >= want:
                     break
-                d = heuristic(self.sketches[k], self.params, self.rng, vectors, unroll)
+                d = heuristic(self.sketches[k], self.params, self.rng, vectors, unroll, columns)
                 i = self._make(State(k, tuple(sorted(d.items()))), "heuristic")
                 if i is not None and i not in out:
                     out.append(i)

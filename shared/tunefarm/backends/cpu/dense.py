@@ -103,19 +103,22 @@ ROW_TILES = (1, 2, 3, 4, 5, 6, 8)
 
 
 def register_tile(n: int, blocks: int, lanes: int) -> tuple[int, int]:
-    """(rows, vectors) of the default accumulator tile: as many FMAs per loaded value as
-    the registers allow (24 accumulators of 32 registers with 16 lanes, 12 of 16 below),
-    discounted by the rows a tile that does not divide N computes for nothing."""
+    """(rows, vectors) of the default accumulator tile: the most accumulators doing useful
+    work (24 of 32 registers with 16 lanes, 12 of 16 below; the rows a tile that does not
+    divide N computes for nothing count off), then the most FMAs per loaded value. Once
+    the register file is full the loop is bound by the FMAs, not the loads: BERT's 128
+    rows run 3% faster in 8 x 3 tiles than in 6 x 4 (132 rows computed for 128), 107-110
+    against 111-113 GFLOP/s on one Zen 4 core, whose FMA peak is about 115."""
     if n == 1:
         registers = 16 if lanes >= 16 else 8
         return 1, next(i for i in (4, 2, 1) if blocks % i == 0 and i <= registers)
     registers = 24 if lanes >= 16 else 12
-    best, best_score = (1, 1), 0.0
+    best, best_score = (1, 1), (0.0, 0.0)
     for rows in (t for t in ROW_TILES if t <= n):
         for inner in (i for i in (4, 3, 2, 1) if blocks % i == 0 and i * rows <= registers):
             useful = n / (-(-n // rows) * rows)
-            score = useful * rows * inner / (rows + inner)  # FMAs per load, wasted rows off
-            if score > best_score + 1e-9:
+            score = (round(useful * rows * inner, 9), rows * inner / (rows + inner))
+            if score > best_score:
                 best, best_score = (rows, inner), score
     return best
 

@@ -9,7 +9,8 @@ few outputs gets vectorised partial results) or runs at root with parallel outer
 (`SimpleRule`). Reduce-then-broadcast chains (softmax, layer norm) may then be computed one row
 at a time inside their output's row loop (`RowFusionRule`), which keeps the row in L1.
 The sampling numbers follow the vector width of the target: the innermost tile of the last
-axis prefers one vector register's lanes.
+axis prefers one vector register's lanes; a register tile computed columns outer (`ord:` 1)
+may hold more accumulators where the ISA has 32 vector registers.
 """
 
 from __future__ import annotations
@@ -36,8 +37,13 @@ RULES: tuple[SketchRule, ...] = (
 
 
 def sketch_params(target: Target) -> SketchParams:
+    lanes = vector_lanes(target)
     return SketchParams(
-        lanes=vector_lanes(target),
+        lanes=lanes,
         unroll_steps=(0, 16, 64, 512),
         min_parallel=8 * num_cores(target),
+        # AVX-512's 32 vector registers hold 28 accumulators when the tile runs columns
+        # outer (the template's 7 x 4 and 14 x 2 tiles, conv2d.pass_register_tile); in the
+        # other order gcc keeps a broadcast per column live, and 16 is the most that fits
+        max_register_columns=28 if lanes >= 16 else 0,
     )
