@@ -30,7 +30,9 @@ import math
 import os
 import statistics
 import sys
+import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -39,11 +41,57 @@ import onnx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import machine_info  # noqa: E402
 from tunefarm.compiler import compile_graph  # noqa: E402
+from tunefarm.compiler.select import DEFAULT_TOP_K, compile_selected  # noqa: E402
+from tunefarm.compiler.tasks import network_tasks  # noqa: E402
 from tunefarm.frontend.onnx_import import load_onnx  # noqa: E402
-from tunefarm.recipe import onnxruntime_session, relative_error  # noqa: E402
+from tunefarm.graph.passes import optimize  # noqa: E402
+from tunefarm.recipe import (  # noqa: E402
+    LOCAL_DEVICE_KEY,
+    onnxruntime_session,
+    relative_error,
+    tune_network,
+)
 from tunefarm.runtime.executor import GraphExecutor  # noqa: E402
+from tunefarm.tune.dispatch import ApplyHistoryBest  # noqa: E402
+from tunefarm.tune.records import load_records  # noqa: E402
 
 MATCH = 1e-4
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """What the tuned mode asks: the budget per export, the policy and tuner, where the logs
+    go (one per export, resumed), and how many records per task in-network selection tries."""
+
+    trials: int
+    log_dir: Path
+    policy: str = "template"
+    tuner: str = "xgb"
+    select_top: int = DEFAULT_TOP_K
+
+
+def tune(path: Path, graph, target: str, tuning: Tuning, workdir: Path) -> tuple[dict, Path]:
+    """Tune one export as `tunefarm tune` does and compile it from the log with in-network
+    selection; returns the row's tuning fields and the tuned artifact."""
+    log = tuning.log_dir / f"{path.name.removesuffix('.onnx')}.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    tasks = network_tasks(graph, target, tuning.policy)
+    start = time.perf_counter()
+    summary = tune_network(
+        tasks, tuning.trials, log, tuner=tuning.tuner, policy=tuning.policy, resume=True
+    )
+    fields = {
+        "tasks": len(tasks),
+        "trials": summary.trials,  # the scheduler's; the log also holds the measured defaults
+        "records": len(load_records(log, [])),
+        "policy": tuning.policy,
+        "tuning_s": round(time.perf_counter() - start, 1),
+        "log": str(log),
+    }
+    history = ApplyHistoryBest(str(log), LOCAL_DEVICE_KEY)
+    compiled, _ = compile_selected(graph, target, history, LOCAL_DEVICE_KEY, tuning.select_top)
+    compiled.save(workdir / "tuned.tfa")
+    return fields, workdir / "tuned.tfa"
 
 
 def _median_ms(fn, repeat: int, clock=time.perf_counter) -> float:
@@ -63,8 +111,10 @@ def one(
     cores: int = 0,
     profile: int = 0,
     cpu_time: bool = False,
+    tuning: Tuning | None = None,
 ) -> dict:
-    """Import, compile, check and time one export; every failure is a one-line message."""
+    """Import, compile, check and time one export (tuned too, with `tuning`); every failure
+    is a one-line message."""
     row: dict = {"file": path.name}
     feeds = dict(np.load(path.with_name(path.name.replace(".onnx", ".inputs.npz"))))
     feeds.pop("__output__", None)
@@ -76,11 +126,14 @@ def one(
         return row
     row["import"] = "ok"
     row["import_s"] = round(time.perf_counter() - start, 1)
+    target = f"cpu -cores={cores}" if cores else "cpu"
     start = time.perf_counter()
     try:
-        compile_graph(graph, f"cpu -cores={cores}" if cores else "cpu").save(workdir / "net.tfa")
-        net = GraphExecutor.load(workdir / "net.tfa")
-        got = net.run(feeds)
+        # optimised once: the tasks tuned are those of the graph both builds compile
+        graph = optimize(graph)
+        compile_graph(graph, target, optimized=True).save(workdir / "net.tfa")
+        nets = {"untuned": GraphExecutor.load(workdir / "net.tfa")}
+        got = nets["untuned"].run(feeds)
     except Exception as err:
         row["compile"] = " ".join(f"{type(err).__name__}: {err}".split())[:300]
         return row
@@ -91,28 +144,44 @@ def one(
     want = dict(zip(names, session.run(None, feeds), strict=True))
     row["rel_err"] = relative_error(got, want)
     row["match"] = row["rel_err"] <= MATCH
-    ratios, ort_ms, tf_ms = [], [], []
-    row["load_avg_1m"] = round(os.getloadavg()[0], 1)  # the host's load while timing
+    if tuning is not None:
+        fields, tuned_path = tune(path, graph, target, tuning, workdir)
+        row.update(fields)
+        nets["tuned"] = GraphExecutor.load(tuned_path)
+        row["tuned_rel_err"] = relative_error(nets["tuned"].run(feeds), want)
+        row["tuned_match"] = row["tuned_rel_err"] <= MATCH
+    row.update(_timed(session, nets, feeds, rounds, repeat, cpu_time))
+    if profile:
+        for label, net in nets.items():
+            calls = sorted(net.profile(repeat=3), key=lambda e: -e.ms)[:profile]
+            key = "slowest" if label == "untuned" else f"slowest_{label}"
+            row[key] = [[e.node, e.kernel, round(e.ms, 3)] for e in calls]
+    return row
+
+
+def _timed(session, nets: dict, feeds: dict, rounds: int, repeat: int, cpu_time: bool) -> dict:
+    """ORT and each network in the same interleaved rounds: per label its median over rounds
+    of each round's median (ms) and the median of the rounds' ratios to ORT."""
+    row: dict = {"load_avg_1m": round(os.getloadavg()[0], 1)}  # the host's load while timing
     clock = time.thread_time if cpu_time else time.perf_counter
     row["clock"] = "thread CPU time" if cpu_time else "wall"
+    ort_ms: list[float] = []
+    ms: dict[str, list[float]] = {label: [] for label in nets}
     for _ in range(rounds):
-        a = _median_ms(lambda: session.run(None, feeds), repeat, clock)
-        b = _median_ms(lambda: net.run(feeds), repeat, clock)
-        ort_ms.append(a)
-        tf_ms.append(b)
-        ratios.append(b / a)
-    row.update(
-        ort_ms=round(statistics.median(ort_ms), 2),
-        untuned_ms=round(statistics.median(tf_ms), 2),
-        untuned_ratio=round(statistics.median(ratios), 3),
-    )
-    if profile:
-        calls = sorted(net.profile(repeat=3), key=lambda e: -e.ms)[:profile]
-        row["slowest"] = [[e.node, e.kernel, round(e.ms, 3)] for e in calls]
+        ort_ms.append(_median_ms(lambda: session.run(None, feeds), repeat, clock))
+        for label, net in nets.items():
+            ms[label].append(_median_ms(lambda net=net: net.run(feeds), repeat, clock))
+    row["ort_ms"] = round(statistics.median(ort_ms), 2)
+    for label, times in ms.items():
+        row[f"{label}_ms"] = round(statistics.median(times), 2)
+        ratios = [b / a for a, b in zip(ort_ms, times, strict=True)]
+        row[f"{label}_ratio"] = round(statistics.median(ratios), 3)
     return row
 
 
 def table(rows: list[dict]) -> str:
+    if any("tuned_ratio" in r for r in rows):
+        return tuned_table(rows)
     lines = [
         "| model | exporter | imports | matches (rel. err) | ORT ms | untuned ms | ratio | load |",
         "|---|---|---|---|---|---|---|---|",
@@ -126,10 +195,40 @@ def table(rows: list[dict]) -> str:
         keys = ("ort_ms", "untuned_ms", "untuned_ratio", "load_avg_1m")
         times = [str(r.get(k, "-")) for k in keys]
         lines.append(f"| {name} | {way} | {imp} | {err} | " + " | ".join(times) + " |")
-    ratios = [r["untuned_ratio"] for r in rows if "untuned_ratio" in r]
     n_ok = sum(bool(r.get("match")) for r in rows)
-    geo = math.exp(statistics.fmean(math.log(x) for x in ratios)) if ratios else float("nan")
+    geo = geomean(r["untuned_ratio"] for r in rows if "untuned_ratio" in r)
     lines.append(f"\n{n_ok}/{len(rows)} exports import and match; untuned geomean {geo:.2f}x ORT")
+    return "\n".join(lines)
+
+
+def geomean(values) -> float:
+    logs = [math.log(x) for x in values]
+    return math.exp(statistics.fmean(logs)) if logs else float("nan")
+
+
+def tuned_table(rows: list[dict]) -> str:
+    """The tuned mode's rows: time / ORT's, tuned and untuned, from the same rounds."""
+    lines = [
+        "| model | exporter | trials (tasks) | tuning s | matches (rel. err) | ORT ms "
+        "| untuned ms | tuned ms | untuned / ORT | tuned / ORT | load |",
+        "|" + "---|" * 11,
+    ]
+    for r in rows:
+        name, way = r["file"].removesuffix(".onnx").rsplit(".", 1)
+        if "tuned_ratio" not in r:
+            lines.append(f"| {name} | {way} | failed: {r.get('compile', r['import'])[:90]} |")
+            continue
+        err = f"{'yes' if r['tuned_match'] else 'NO'} ({r['tuned_rel_err']:.1e})"
+        lines.append(
+            f"| {name} | {way} | {r['trials']} ({r['tasks']}) | {r['tuning_s']:.0f} | {err} | "
+            f"{r['ort_ms']} | {r['untuned_ms']} | {r['tuned_ms']} | {r['untuned_ratio']:.2f} | "
+            f"{r['tuned_ratio']:.2f} | {r['load_avg_1m']} |"
+        )
+    done = [r for r in rows if "tuned_ratio" in r]
+    lines.append(
+        f"\ngeomean over {len(done)}: untuned {geomean(r['untuned_ratio'] for r in done):.2f}x "
+        f"ORT, tuned {geomean(r['tuned_ratio'] for r in done):.2f}x ORT"
+    )
     return "\n".join(lines)
 
 
@@ -143,6 +242,11 @@ def main() -> int:
     ap.add_argument("--profile", type=int, default=0, help="record the K slowest calls")
     ap.add_argument("--cpu-time", action="store_true", help="time by thread CPU time (--cores 1)")
     ap.add_argument("--json", type=Path, default=Path("benchmarks/results-models.json"))
+    ap.add_argument("--trials", type=int, default=0, help="tune each export first (0: untuned)")
+    ap.add_argument("--policy", default="template", choices=("template", "sketch", "auto"))
+    ap.add_argument("--tuner", default="xgb")
+    ap.add_argument("--select-top", type=int, default=DEFAULT_TOP_K, help="in-network selection")
+    ap.add_argument("--log-dir", type=Path, default=Path("benchmarks/logs-models"))
     ap.add_argument(
         "--collect", type=Path, nargs="*", help="only print the table of these results files"
     )
@@ -152,6 +256,8 @@ def main() -> int:
             "--cpu-time needs --cores 1: with more threads the calling thread's CPU time "
             "is not the run's"
         )
+    if args.trials < 0:
+        ap.error(f"--trials must be >= 0 (0: untuned only), got {args.trials}")
     if args.collect:  # results of runs one file at a time (a long run done in pieces)
         parts = [json.loads(p.read_text()) for p in args.collect]
         rows = sorted((r for part in parts for r in part["rows"]), key=lambda r: r["file"])
@@ -164,11 +270,17 @@ def main() -> int:
         files = [f for f in files if any(f.name.startswith(p) for p in args.only.split(","))]
     manifest_path = args.dir / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    tuning = None
+    if args.trials:
+        tuning = Tuning(args.trials, args.log_dir, args.policy, args.tuner, args.select_top)
     rows = []
-    work = args.dir / "work"
-    work.mkdir(exist_ok=True)
     for f in files:
-        rows.append(one(f, work, args.rounds, args.repeat, args.cores, args.profile, args.cpu_time))
+        with tempfile.TemporaryDirectory(prefix="models-") as work:  # the exports' dir is shared
+            row = one(
+                f, Path(work), args.rounds, args.repeat, args.cores, args.profile,
+                args.cpu_time, tuning,
+            )  # fmt: skip
+        rows.append(row)
         print(json.dumps(rows[-1]), flush=True)
     print(table(rows))
     failed = manifest.get("failed", {})

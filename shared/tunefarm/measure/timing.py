@@ -1,9 +1,11 @@
 """The time-evaluator loop (TVM semantics), usable in-process or in a measurement child.
 
 `fn_time(number)` runs the kernel `number` times back to back and returns mean seconds per
-run (the compiled `tf_time` does exactly that with a monotonic clock, so Python overhead is
-not in the numbers). Short kernels are repeated until one call lasts `min_repeat_ms`, because
-a single run of a microsecond kernel is dominated by clock resolution and call noise.
+run (the compiled `tf_time` does exactly that with a monotonic clock, or, for a CPU kernel
+built for `-cores=1`, the calling thread's CPU time, so neither Python overhead nor a shared
+host's other processes are in the numbers). Short kernels are repeated until one call lasts
+`min_repeat_ms`, because a single run of a microsecond kernel is dominated by clock
+resolution and call noise.
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ from tunefarm.graph.extract import NetworkTask
 from tunefarm.graph.ir import Graph
 from tunefarm.measure.types import MeasureSettings
 from tunefarm.recipe import reuse as store_reuse
+from tunefarm.recipe.defaults import measure_defaults
 from tunefarm.recipe.reference import EndToEnd, end_to_end
 from tunefarm.runtime.artifact import ArtifactInfo
 from tunefarm.store import RecordStore, open_store
@@ -159,7 +160,9 @@ def tune_network(
     store_put: Callable | None = None,
 ) -> SchedulerSummary:
     """Tune the tasks with the task scheduler under one budget, appending to `log`; with
-    `resume`, trials already in the log are loaded, not measured again. `measure_option`
+    `resume`, trials already in the log are loaded, not measured again. Under the sketch and
+    auto policies each sketch-searched task's template default config (the untuned kernel)
+    is measured first, outside the budget (`recipe.defaults`). `measure_option`
     defaults to the local builder and runner. `callbacks` run after every measured batch,
     `on_round` after every scheduler round; `reporter` shows the progress (default: the
     AutoTVM lines and the table every round, on `stream`). With a `store`, `reuse` decides
@@ -211,6 +214,13 @@ def tune_network(
         MeasureOption.local(settings or network_settings(), kind=kind) if own else measure_option
     )
     try:
+        defaults = measure_defaults(tasks, policy, log, option, device_key)
+        if defaults:
+            print(
+                f"measured the template default config of {defaults} sketch-searched task(s) "
+                "(the untuned kernel, outside the trial budget; recipe.defaults)",
+                file=stream,
+            )
         summary = scheduler.tune(
             trials,
             option,

@@ -101,8 +101,8 @@ __attribute__((noinline)) static int32_t tf_kernel(void* restrict data_raw, void
 int32_t tf_entry(void** args) { return tf_kernel(args[0], args[1], args[2], args[3]); }
 double tf_time(void** args, int32_t number) {
   struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
   for (int32_t i = 0; i < number; ++i) tf_kernel(args[0], args[1], args[2], args[3]);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
   return ((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9) / (number > 0 ? number : 1);
 }

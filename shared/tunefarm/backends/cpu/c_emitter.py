@@ -549,7 +549,8 @@ class CEmitter(IntLanes):
         out += body
         out.append("  return 0;\n}")
         call_args = ", ".join(f"args[{i}]" for i in range(len(f.args)))
-        out.append(ENTRY.format(name=f.name, args=call_args))
+        clock = timing_clock(self.target)
+        out.append(ENTRY.format(name=f.name, args=call_args, clock=clock))
         return "\n".join(out) + "\n"
 
 
@@ -578,13 +579,23 @@ def header(code: str) -> list[str]:
     return out
 
 
+def timing_clock(target: Target) -> str:
+    """The clock `tf_time` reads. A kernel for `-cores=1` runs entirely on the calling
+    thread, so that thread's CPU time is its time and, unlike the wall clock, does not count
+    the slices the scheduler gives other processes: on a shared host (load 10-20 on 2 cores)
+    a tuner timing by the wall clock ranks candidates by their neighbours (one squeezenet
+    conv measured 1-45 ms for one config). Multi-threaded kernels keep the monotonic clock:
+    the calling thread's CPU time is not theirs."""
+    return "CLOCK_THREAD_CPUTIME_ID" if target.get("cores") == "1" else "CLOCK_MONOTONIC"
+
+
 ENTRY = """
 int32_t tf_entry(void** args) {{ return {name}({args}); }}
 double tf_time(void** args, int32_t number) {{
   struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+  clock_gettime({clock}, &t0);
   for (int32_t i = 0; i < number; ++i) {name}({args});
-  clock_gettime(CLOCK_MONOTONIC, &t1);
+  clock_gettime({clock}, &t1);
   return ((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9) / (number > 0 ? number : 1);
 }}"""
 

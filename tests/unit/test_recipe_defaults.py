@@ -1,0 +1,58 @@
+"""Under the sketch policy each searched task's template default (the untuned kernel, which
+the sketches' own "default" need not match) is measured once into the log, so a network
+compiled from the records keeps the untuned kernel where every sketch measured slower."""
+
+from __future__ import annotations
+
+import time
+
+from tunefarm.backends import registry
+from tunefarm.graph.extract import NetworkTask
+from tunefarm.measure.errors import MeasureErrorNo
+from tunefarm.measure.types import MeasureInput, MeasureResult, MeasureSettings
+from tunefarm.recipe.defaults import measure_defaults, unmeasured_defaults
+from tunefarm.task import Task
+from tunefarm.tune.dispatch import ApplyHistoryBest
+from tunefarm.tune.records import append_records, load_records, make_record
+from tunefarm.tune.tuner import MeasureOption
+
+TARGET = "cpu -isa=avx2 -cores=1"  # runs on any x86-64 host
+CONV = Task.make("conv2d", target=TARGET, data=(1, 16, 14, 14), weight=(16, 16, 1, 1))
+
+
+def _slow_sketch_record():
+    """A sketch of the conv's compute definition, recorded as slower than anything."""
+    steps = list(registry.base_kernel(CONV).steps)
+    inp = MeasureInput(CONV, registry.sketch_config(steps))
+    res = MeasureResult((1.0,), MeasureErrorNo.NO_ERROR, "", 1.0, time.time(), MeasureSettings())
+    return make_record(inp, res, "local")
+
+
+def _tasks() -> list[NetworkTask]:
+    return [NetworkTask(t, 1, (), 0.0, i) for i, t in enumerate((CONV, CONV))]
+
+
+def test_each_sketch_searched_task_once_until_the_log_holds_it(tmp_path):
+    log = tmp_path / "net.jsonl"
+    (only,) = unmeasured_defaults(_tasks(), "sketch", log, "local")
+    assert only.task == CONV and only.config == registry.default_config(CONV)
+    assert unmeasured_defaults(_tasks(), "template", log, "local") == []
+    append_records(log, [_slow_sketch_record()])  # a sketch record is not the default
+    assert len(unmeasured_defaults(_tasks(), "sketch", log, "local")) == 1
+    assert unmeasured_defaults(_tasks(), "sketch", log, "other-device") != []
+
+
+def test_the_measured_default_beats_a_slower_sketch(tmp_path):
+    log = tmp_path / "net.jsonl"
+    append_records(log, [_slow_sketch_record()])
+    settings = MeasureSettings(repeat=2, min_repeat_ms=1, timeout_s=30)
+    option = MeasureOption.local(settings, n_parallel=1, build_timeout_s=60)
+    try:
+        assert measure_defaults(_tasks(), "sketch", log, option, "local") == 1
+        assert measure_defaults(_tasks(), "sketch", log, option, "local") == 0  # resumed
+    finally:
+        option.close()
+    default = [r for r in load_records(log, []) if r.config.index is not None]
+    assert len(default) == 1 and default[0].ok, default[0].result.error_msg
+    config, why = ApplyHistoryBest(str(log), "local").query(CONV)
+    assert why == "record" and config == registry.default_config(CONV)
