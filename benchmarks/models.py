@@ -16,10 +16,12 @@ tunefarm / ONNX Runtime (below 1: tunefarm faster). `--cores N` compiles for `cp
 and gives ONNX Runtime N intra-op threads (default: every core for both), so one core against
 one thread compares the kernels, not the threading, on a shared machine. `--profile K` adds
 each network's K slowest calls (the executor's per-call profile) to its row: where the time
-goes when a model is slower than ONNX Runtime. `--cpu-time` (with `--cores 1`) times both by
-the calling thread's CPU time instead of the wall clock: on a shared host, where a run is
-descheduled many times, the wall clock measures the neighbours; the thread's CPU time does
-not (both run on the calling thread with one core / one intra-op thread).
+goes when a model is slower than ONNX Runtime (with `--cores 1` each call is timed by the
+calling thread's CPU time, as the kernels time themselves; else by the wall clock).
+`--cpu-time` (with `--cores 1`) times both by the calling thread's CPU time instead of the
+wall clock: on a shared host, where a run is descheduled many times, the wall clock measures
+the neighbours; the thread's CPU time does not (both run on the calling thread with one
+core / one intra-op thread).
 """
 
 from __future__ import annotations
@@ -156,6 +158,9 @@ def one(
             calls = sorted(net.profile(repeat=3), key=lambda e: -e.ms)[:profile]
             key = "slowest" if label == "untuned" else f"slowest_{label}"
             row[key] = [[e.node, e.kernel, round(e.ms, 3)] for e in calls]
+        # the executor's choice: thread CPU time for a -cores=1 network (as the kernels time)
+        clock = nets["untuned"].profile_clock
+        row["profile_clock"] = "thread CPU time" if clock is time.thread_time else "wall"
     return row
 
 

@@ -457,3 +457,36 @@ def test_artifact_layout(chain_artifact: Path) -> None:
     assert {"lib.so", "plan.json", "params.npz", "manifest.json", "kernels/conv.c"} <= names
     assert plan["memory"]["arena_bytes"] == 2 * BYTES and plan["memory"]["naive_bytes"] == 3 * BYTES
     assert [c["node"] for c in plan["calls"]] == ["data_pack", "conv1", "relu1", "unpack"]
+
+
+def sleeping_kernel(name: str, ms: int) -> KernelCode:
+    """A kernel that sleeps `ms`: wall time without CPU time, as a call descheduled by a
+    neighbour process on a shared host."""
+    code = (
+        "#define _POSIX_C_SOURCE 199309L\n"
+        "#include <stdint.h>\n#include <time.h>\n"
+        "int32_t tf_entry(void** a) {\n"
+        f"  (void)a; struct timespec t = {{0, {ms} * 1000000L}}; nanosleep(&t, 0); return 0;\n"
+        "}\n"
+        "double tf_time(void** a, int32_t n) { (void)a; (void)n; return 0.0; }\n"
+    )
+    return KernelCode(name, code, 2)
+
+
+@pytest.mark.parametrize(("target", "cpu_clock"), [("cpu -cores=1", True), ("cpu -cores=2", False)])
+def test_profile_clock_follows_cores(tmp_path: Path, target: str, cpu_clock: bool) -> None:
+    # a -cores=1 network runs on the calling thread: its profile counts that thread's CPU
+    # time (a 20 ms sleep costs ~0), a multi-threaded one the wall clock (>= 20 ms)
+    plan = ExecPlan(
+        target,
+        [buf("x", NCHW, "input"), buf("y", NCHW, "output")],
+        [sleeping_kernel("nap", 20)],
+        [Call("nap", ("x", "y"), "sleeper")],
+        [("x", "x")],
+        [("y", "y")],
+        {},
+    )
+    build_artifact(plan, tmp_path / "nap.tfa")
+    (entry,) = GraphExecutor.load(tmp_path / "nap.tfa").profile(repeat=2)
+    assert entry.node == "sleeper"
+    assert (entry.ms < 5.0) if cpu_clock else (entry.ms >= 19.0)

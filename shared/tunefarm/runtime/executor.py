@@ -55,6 +55,7 @@ from tunefarm.runtime.executor_base import (
     ProfileEntry,
     check_count,
 )
+from tunefarm.target import TargetError, split_target
 
 # Read by the OpenMP runtime when it loads; an explicit setting in the environment wins.
 OPENMP_DEFAULTS = {"OMP_WAIT_POLICY": "PASSIVE"}
@@ -75,6 +76,20 @@ class _Contents:
     plan: dict[str, Any]
     params: dict[str, np.ndarray]
     lib: bytes
+
+
+def call_clock(target: str):
+    """The clock `profile` times each call by. A network built for `-cores=1` runs every
+    kernel on the calling thread, so that thread's CPU time is the call's time and, unlike
+    the wall clock, leaves out the slices the scheduler gives other processes: on a shared
+    host a wall-clock profile names whichever call a neighbour interrupted. The kernels' own
+    `tf_time` makes the same choice (`backends/cpu/c_emitter.timing_clock`). Multi-threaded
+    networks keep the wall clock: the calling thread's CPU time is not theirs."""
+    try:
+        _, options = split_target(target)
+    except TargetError:
+        return time.perf_counter
+    return time.thread_time if options.get("cores") == "1" else time.perf_counter
 
 
 def _read_json(zf: zipfile.ZipFile, name: str, path: Path) -> dict[str, Any]:
@@ -233,6 +248,7 @@ class GraphExecutor(ExecutorBase):
 
     def __init__(self, contents: _Contents, lib_path: Path) -> None:
         self._manifest = contents.manifest
+        self.profile_clock = call_clock(str(contents.manifest.get("target", "")))
         plan = contents.plan
         try:
             self._buffers = [b["name"] for b in plan["buffers"]]
@@ -317,16 +333,17 @@ class GraphExecutor(ExecutorBase):
         """Median time of each call over `repeat` runs of the network, call by call in order
         (so every call sees its real inputs and cache state): (node, kernel, ms) per call.
         Each sample is one ctypes call timed from Python, so it includes about a microsecond
-        of call overhead; use `benchmark` for the network's total."""
+        of call overhead; use `benchmark` for the network's total. The clock is
+        `profile_clock`: thread CPU time for a `-cores=1` network, else the wall clock."""
         check_count("profile", "repeat", repeat, 1)
         samples: list[list[float]] = [[] for _ in self._calls]
-        call = self._lib.tf_net_call
+        call, clock = self._lib.tf_net_call, self.profile_clock
         with self._lock:
             for round_ in range(repeat + 1):  # round 0 warms up and is not kept
                 for i in range(len(self._calls)):
-                    start = time.perf_counter()
+                    start = clock()
                     rc = call(self._argv, i)
-                    elapsed = time.perf_counter() - start
+                    elapsed = clock() - start
                     if rc != 0:
                         raise self._failed(i, f"failed with code {rc}")
                     if round_:
