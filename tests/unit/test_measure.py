@@ -7,6 +7,7 @@ import os
 import signal
 import stat
 import time
+import warnings
 from pathlib import Path
 
 import measure_kernels as mk
@@ -305,3 +306,16 @@ def test_measurement_zygote_killed_while_idle_is_replaced(builder: LocalBuilder)
         again = runner.run(inputs, builds)[0]
         assert again.ok, again.error_msg
         assert zygote.pid not in (None, first)
+
+
+def test_flush_cache_wraps_without_overflow_warning() -> None:
+    # each flush writes a new byte value; from 255 it wraps to 0 (numpy warned on the uint8 add)
+    from tunefarm.measure import timing
+
+    timing.flush_cache()
+    assert timing._flush_buffer is not None
+    timing._flush_buffer[0] = 255
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        timing.flush_cache()
+    assert timing._flush_buffer[0] == 0 and timing._flush_buffer[-1] == 0

@@ -39,7 +39,7 @@ def flush_cache() -> None:
     global _flush_buffer
     if _flush_buffer is None:
         _flush_buffer = np.empty(FLUSH_BYTES, dtype=np.uint8)
-    _flush_buffer.fill(_flush_buffer[0] + 1)
+    _flush_buffer.fill((int(_flush_buffer[0]) + 1) % 256)  # a new value each time; 255 wraps
 
 
 def _more(costs: list[float], number: int, settings: MeasureSettings) -> bool:
