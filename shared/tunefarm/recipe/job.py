@@ -222,6 +222,7 @@ def tune_network(
                 "(the untuned kernel, outside the trial budget; recipe.defaults)",
                 file=stream,
             )
+        scheduler.note_outside(load_records(log, []) if Path(log).exists() else [], device_key)
         summary = scheduler.tune(
             trials,
             option,

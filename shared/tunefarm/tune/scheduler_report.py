@@ -77,11 +77,13 @@ class SchedulerSummary:
 
 
 def estimated_total_latency(groups: Sequence[int], states: Sequence[Any]) -> float:
-    """sum_i weight_i * best latency_i in seconds over the groups of alternatives, each
-    with its fastest member; inf while a group has no valid result."""
+    """sum_i weight_i * latency_i in seconds over the groups of alternatives, each with its
+    fastest member; inf while a group has no valid result. latency_i is what the network
+    compiled from the records runs: the tuner's best, or a faster record outside its space
+    (`TaskScheduler.note_outside`)."""
     best: dict[int, float] = {}
     for g, s in zip(groups, states, strict=True):
-        best[g] = min(best.get(g, math.inf), s.weight * s.best)
+        best[g] = min(best.get(g, math.inf), s.weight * s.latency)
     return sum(best.values())
 
 

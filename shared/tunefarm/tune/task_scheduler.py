@@ -67,10 +67,16 @@ class _TaskState:
     stop_reason: str = ""  # set once the task is out of the running
     diagnosis: str = ""
     retried: bool = False  # used its one extra round without a valid result
+    outside: float = math.inf  # best of the records its tuner's space cannot hold
 
     @property
     def best(self) -> float:
         return self.tuner.best_cost
+
+    @property
+    def latency(self) -> float:
+        """What a network compiled from the records runs: the best record, searched or not."""
+        return min(self.tuner.best_cost, self.outside)
 
 
 def _positive_int(name: str, value: Any, low: int = 1) -> int:
@@ -187,6 +193,25 @@ class TaskScheduler:
             used += len(fresh)
             if fresh and math.isfinite(s.best):
                 s.curve.append((s.trials, s.best))
+        return used
+
+    def note_outside(self, records: Sequence[Any], device_key: str | None = None) -> int:
+        """Take note of each task's best valid record among `records`, those its tuner's space
+        cannot hold included: under the sketch policy the template default measured by
+        `recipe.defaults` is not a sketch, yet the network compiled from the records runs it
+        wherever no sketch beats it, and the first sketches (the bare compute definition) run
+        10-100x slower. The estimated total latency counts it; the tuning does not (it is no
+        trial). Returns the records noted."""
+        used = 0
+        for s in self.states:
+            task = s.tuner.task
+            for r in records:
+                if r.workload_key != task.workload_key or r.target != task.target:
+                    continue
+                if device_key is not None and r.device_key != device_key:
+                    continue
+                if r.ok:
+                    s.outside, used = min(s.outside, r.result.median), used + 1
         return used
 
     def retire(self, i: int, reason: str) -> None:
