@@ -47,6 +47,7 @@ from tunefarm.tune.scheduler_report import (
     task_report,
 )
 from tunefarm.tune.tuner import Callback, MeasureOption, Tuner, diagnose
+from tunefarm.tune.warmup import cold_tasks, plan_rounds
 
 __all__ = ["STRATEGIES", "SchedulerSummary", "TaskReport", "TaskScheduler"]
 
@@ -244,11 +245,9 @@ class TaskScheduler:
         alive = self._alive()
         if not alive:
             return None
-        warm = self.warmup_rounds * trials_per_round
-        for i in alive:
-            s = self.states[i]
-            if s.rounds < self.warmup_rounds and s.trials < warm:
-                return i
+        cold = self._cold(trials_per_round)
+        if cold:
+            return cold[0]
         if self.strategy == "round-robin":
             n = len(self.states)
             return min(alive, key=lambda i: (self.states[i].trials, (i - self._last - 1) % n))
@@ -307,7 +306,8 @@ class TaskScheduler:
             on_round(self.summary(0.0))  # task from the record store): still publish the table
         try:
             while current is not None:
-                plan = self._plan(current, trials_per_round, total_trials)
+                cold, left = self._cold(trials_per_round), total_trials - self.trials
+                plan = plan_rounds(current, cold, left, trials_per_round)
                 unit = max(batch_size, int(getattr(measure_option.builder, "n_parallel", 1)))
                 rounds = [Round(i, n, self.states[i].tuner) for i, n in plan]
                 run_rounds(
@@ -321,48 +321,18 @@ class TaskScheduler:
         self.reporter.end(self, time.perf_counter() - start)  # a resumed, spent log: says why
         return self.summary(time.perf_counter() - start)
 
-    def _plan(self, i: int, trials_per_round: int, total_trials: int) -> list[tuple[int, int]]:
-        """The rounds to measure together: task i's, and while i waits for its warm-up round,
-        the warm-up round of every task that waits for one (`_choose` would take them in this
-        order, each sized by `_round_size` as its turn came)."""
-        cold = self._cold(trials_per_round)
-        if i not in cold:
-            return [(i, self._round_size(i, trials_per_round, total_trials))]
-        left, plan = total_trials - self.trials, []
-        for k, j in enumerate(cold[cold.index(i) :]):
-            if left <= 0:
-                break
-            n = max(1, min(trials_per_round, left // (len(cold) - k)))
-            plan.append((j, n))
-            left -= n
-        return plan
-
     def _cold(self, trials_per_round: int) -> list[int]:
-        """Tasks still waiting for their warm-up round(s)."""
-        warm = self.warmup_rounds * trials_per_round
-        return [
-            j
-            for j in self._alive()
-            if self.states[j].rounds < self.warmup_rounds and self.states[j].trials < warm
-        ]
-
-    def _round_size(self, i: int, trials_per_round: int, total_trials: int) -> int:
-        """Trials of the next round on task i. While tasks wait for their warm-up round, the
-        budget left is shared among them, so a small budget still measures every task."""
-        left = total_trials - self.trials
-        cold = self._cold(trials_per_round)
-        if i in cold:
-            return max(1, min(trials_per_round, left // len(cold)))
-        return min(trials_per_round, left)
+        """Tasks still waiting for their warm-up round(s) (`tune.warmup`)."""
+        return cold_tasks(self.states, self._alive(), self.warmup_rounds, trials_per_round)
 
     def _next_round(
         self, rounds: Sequence[Round], trials_per_round: int, total_trials: int
     ) -> Round | None:
         """The round to start while `rounds` finish measuring (`run_rounds`' `more`): the
         task `_choose` picks from every result booked so far, the open rounds' trials
-        counted as spent (without a gain yet), sized by `_round_size` from the budget they
-        leave. None (the caller chooses again once they are booked) when that is a task of
-        an open round or one waiting for its warm-up."""
+        counted as spent (without a gain yet), sized from the budget they leave. None (the
+        caller chooses again once they are booked) when that is a task of an open round or
+        one waiting for its warm-up."""
         open_ = [r for r in rounds if not r.done]
         promised = {r.task: max(0, r.want - r.summary.trials) for r in open_}
         left = total_trials - self.trials - sum(promised.values())
