@@ -83,8 +83,8 @@ def main() -> int:
                          "fastest_gflops": fastest})  # fmt: skip
     if args.json:
         doc = {"command": " ".join(sys.argv), "host": _report.machine_info(),
-               "load_start": load_start, "load_end": os.getloadavg(), "rounds": args.rounds, "target": args.target,
-               "rows": rows}  # fmt: skip
+               "load_start": load_start, "load_end": os.getloadavg(), "rounds": args.rounds,
+               "target": args.target, "rows": rows}  # fmt: skip
         Path(args.json).write_text(json.dumps(doc, indent=1) + "\n")
     return 0
 

@@ -144,7 +144,9 @@ class SketchTuner(Tuner):
     mutations then changed nothing); seed_share: the share of the population seeded from
     the best measured states (as before); local_share: the share of a batch taken, once the
     search stalls, from unranked mutations of the best measured states (the model orders the
-    top states poorly; 0 as before). The defaults are the variant that measured best.
+    top states poorly; 0 as before); seed_default: the measured template default seeds
+    evolution through its nearest sketch state (`sketch_map`; False: as before). The defaults
+    are the variant that measured best.
     """
 
     name = "sketch"
@@ -165,6 +167,7 @@ class SketchTuner(Tuner):
         seed_share: float = 0.25,
         local_share: float = 0.5,
         first: str = "heuristic",
+        seed_default: bool = True,
     ):
         if first not in ("heuristic", "random"):
             raise ValueError(f"first: expected 'heuristic' or 'random', got {first!r}")
@@ -177,6 +180,7 @@ class SketchTuner(Tuner):
         self.epsilon = epsilon
         self.kinds, self.seed_share, self.local_share = kinds, seed_share, local_share
         self.first = first
+        self.seed_default = seed_default  # the default stands for its sketch state
         # rank loss on throughput normalised per task: the search needs an order, and one
         # model's scale then never mixes tasks (measured Kendall tau 0.53 against 0.46 for
         # squared error on held-out dense states)
@@ -333,7 +337,8 @@ class SketchTuner(Tuner):
         self.origin.setdefault(index, "default")
         if self.rows[index] is None:
             return None
-        self._seed_default(index, steps)
+        if self.seed_default:
+            self._seed_default(index, steps)
         return index
 
     def _seed_default(self, index: int, steps: list[S.Step]) -> None:
