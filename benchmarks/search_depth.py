@@ -62,6 +62,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "wide": {"population": 96, "generations": 4},
     # the first batch all random, as before the hand-built states (SketchTuner(first=...))
     "random-first": {"first": "random"},
+    # the template default not mapped to a sketch state, as before (SketchTuner(seed_default=))
+    "no-default-seed": {"seed_default": False},
 }
 # not a sketch variant: the template policy (the XGBoost tuner on the op's template), re-timed
 # with the sketch runs so "template/base" compares the two policies in one timer

@@ -76,3 +76,13 @@ def test_records_go_to_the_store_and_a_resubmission_measures_nothing(stack) -> N
     text = requests.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
     assert "tunefarm_store_trials_saved_total 10.0" in text
     assert "tunefarm_store_records 10.0" in text
+
+
+def test_a_sketch_jobs_template_defaults_reach_the_store(stack) -> None:
+    """Under the sketch policy each searched task's template default is measured outside the
+    budget (recipe.defaults), into the job's log; the store gets it too, through the search
+    worker's spooled put like every other record of the job."""
+    before = _api(stack, "GET", "/records/stats").json()["records"]
+    doc = _run_job(stack, "sketch", reuse="off", policy="sketch", trials="2")
+    added = _api(stack, "GET", "/records/stats").json()["records"] - before
+    assert added > doc["trials_done"], (added, doc["trials_done"])  # the defaults came along

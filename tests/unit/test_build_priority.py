@@ -60,14 +60,18 @@ def test_workers_started_in_background_start_idle_and_come_back(tmp_path):
 
 def _compiler_group(worker: int, deadline_s: float) -> int | None:
     """The process group of the compiler the build worker `worker` runs (compile.py starts
-    each in a session of its own), once one appears; None if none did by the deadline."""
+    each in a session of its own), once one appears; None if none did by the deadline. Only a
+    child that leads its own group counts: stopping any other child's group could stop the
+    test run itself (the worker's other children share pytest's group)."""
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
-        for kid in open(f"/proc/{worker}/task/{worker}/children").read().split():
+        for kid in map(int, open(f"/proc/{worker}/task/{worker}/children").read().split()):
             try:
-                return os.getpgid(int(kid))
+                group = os.getpgid(kid)
             except ProcessLookupError:
                 continue
+            if group == kid != os.getpgrp():  # a group of its own: never the test's
+                return group
         time.sleep(0.001)
     return None
 

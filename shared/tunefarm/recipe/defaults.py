@@ -15,8 +15,9 @@ searched beats it.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from tunefarm.backends import registry
 from tunefarm.graph.extract import NetworkTask
@@ -56,13 +57,19 @@ def measure_defaults(
     log: str | os.PathLike,
     option: MeasureOption,
     device_key: str,
+    on_measured: Callable[[Any, Sequence[MeasureInput], Sequence[Any]], Any] | None = None,
 ) -> int:
     """Measure the missing template defaults (see the module) and append them to `log`;
-    returns how many were measured. They are not trials of the scheduler's budget."""
+    returns how many were measured. They are not trials of the scheduler's budget.
+    `on_measured(None, inputs, results)` (a tuner callback, no tuner behind it) then gets
+    them too: the services' store callback, so they reach the record store like every
+    other record of the job."""
     inputs = unmeasured_defaults(tasks, policy, log, device_key)
     if not inputs:
         return 0
     results = option.measure(inputs)
     pairs = zip(inputs, results, strict=True)
     append_records(log, [make_record(i, r, device_key) for i, r in pairs])
+    if on_measured is not None:
+        on_measured(None, inputs, results)
     return len(inputs)

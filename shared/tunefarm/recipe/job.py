@@ -198,8 +198,9 @@ def tune_network(
         )
         append_records(log, _not_in_log(log, to_log))
         report.print(stream)
-    if put is not None:
-        callbacks = [*callbacks, store_reuse.store_callback(put, device_key)]
+    to_store = store_reuse.store_callback(put, device_key) if put is not None else None
+    if to_store is not None:
+        callbacks = [*callbacks, to_store]
     if report is not None and on_round is not None:
         inner, reuse_json = on_round, report.to_json()
 
@@ -214,13 +215,14 @@ def tune_network(
         MeasureOption.local(settings or network_settings(), kind=kind) if own else measure_option
     )
     try:
-        defaults = measure_defaults(tasks, policy, log, option, device_key)
+        defaults = measure_defaults(tasks, policy, log, option, device_key, to_store)
         if defaults:
             print(
                 f"measured the template default config of {defaults} sketch-searched task(s) "
                 "(the untuned kernel, outside the trial budget; recipe.defaults)",
                 file=stream,
             )
+        scheduler.note_outside(load_records(log, []) if Path(log).exists() else [], device_key)
         summary = scheduler.tune(
             trials,
             option,

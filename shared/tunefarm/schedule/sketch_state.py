@@ -160,7 +160,7 @@ def _sample_tile(p: TilePlan, params: SketchParams, rng: np.random.Generator, d:
     if fused:
         d[f"loc:{p.stage}"] = int(rng.integers(0, 2))
     most = n * (d[f"loc:{p.stage}"] + 1) if fused else 2 * n
-    extents = _outer_extents(p, d)[:most]
+    extents = outer_extents(p, d)[:most]
     enough = next(
         (k for k in range(1, most + 1) if math.prod(extents[:k]) >= params.min_parallel), most
     )
@@ -190,7 +190,7 @@ def _register_budget(p: TilePlan, d: Decisions, budget: int) -> None:
         d[k] = (l1 * q, l2, l3 // q)
 
 
-def _outer_extents(p: TilePlan, d: Decisions) -> list[int]:
+def outer_extents(p: TilePlan, d: Decisions) -> list[int]:
     """Extents of the tile's outer loops in order: every axis's level 0, then level 1."""
     tiles = [(ext, d[f"tile:{p.stage}:{ax}"]) for ax, ext in p.spatial]
     level0 = [-(-ext // math.prod(t)) for ext, t in tiles]
@@ -249,7 +249,7 @@ def _heuristic_tile(
     if p.consumer is not None:
         d[f"loc:{p.stage}"] = 1
     most = len(p.spatial) * (d.get(f"loc:{p.stage}", 1) + 1)
-    extents = _outer_extents(p, d)[:most]
+    extents = outer_extents(p, d)[:most]
     d[f"par:{p.stage}"] = next(
         (k for k in range(1, most + 1) if math.prod(extents[:k]) >= params.min_parallel), most
     )

@@ -35,6 +35,7 @@ from tunefarm.measure import Config, MeasureInput, MeasureResult
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.schedule import Schedule
 from tunefarm.schedule.sketch import TilePlan
+from tunefarm.schedule.sketch_map import nearest_state
 from tunefarm.schedule.sketch_state import (
     MUTATIONS,
     Decisions,
@@ -143,7 +144,9 @@ class SketchTuner(Tuner):
     mutations then changed nothing); seed_share: the share of the population seeded from
     the best measured states (as before); local_share: the share of a batch taken, once the
     search stalls, from unranked mutations of the best measured states (the model orders the
-    top states poorly; 0 as before). The defaults are the variant that measured best.
+    top states poorly; 0 as before); seed_default: the measured template default seeds
+    evolution through its nearest sketch state (`sketch_map`; False: as before). The defaults
+    are the variant that measured best.
     """
 
     name = "sketch"
@@ -164,6 +167,7 @@ class SketchTuner(Tuner):
         seed_share: float = 0.25,
         local_share: float = 0.5,
         first: str = "heuristic",
+        seed_default: bool = True,
     ):
         if first not in ("heuristic", "random"):
             raise ValueError(f"first: expected 'heuristic' or 'random', got {first!r}")
@@ -176,6 +180,7 @@ class SketchTuner(Tuner):
         self.epsilon = epsilon
         self.kinds, self.seed_share, self.local_share = kinds, seed_share, local_share
         self.first = first
+        self.seed_default = seed_default  # the default stands for its sketch state
         # rank loss on throughput normalised per task: the search needs an order, and one
         # model's scale then never mixes tasks (measured Kendall tau 0.53 against 0.46 for
         # squared error on held-out dense states)
@@ -194,6 +199,8 @@ class SketchTuner(Tuner):
         # bests), for benchmarks/search_depth.py; off in ordinary runs
         self.trace: list[dict[str, Any]] | None = [] if trace else None
         self._step: dict[str, Any] = {}
+        # the index of the template default's nearest sketch state (`_seed_default`)
+        self.default_state: int | None = None
 
     # -- states ---------------------------------------------------------------------------
     def _make(self, state: State, origin: str = "init") -> int | None:
@@ -328,7 +335,31 @@ class SketchTuner(Tuner):
         if index not in self.rows:
             self.rows[index] = self._featurise(index, steps)
         self.origin.setdefault(index, "default")
-        return index if self.rows[index] is not None else None
+        if self.rows[index] is None:
+            return None
+        if self.seed_default:
+            self._seed_default(index, steps)
+        return index
+
+    def _seed_default(self, index: int, steps: list[S.Step]) -> None:
+        """Make the default schedule evolvable: its nearest sketch state
+        (`sketch_map.nearest_state`) stands for it, so once the default is measured its cost
+        seeds the population and the local moves from that state. The state itself is
+        marked visited: measuring it too would spend a trial on (nearly) the same kernel."""
+        rng = np.random.default_rng(0)  # apart: the search's own draws stay as they were
+        found = nearest_state(self.sketches, steps, self.params,
+                              lambda sketch: sample(sketch, self.params, rng))  # fmt: skip
+        if found is None:
+            return
+        k, d = found
+        state = State(k, tuple(sorted(d.items())))
+        mapped = self._make(state, "default")
+        if mapped is None:
+            return
+        self.states[index] = state
+        self.default_state = mapped
+        if mapped != index:
+            self.visited.add(mapped)
 
     def _guided(self, batch_size: int) -> list[int]:
         pool = self._evolve_population()
@@ -367,9 +398,7 @@ class SketchTuner(Tuner):
     def _evolve_population(self) -> list[int]:
         """Indices of the final generation, best predicted first."""
         members: dict[int, State] = {}
-        best = sorted((c, i) for i, c in self.history if math.isfinite(c) and i in self.states)
-        seeds = [self.states[i] for _, i in best[: int(self.population * self.seed_share)]]
-        for state in seeds + self._random(self.population):
+        for state in self.seeds_of_population() + self._random(self.population):
             i = self._make(state)
             if i is not None:
                 members[i] = state
@@ -387,6 +416,12 @@ class SketchTuner(Tuner):
         if self.trace is not None:
             self._step.update(self._diversity(members), children=dict(outcome))
         return [i for i, _ in self._top(members, len(members))]
+
+    def seeds_of_population(self) -> list[State]:
+        """The states of the best measured configs that start each population (the template
+        default's stands for it through its nearest sketch state: `_seed_default`)."""
+        best = sorted((c, i) for i, c in self.history if math.isfinite(c) and i in self.states)
+        return [self.states[i] for _, i in best[: int(self.population * self.seed_share)]]
 
     def _diversity(self, members: dict[int, State]) -> dict[str, int]:
         """Distinct states, sketches and tile vectors of a final generation; how many of

@@ -19,7 +19,8 @@ Time goes out in rounds of `trials_per_round` trials to one task at a time:
   every candidate failing) is skipped.
 
 After every round a table like auto_scheduler's is printed, so a user sees where time goes
-(or a live display, or a line per round: see `tunefarm.tune.progress`).
+(or a live display, or a line per round: see `tunefarm.tune.progress`); the table and the
+summary are drawn by `tunefarm.tune.scheduler_report`.
 """
 
 from __future__ import annotations
@@ -31,74 +32,28 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from tunefarm.measure import Config, MeasureResult
+from tunefarm.measure import MeasureResult
 from tunefarm.task import Task
 from tunefarm.tune.factory import TUNER_NAMES, make_tuner
+from tunefarm.tune.gradient import gradient_score
 from tunefarm.tune.progress import AutoTVMReporter, Reporter
 from tunefarm.tune.records import history_for, load_records
 from tunefarm.tune.rounds import BUDGET_USED, Round, run_rounds
+from tunefarm.tune.scheduler_report import (
+    SchedulerSummary,
+    TaskReport,
+    estimated_total_latency,
+    render_table,
+    task_report,
+)
 from tunefarm.tune.tuner import Callback, MeasureOption, Tuner, diagnose
+from tunefarm.tune.warmup import cold_tasks, plan_rounds
+
+__all__ = ["STRATEGIES", "SchedulerSummary", "TaskReport", "TaskScheduler"]
 
 TunerFactory = Callable[[Task, int], Tuner]
 STRATEGIES = ("gradient", "round-robin")
 FAILED_ROUNDS = 2  # rounds without one valid result after which a task is given up
-BANNER_RULE = "-" * 70
-BANNER = f"{BANNER_RULE}\n{'-' * 30}  [ Task Scheduler ]\n{BANNER_RULE}"
-TABLE_HEAD = "|  ID  | Latency (ms) | Speed (GFLOPS) |  Trials  |"
-TABLE_RULE = "-" * 49
-
-
-@dataclass
-class TaskReport:
-    """One task's result: what it is, how much it weighs, what was found and why it stopped."""
-
-    index: int
-    task: Task
-    weight: float
-    best_latency_s: float  # inf: no valid measurement
-    gflops: float
-    trials: int
-    stop_reason: str = ""
-    diagnosis: str = ""
-    best_config: Config | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        ok = math.isfinite(self.best_latency_s)
-        return {
-            "id": self.index,
-            "workload_key": self.task.workload_key,
-            "task": self.task.to_json(),
-            "weight": self.weight,
-            "best_latency_s": self.best_latency_s if ok else None,
-            "gflops": self.gflops,
-            "trials": self.trials,
-            "stop_reason": self.stop_reason,
-            "diagnosis": self.diagnosis,
-            "best_config": self.best_config.to_json() if self.best_config else None,
-        }
-
-
-@dataclass
-class SchedulerSummary:
-    """What a `TaskScheduler.tune` call left behind, over all tasks."""
-
-    tasks: list[TaskReport]
-    estimated_total_latency_s: float  # sum of weight * best latency; inf while a task has none
-    trials: int  # all trials spent, those loaded from a log included
-    seconds: float
-    strategy: str
-    reuse: dict[str, Any] | None = None  # what the record store gave (recipe.reuse)
-
-    def to_json(self) -> dict[str, Any]:
-        total = self.estimated_total_latency_s
-        return {
-            "strategy": self.strategy,
-            "estimated_total_latency_s": total if math.isfinite(total) else None,
-            "trials": self.trials,
-            "seconds": self.seconds,
-            "tasks": [t.to_json() for t in self.tasks],
-            **({"reuse": self.reuse} if self.reuse is not None else {}),
-        }
 
 
 @dataclass
@@ -113,10 +68,16 @@ class _TaskState:
     stop_reason: str = ""  # set once the task is out of the running
     diagnosis: str = ""
     retried: bool = False  # used its one extra round without a valid result
+    outside: float = math.inf  # best of the records its tuner's space cannot hold
 
     @property
     def best(self) -> float:
         return self.tuner.best_cost
+
+    @property
+    def latency(self) -> float:
+        """What a network compiled from the records runs: the best record, searched or not."""
+        return min(self.tuner.best_cost, self.outside)
 
 
 def _positive_int(name: str, value: Any, low: int = 1) -> int:
@@ -235,6 +196,25 @@ class TaskScheduler:
                 s.curve.append((s.trials, s.best))
         return used
 
+    def note_outside(self, records: Sequence[Any], device_key: str | None = None) -> int:
+        """Take note of each task's best valid record among `records`, those its tuner's space
+        cannot hold included: under the sketch policy the template default measured by
+        `recipe.defaults` is not a sketch, yet the network compiled from the records runs it
+        wherever no sketch beats it, and the first sketches (the bare compute definition) run
+        10-100x slower. The estimated total latency counts it; the tuning does not (it is no
+        trial). Returns the records noted."""
+        used = 0
+        for s in self.states:
+            task = s.tuner.task
+            for r in records:
+                if r.workload_key != task.workload_key or r.target != task.target:
+                    continue
+                if device_key is not None and r.device_key != device_key:
+                    continue
+                if r.ok:
+                    s.outside, used = min(s.outside, r.result.median), used + 1
+        return used
+
     def retire(self, i: int, reason: str) -> None:
         """Take task i out of the running (e.g. its best comes from the record store)."""
         self.states[i].stop_reason = reason
@@ -265,11 +245,9 @@ class TaskScheduler:
         alive = self._alive()
         if not alive:
             return None
-        warm = self.warmup_rounds * trials_per_round
-        for i in alive:
-            s = self.states[i]
-            if s.rounds < self.warmup_rounds and s.trials < warm:
-                return i
+        cold = self._cold(trials_per_round)
+        if cold:
+            return cold[0]
         if self.strategy == "round-robin":
             n = len(self.states)
             return min(alive, key=lambda i: (self.states[i].trials, (i - self._last - 1) % n))
@@ -282,53 +260,12 @@ class TaskScheduler:
         return max(alive, key=lambda i: (scores[i], -i))
 
     def score(self, i: int, trials_per_round: int = 64) -> float:
-        """Estimated decrease of the weighted latency sum (seconds) per trial spent on task i."""
-        s = self.states[i]
-        if not math.isfinite(s.best) or s.trials == 0:
-            return 0.0
-        forward = s.best / s.trials
-        bound = self._similar_bound(i)
-        if bound < s.best:
-            forward = max(forward, (s.best - bound) / trials_per_round)
-        backward = self._backward(s)
-        gain = self.alpha * backward + (1.0 - self.alpha) * forward
-        # Alternatives of one node count once in the objective (their fastest member): a
-        # slower member's gains lower it only past the gap to the group's best.
-        gap = s.best - self._group_best(i)
-        if gap > 0:
-            gain = max(0.0, gain - gap / trials_per_round)
-        return s.weight * gain
-
-    def _group_best(self, i: int) -> float:
-        g = self.groups[i]
-        return min(s.best for j, s in enumerate(self.states) if self.groups[j] == g)
-
-    def _backward(self, s: _TaskState) -> float:
-        """How fast the best latency fell per trial over the last `backward_window` rounds."""
-        if len(s.curve) < 2:
-            return 0.0
-        then_trials, then_best = s.curve[max(0, len(s.curve) - 1 - self.backward_window)]
-        now_trials, now_best = s.curve[-1]
-        if now_trials <= then_trials:
-            return 0.0
-        return max(0.0, then_best - now_best) / (now_trials - then_trials)
-
-    def _similar_bound(self, i: int) -> float:
-        """beta x the latency task i would have at the best speed (FLOP/s) another task of the
-        same op reached: a speed we know this kind of kernel can get to. No bound (inf) for
-        kernels that only move data (a transpose counts 0 FLOPs, so FLOP/s say nothing)."""
-        me = self.states[i]
-        if me.tuner.flops <= 0:
-            return math.inf
-        rates = [
-            s.tuner.flops / s.best
-            for j, s in enumerate(self.states)
-            if j != i
-            and s.tuner.task.op == me.tuner.task.op
-            and s.tuner.flops > 0
-            and 0 < s.best < math.inf
-        ]
-        return self.beta * me.tuner.flops / max(rates) if rates else math.inf
+        """Estimated decrease of the weighted latency sum (seconds) per trial spent on task i
+        (`tune.gradient`)."""
+        return gradient_score(
+            self.states, self.groups, i, trials_per_round,
+            self.alpha, self.beta, self.backward_window,
+        )  # fmt: skip
 
     # -- tuning --------------------------------------------------------------------------------
     def tune(
@@ -369,7 +306,8 @@ class TaskScheduler:
             on_round(self.summary(0.0))  # task from the record store): still publish the table
         try:
             while current is not None:
-                plan = self._plan(current, trials_per_round, total_trials)
+                cold, left = self._cold(trials_per_round), total_trials - self.trials
+                plan = plan_rounds(current, cold, left, trials_per_round)
                 unit = max(batch_size, int(getattr(measure_option.builder, "n_parallel", 1)))
                 rounds = [Round(i, n, self.states[i].tuner) for i, n in plan]
                 run_rounds(
@@ -383,48 +321,18 @@ class TaskScheduler:
         self.reporter.end(self, time.perf_counter() - start)  # a resumed, spent log: says why
         return self.summary(time.perf_counter() - start)
 
-    def _plan(self, i: int, trials_per_round: int, total_trials: int) -> list[tuple[int, int]]:
-        """The rounds to measure together: task i's, and while i waits for its warm-up round,
-        the warm-up round of every task that waits for one (`_choose` would take them in this
-        order, each sized by `_round_size` as its turn came)."""
-        cold = self._cold(trials_per_round)
-        if i not in cold:
-            return [(i, self._round_size(i, trials_per_round, total_trials))]
-        left, plan = total_trials - self.trials, []
-        for k, j in enumerate(cold[cold.index(i) :]):
-            if left <= 0:
-                break
-            n = max(1, min(trials_per_round, left // (len(cold) - k)))
-            plan.append((j, n))
-            left -= n
-        return plan
-
     def _cold(self, trials_per_round: int) -> list[int]:
-        """Tasks still waiting for their warm-up round(s)."""
-        warm = self.warmup_rounds * trials_per_round
-        return [
-            j
-            for j in self._alive()
-            if self.states[j].rounds < self.warmup_rounds and self.states[j].trials < warm
-        ]
-
-    def _round_size(self, i: int, trials_per_round: int, total_trials: int) -> int:
-        """Trials of the next round on task i. While tasks wait for their warm-up round, the
-        budget left is shared among them, so a small budget still measures every task."""
-        left = total_trials - self.trials
-        cold = self._cold(trials_per_round)
-        if i in cold:
-            return max(1, min(trials_per_round, left // len(cold)))
-        return min(trials_per_round, left)
+        """Tasks still waiting for their warm-up round(s) (`tune.warmup`)."""
+        return cold_tasks(self.states, self._alive(), self.warmup_rounds, trials_per_round)
 
     def _next_round(
         self, rounds: Sequence[Round], trials_per_round: int, total_trials: int
     ) -> Round | None:
         """The round to start while `rounds` finish measuring (`run_rounds`' `more`): the
         task `_choose` picks from every result booked so far, the open rounds' trials
-        counted as spent (without a gain yet), sized by `_round_size` from the budget they
-        leave. None (the caller chooses again once they are booked) when that is a task of
-        an open round or one waiting for its warm-up."""
+        counted as spent (without a gain yet), sized from the budget they leave. None (the
+        caller chooses again once they are booked) when that is a task of an open round or
+        one waiting for its warm-up."""
         open_ = [r for r in rounds if not r.done]
         promised = {r.task: max(0, r.want - r.summary.trials) for r in open_}
         left = total_trials - self.trials - sum(promised.values())
@@ -482,56 +390,21 @@ class TaskScheduler:
             return r.next_task
         return self._peek(trials_per_round, total_trials)
 
-    # -- reporting -----------------------------------------------------------------------------
-    def _out(self) -> TextIO:
-        return self.stream if self.stream is not None else sys.stdout
-
+    # -- reporting (tune.scheduler_report) ------------------------------------------------------
     def estimated_total_latency(self) -> float:
-        """sum_i weight_i * best latency_i in seconds over the groups of alternatives, each
-        with its fastest member; inf while a group has no valid result."""
-        best: dict[int, float] = {}
-        for g, s in zip(self.groups, self.states, strict=True):
-            best[g] = min(best.get(g, math.inf), s.weight * s.best)
-        return sum(best.values())
+        """sum_i weight_i * best latency_i in seconds (see `scheduler_report`)."""
+        return estimated_total_latency(self.groups, self.states)
 
     def table(self, next_id: int | None, seconds: float) -> str:
         """The scheduler table (auto_scheduler's layout) and its summary line."""
-        lines = [BANNER, TABLE_HEAD, TABLE_RULE]
-        for i, s in enumerate(self.states):
-            ok = math.isfinite(s.best)
-            latency = f"{s.best * 1e3:.3f}" if ok else "-"
-            speed = f"{s.tuner.best_gflops:.2f}" if ok else "-"
-            lines.append(f"| {i:4d} | {latency:>12} | {speed:>14} | {s.trials:8d} |")
-        lines.append(TABLE_RULE)
         total = self.estimated_total_latency()
-        total_text = f"{total * 1e3:.3f}" if math.isfinite(total) else "-"
-        nxt = "-" if next_id is None else str(next_id)
-        lines.append(
-            f"Estimated total latency: {total_text} ms\tTrials: {self.trials}\t"
-            f"Used time : {seconds:.0f} s\tNext ID: {nxt}"
-        )
-        return "\n".join(lines)
+        return render_table(self.states, total, self.trials, next_id, seconds)
 
     def print_table(self, next_id: int | None, seconds: float) -> None:
-        out = self._out()
+        out = self.stream if self.stream is not None else sys.stdout
         print(self.table(next_id, seconds), file=out, flush=True)
 
-    @staticmethod
-    def _why_idle(s: _TaskState) -> str:
-        return BUDGET_USED if s.trials else "no trial: the budget ran out before its turn"
-
     def summary(self, seconds: float) -> SchedulerSummary:
-        reports = []
-        for i, s in enumerate(self.states):
-            t = s.tuner
-            best_config = None
-            if t.best_index is not None and math.isfinite(s.best):
-                best_config = Config.make(t.space.get(t.best_index), index=t.best_index)
-            reports.append(
-                TaskReport(
-                    *(i, t.task, s.weight, s.best, t.best_gflops, s.trials),
-                    *(s.stop_reason or self._why_idle(s), s.diagnosis, best_config),
-                )
-            )
+        reports = [task_report(i, s) for i, s in enumerate(self.states)]
         total = self.estimated_total_latency()
         return SchedulerSummary(reports, total, self.trials, seconds, self.strategy)
