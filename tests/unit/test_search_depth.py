@@ -6,30 +6,17 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterator
 
 import pytest
 
-from tunefarm.measure import MeasureSettings
 from tunefarm.schedule.sketch_state import MUTATIONS, mutate, mutation_kinds
 from tunefarm.task import Task
 from tunefarm.tune import sketch_search
 from tunefarm.tune.sketch_search import SketchTuner
-from tunefarm.tune.tuner import MeasureOption
+
+pytestmark = pytest.mark.usefixtures("build_cache")
 
 DENSE = Task.make("dense", data=(4, 64), weight=(48, 64), epilogue=["bias", "relu"])
-
-
-@pytest.fixture(autouse=True)
-def build_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TUNEFARM_CACHE", str(tmp_path_factory.getbasetemp() / "build-cache"))
-
-
-@pytest.fixture(scope="module")
-def measure() -> Iterator[MeasureOption]:
-    option = MeasureOption.local(MeasureSettings(repeat=1, min_repeat_ms=1))
-    yield option
-    option.close()
 
 
 def test_applicable_kinds_are_those_with_decisions_and_always_change_the_state():

@@ -4,15 +4,13 @@ once the default is measured (never measured a second time)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from tunefarm.measure import MeasureSettings
 from tunefarm.schedule.sketch_map import nearest_state
 from tunefarm.task import Task
 from tunefarm.tune.sketch_search import SketchTuner
-from tunefarm.tune.tuner import MeasureOption
+
+pytestmark = pytest.mark.usefixtures("build_cache")
 
 CONVS = {  # (data, weight, strides, padding): a 1x1 stride-2 conv and a 3x3 "pass" tile
     "1x1_s2": ((1, 32, 28, 28), (64, 32, 1, 1), 2, 0),
@@ -24,18 +22,6 @@ def _conv(shape: str, isa: str) -> Task:
     data, weight, strides, padding = CONVS[shape]
     return Task.make("conv2d", data=data, weight=weight, strides=strides, padding=padding,
                      target=f"cpu -isa={isa} -cores=1")  # fmt: skip
-
-
-@pytest.fixture(autouse=True)
-def build_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TUNEFARM_CACHE", str(tmp_path_factory.getbasetemp() / "build-cache"))
-
-
-@pytest.fixture(scope="module")
-def measure() -> Iterator[MeasureOption]:
-    option = MeasureOption.local(MeasureSettings(repeat=1, min_repeat_ms=1))
-    yield option
-    option.close()
 
 
 @pytest.mark.parametrize("isa", ["avx2", "avx512"])

@@ -4,7 +4,6 @@ history best, the cost model's ranking, and the policy option."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -24,20 +23,10 @@ from tunefarm.tune.task_scheduler import TaskScheduler
 from tunefarm.tune.tuner import MeasureOption
 from tunefarm.tune.xgb_tuner import normalised_throughput
 
+pytestmark = pytest.mark.usefixtures("build_cache")
+
 DENSE = Task.make("dense", data=(4, 64), weight=(48, 64), epilogue=["bias", "relu"])
 SOFTMAX = Task.make("softmax", shape=(8, 40), axis=-1)
-
-
-@pytest.fixture(autouse=True)
-def build_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TUNEFARM_CACHE", str(tmp_path_factory.getbasetemp() / "build-cache"))
-
-
-@pytest.fixture(scope="module")
-def measure() -> Iterator[MeasureOption]:
-    option = MeasureOption.local(MeasureSettings(repeat=1, min_repeat_ms=1))
-    yield option
-    option.close()
 
 
 def test_search_measures_distinct_valid_states_and_logs_steps(tmp_path: Path, measure):

@@ -10,7 +10,6 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,23 +23,12 @@ from tunefarm.tune.random_tuner import RandomTuner
 from tunefarm.tune.task_scheduler import TaskScheduler
 from tunefarm.tune.tuner import MeasureOption
 
+pytestmark = pytest.mark.usefixtures("build_cache")
+
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "examples" / "tiny_tasks.json"
 FAST = ["--repeat", "1", "--min-repeat-ms", "1"]
 CONV = dict(data=(1, 16, 8, 8), weight=(16, 16, 3, 3), padding=1)
-
-
-@pytest.fixture(autouse=True)
-def build_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """One throwaway build cache, so tests neither read nor fill ~/.cache."""
-    monkeypatch.setenv("TUNEFARM_CACHE", str(tmp_path_factory.getbasetemp() / "build-cache"))
-
-
-@pytest.fixture(scope="module")
-def measure() -> Iterator[MeasureOption]:
-    option = MeasureOption.local(MeasureSettings(repeat=1, min_repeat_ms=1))
-    yield option
-    option.close()
 
 
 def tiny_tasks() -> list[Task]:
