@@ -244,9 +244,11 @@ def test_the_seed_flow_tunes_resnet18_on_opencl(tmp_path, capsys):
     in-network selection) so that pocl gets through the trials in about a minute (at 224x224
     and 64 trials the test took six, the longest of the suite)."""
     need_opencl()
+    from tunefarm.backends import registry
     from tunefarm.cli.main import main
     from tunefarm.frontend import zoo
     from tunefarm.recipe import TOLERANCE
+    from tunefarm.tune.records import load_records
 
     log, model = tmp_path / "r18.jsonl", tmp_path / "r18.onnx"
     zoo.save("resnet-18", model, image_size=64)
@@ -257,9 +259,14 @@ def test_the_seed_flow_tunes_resnet18_on_opencl(tmp_path, capsys):
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["relative_error"] <= TOLERANCE
-    records = [json.loads(line) for line in log.read_text().splitlines()]
-    assert len(records) == 32 and {r["target"] for r in records} == {"opencl"}
-    assert sum(r["error_no"] == 0 for r in records) >= 8
+    records = load_records(log)
+    sketches = [r for r in records if registry.is_sketch(r.config)]
+    defaults = [r for r in records if not registry.is_sketch(r.config)]
+    assert len(sketches) == 32 and {r.target for r in records} == {"opencl"}
+    # beside the trials, each searched task's template default, once (recipe/defaults.py)
+    assert all(r.config == registry.default_config(r.task) for r in defaults)
+    assert len({r.workload_key for r in defaults}) == len(defaults)
+    assert sum(r.result.error_no == 0 for r in sketches) >= 8
     assert any(t["tuned"] for t in doc["tasks"])
     with zipfile.ZipFile(doc["artifact"]["path"]) as zf:
         assert json.loads(zf.read("manifest.json"))["runtime"] == "device"
