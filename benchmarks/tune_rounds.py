@@ -11,7 +11,7 @@ fresh log, with a fresh build cache and pocl kernel cache (every trial builds). 
 interleaved: for each (target, trials), base then branch, `--repeat` times. trials/s is
 trials over the tune's own seconds. The profile adds up the wall time spent in each phase
 (in whatever thread it runs, so phases that overlap add up to more than the wall time):
-proposal (`Tuner._propose`, `propose_after`), cost model (`update`), build
+proposal (`Tuner.propose`, `propose_after`), cost model (`update`), build
 (`LocalBuilder.build`), reference (the runner's numpy reference data), measure (the runner
 timing kernels), records (the log's appends), scheduler table and progress (reporter), and
 `MeasureOption.measure` as a whole (build + measure as the tune waits for them).
@@ -59,7 +59,7 @@ def _instrument(totals: dict) -> None:
 
     lock = threading.Lock()
     for owner, name, phase in [
-        (tuner.Tuner, "_propose", "proposal"),
+        (tuner.Tuner, "propose", "proposal"),
         (SketchTuner, "update", "cost_model"),
         (LocalBuilder, "build", "build"),
         (LocalRunner, "_reference", "reference"),

@@ -93,7 +93,7 @@ def test_warm_seeds_the_nearest_workloads_best_configs(tmp_path: Path) -> None:
     assert report.tasks[0].seeded == reuse.SIMILAR_K and report.tasks[0].warm == 0
     assert to_log == [] and report.fleet_records == 12  # the cost model learned from both
     tuner = scheduler.states[0].tuner
-    first = tuner._propose(1 + reuse.SIMILAR_K)  # the default config, then the seeds in order
+    first = tuner.propose(1 + reuse.SIMILAR_K)  # the default config, then the seeds in order
     assert first[1:] == [0, 1, 2, 3]
     with pytest.raises(ValueError, match="--reuse must be one of best, warm, off"):
         reuse.plan(scheduler, store, "always", "local")

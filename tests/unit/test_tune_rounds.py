@@ -89,7 +89,7 @@ def test_warm_up_rounds_of_several_tasks_build_together(tmp_path: Path) -> None:
     for i, task in enumerate(tasks):
         alone = RandomTuner(task, seed=i)
         got = {r.config.index for r in records if r.workload_key == task.workload_key}
-        assert got == set(alone._propose(1)) | set(alone.propose_after(alone._propose(1), 1))
+        assert got == set(alone.propose(1)) | set(alone.propose_after(alone.propose(1), 1))
 
 
 def _tune(kind: str, strategy: str = "gradient", trials: int = 6) -> list[RecordingTuner]:

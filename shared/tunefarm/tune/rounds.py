@@ -111,7 +111,7 @@ def _propose_unit(
         if r.flying:
             indices = r.tuner.propose_after(r.flying, want)[:want]
         else:
-            indices = r.tuner._propose(want)[:want]
+            indices = r.tuner.propose(want)[:want]
         if indices:
             parts.append(_Part(r, indices, r.tuner.inputs_for(indices)))
             r.flying += indices

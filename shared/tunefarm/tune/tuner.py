@@ -299,7 +299,7 @@ class Tuner:
                 added += 1
         return added
 
-    def _propose(self, want: int) -> list[int]:
+    def propose(self, want: int) -> list[int]:
         """The next batch: the default config first while it is unmeasured, then seeded
         configs, then the subclass's proposals; never a visited config."""
         first = [self.default_index] if self.default_index is not None else []
@@ -395,7 +395,7 @@ class Tuner:
         all_results: list[MeasureResult] = []
         while summary.trials < n_trial and self.has_next():
             want = min(batch_size, n_trial - summary.trials)
-            indices = (ahead.take() or self._propose(want))[:want]
+            indices = (ahead.take() or self.propose(want))[:want]
             if not indices:
                 summary.stop_reason = "the tuner has no new candidates"
                 break
@@ -479,7 +479,7 @@ class Tuner:
         added = [i for i in in_flight if i not in self.visited]
         self.visited.update(added)
         try:
-            return self._propose(want)
+            return self.propose(want)
         finally:
             self.visited.difference_update(added)
 

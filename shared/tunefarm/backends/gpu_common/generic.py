@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tunefarm.backends.gpu_common.pool import _space, at_thread, thread_steps
+from tunefarm.backends.gpu_common.pool import at_thread, thread_space, thread_steps
 from tunefarm.backends.op_specs import BINARY, SPECS, UNARY, Elementwise, OpSpec
 from tunefarm.ir import tensor as te
 from tunefarm.schedule import steps as S
@@ -88,7 +88,7 @@ class ThreadPerOutput(Template):
         return self.spec.rows(task) if self.spec.rows is not None else 0
 
     def space(self, task: Task, target: Target) -> ConfigSpace:
-        sp = _space(math.prod(self.validate(task)["out"]))
+        sp = thread_space(math.prod(self.validate(task)["out"]))
         if self._lead(task):
             sp.define_knob("rows", [False, True])
         return sp

@@ -87,7 +87,9 @@ def at_thread(dag: te.ComputeDAG, axis: str, reducer: str | None, unroll: int) -
     return steps
 
 
-def _space(count: int) -> ConfigSpace:
+def thread_space(count: int) -> ConfigSpace:
+    """Threads per block (no more than 32 past the `count` outputs) and the unroll step: the
+    knobs of a thread-per-output kernel."""
     sp = ConfigSpace()
     sp.define_knob("threads", [t for t in THREADS if t <= max(32, count)])
     sp.define_knob("auto_unroll_max_step", list(UNROLL_STEPS))
@@ -155,7 +157,7 @@ class Pool2d(Template):
     def space(self, task: Task, target: Target) -> ConfigSpace:
         p = self.validate(task)
         n, c, oh, ow = p["out"]
-        return _space(n * c * oh * ow)
+        return thread_space(n * c * oh * ow)
 
     def preferred(self, task, space, target):
         return {"threads": max(space.knobs["threads"].entities), "auto_unroll_max_step": 512}
@@ -189,7 +191,7 @@ class GlobalPool2d(Template):
 
     def space(self, task: Task, target: Target) -> ConfigSpace:
         p = self.validate(task)
-        return _space(p["n"] * p["c"])
+        return thread_space(p["n"] * p["c"])
 
     def preferred(self, task, space, target):
         return {"threads": min(space.knobs["threads"].entities), "auto_unroll_max_step": 0}
