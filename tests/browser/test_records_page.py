@@ -13,8 +13,9 @@ import pytest
 from stack_env import REDIS_HOST, REDIS_PORT, free_port
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-from store_helpers import CONV, DENSE, rec  # noqa: E402
+from store_helpers import CONV, DENSE, rec, refuted  # noqa: E402
 
+from tunefarm.backends import registry  # noqa: E402
 from tunefarm.distributed.config import ServiceConfig  # noqa: E402
 from tunefarm.store import open_store  # noqa: E402
 
@@ -41,6 +42,7 @@ def gateway_url(tmp_path_factory):
     with open_store(store, "vision") as s:
         s.put([rec(i, (i + 1) * 1e-4) for i in range(5)] + [rec(0, 2e-5, DENSE)])
         s.put([rec(0, 1e-5, DENSE, device="other-key")])
+        s.put([refuted(rec(5, 1e-5), against=0)])  # lost its recheck: not the best
     url = f"redis://{REDIS_HOST}:{REDIS_PORT}/{DB}"
     config = ServiceConfig(
         broker_url=url,
@@ -80,10 +82,12 @@ def test_records_page_lists_the_tenants_workloads_per_target(page) -> None:
     from playwright.sync_api import expect
 
     login(page, TOKEN, "/records")
-    expect(page.locator("#records-summary")).to_contain_text("7 records of 2 workloads")
+    expect(page.locator("#records-summary")).to_contain_text("8 records of 2 workloads")
     conv = page.locator(f"tr[data-workload='{CONV.workload_key}']")
     expect(conv).to_contain_text("conv2d")
-    expect(conv.locator("td").nth(1)).to_have_text("5")  # trials
+    expect(conv.locator("td").nth(1)).to_have_text("6")  # trials, the refuted one too
+    best = registry.flops(CONV) / 1e-4 / 1e9  # config 0's, not the refuted 10x faster one
+    expect(conv.locator("td").nth(2)).to_have_text(f"{best:,.2f}")
     expect(conv).to_contain_text("ago")  # last improved
     dense = page.locator(f"tr[data-workload='{DENSE.workload_key}']")
     expect(dense.locator("td").nth(1)).to_have_text("2")  # both device keys count

@@ -6,6 +6,7 @@ Dockerfile and the compose stack."""
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import shutil
@@ -176,7 +177,8 @@ def test_deployments_have_probes_resources_and_run_as_non_root(layout):
         pod = pod_spec(d)
         for c in containers(d):
             where = f"{name}/{c['name']}"
-            assert "livenessProbe" in c and "readinessProbe" in c, where
+            if c in pod["containers"]:  # init containers run to completion: no probes
+                assert "livenessProbe" in c and "readinessProbe" in c, where
             for part in ("requests", "limits"):
                 assert {"cpu", "memory"} <= set(c["resources"].get(part, {})), f"{where} {part}"
             pod_default = pod["securityContext"].get("runAsNonRoot")
@@ -398,6 +400,33 @@ def test_the_record_store_is_postgres_with_its_password_from_a_secret(layout):
             if "valueFrom" in e and e["name"] in ("PGPASSWORD", "POSTGRES_PASSWORD")
         ]
         assert refs == [{"name": "tunefarm-postgres", "key": "password"}], name
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_pods_that_open_the_record_store_migrate_its_schema_first(layout):
+    """An upgrade that brings a new schema must not leave search and gateway pods failing on
+    the old one ("run tunefarm records migrate"): each runs the migration as an init
+    container of its own image, with the store's settings and password."""
+    for name in ("search", "gateway"):
+        d = objects(layout, "Deployment")[name]
+        (init,) = pod_spec(d).get("initContainers", [])
+        assert init["args"] == ["records", "migrate"], name
+        assert init["image"] == container(d)["image"], name
+        assert init["envFrom"] == container(d)["envFrom"], name
+        assert [e for e in init["env"] if e["name"] == "PGPASSWORD"] == [
+            e for e in container(d)["env"] if e["name"] == "PGPASSWORD"
+        ], name
+
+
+def test_records_migrate_reads_the_store_from_the_environment(tmp_path, monkeypatch, capsys):
+    """The init containers pass no --store: `records migrate` takes $TUNEFARM_STORE."""
+    from tunefarm.cli.main import main
+    from tunefarm.store.schema import SCHEMA_HEAD
+
+    monkeypatch.setenv("TUNEFARM_STORE", str(tmp_path / "farm.sqlite"))
+    assert main(["records", "migrate", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["to"] == SCHEMA_HEAD and doc["store"].endswith("farm.sqlite")
 
 
 def test_prometheus_configuration():

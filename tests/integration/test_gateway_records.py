@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-from store_helpers import CONV, NEAR, rec  # noqa: E402
+from store_helpers import CONV, NEAR, rec, refuted  # noqa: E402
 
+from tunefarm.backends import registry  # noqa: E402
 from tunefarm.distributed import records_store  # noqa: E402
 from tunefarm.store import FLEET_TENANT, open_store  # noqa: E402
 
@@ -22,6 +23,7 @@ pytestmark = pytest.mark.integration
 VISION = "vision-" + uuid.uuid4().hex
 AUDIO = "audio-" + uuid.uuid4().hex
 FLEET = "fleet-" + uuid.uuid4().hex
+SPEECH = "speech-" + uuid.uuid4().hex
 
 
 @pytest.fixture(scope="module")
@@ -31,12 +33,15 @@ def config(service_config, tmp_path_factory):
         f"{VISION} read,submit tenant=vision ci vision\n"
         f"{AUDIO} read tenant=audio dashboard\n"
         f"{FLEET} read tenant=audio records=fleet fleet reader\n"
+        f"{SPEECH} read tenant=speech asr\n"
     )
     store = str(tmp / "records.sqlite")
     with open_store(store, "vision") as s:
         s.put([rec(i, (i + 1) * 1e-3) for i in range(7)])
     with open_store(store, FLEET_TENANT) as s:
         s.put([rec(0, 5e-4, NEAR)])
+    with open_store(store, "speech") as s:
+        s.put([rec(1, 1e-3), refuted(rec(2, 5e-4), against=1)])
     return service_config.with_(tokens_file=str(tmp / "tokens"), store=store)
 
 
@@ -74,6 +79,16 @@ def test_tenants_see_their_records_and_the_fleet_only_when_granted(client) -> No
     assert row["workload_key"] == CONV.workload_key and row["trials"] == 7
     assert row["best_gflops"] > 0
     assert get(client, "/records/stats", FLEET).get_json()["records"] == 1
+
+
+def test_a_refuted_record_is_neither_listed_best_nor_the_best_column(client) -> None:
+    """A record its recheck refuted (faster by the rounds it lost) is not a best: the list
+    (best first) and the Records page's best GFLOP/s column both come from the incumbent."""
+    listed = get(client, "/records", SPEECH).get_json()["records"]
+    assert [r["config"]["index"] for r in listed] == [1]
+    (row,) = get(client, "/records/stats", SPEECH).get_json()["by_workload"]
+    assert row["trials"] == 2
+    assert row["best_gflops"] == pytest.approx(registry.flops(CONV) / 1e-3 / 1e9)
 
 
 def test_no_store_is_503_and_reuse_fields_are_checked(config) -> None:

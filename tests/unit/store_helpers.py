@@ -4,9 +4,17 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from tunefarm.backends import registry
-from tunefarm.measure import Config, MeasureErrorNo, MeasureInput, MeasureResult, MeasureSettings
+from tunefarm.measure import (
+    Config,
+    MeasureErrorNo,
+    MeasureInput,
+    MeasureResult,
+    MeasureSettings,
+    Recheck,
+)
 from tunefarm.task import Task
 from tunefarm.tune.records import Record, make_record
 
@@ -27,3 +35,11 @@ def rec(index: int, cost: float | None, task: Task = CONV, device: str = "local"
         costs, error, "" if cost else "gcc: error", 0.25, 1.7e9 + index, SETTINGS
     )
     return make_record(MeasureInput(task, config), result, device)
+
+
+def refuted(record: Record, against: int) -> Record:
+    """`record` as a recheck against config `against` left it: refuted, its costs (those of
+    the rounds it lost) still the lowest of its workload's."""
+    cost = record.cost
+    check = Recheck(against, (cost,) * 3, (cost * 0.9,) * 3, (cost,), False)
+    return replace(record, result=replace(record.result, recheck=check))

@@ -7,13 +7,18 @@ from __future__ import annotations
 import math
 import multiprocessing
 import sqlite3
+import threading
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from store_helpers import CONV, DENSE, FAR, NEAR, SERVER, rec
+from sqlalchemy import text
+from store_helpers import CONV, DENSE, FAR, NEAR, SERVER, rec, refuted
 
 from tunefarm.store import FLEET_TENANT, StoreError, StoreUnavailable, migrate_store, open_store
+from tunefarm.store.schema import SCHEMA_HEAD
+from tunefarm.store.schema import records as T
 from tunefarm.store.spool import SpooledStore
 
 
@@ -134,7 +139,7 @@ def test_a_newer_or_unversioned_schema_is_refused_with_the_fix(tmp_path) -> None
     old = tmp_path / "old.sqlite"
     with sqlite3.connect(old) as conn:  # what an old tunefarm would leave: nothing yet
         conn.execute("CREATE TABLE unrelated (x int)")
-    assert migrate_store(str(old)) == (None, "0001")
+    assert migrate_store(str(old)) == (None, SCHEMA_HEAD)
     open_store(str(old)).close()
 
 
@@ -186,3 +191,77 @@ def test_four_concurrent_writers_lose_and_duplicate_nothing(store_url: str) -> N
         indices = [r.config.index for r in store.iter_records()]
     assert len(indices) == len(set(indices)) == 60 + 4 * 60
     assert math.isclose(min(indices), 0) and max(indices) == 100 + 3 * 60 + 59
+
+
+def test_a_refuted_record_is_no_best_of_any_lookup(store_url: str) -> None:
+    """A record its recheck refuted keeps the costs of the rounds it lost, here below the
+    incumbent's: best, top-k, trials' best, pages and the stats' best skip it, as
+    `ApplyHistoryBest` does; it still counts as a trial and reads back whole."""
+    lost = refuted(rec(2, 0.5e-3), against=1)
+    with open_store(store_url) as store:
+        store.put([rec(1, 1e-3), lost, rec(3, 2e-3)])
+        best = store.best(CONV.workload_key, "cpu", "local")
+        assert best is not None and best.config.index == 1
+        top = store.top_k([CONV.workload_key], "cpu", "local", 3)[CONV.workload_key]
+        assert [r.config.index for r in top] == [1, 3]
+        trials = store.trials([CONV.workload_key], "cpu", "local")[CONV.workload_key]
+        assert trials.trials == 3 and trials.best_cost == pytest.approx(1e-3)
+        rows, _ = store.page(CONV.workload_key, "cpu", "local", None, 10)
+        assert [r.config.index for _, r in rows] == [1, 3]
+        (stats,) = store.stats("cpu")
+        assert stats.last_improved == pytest.approx(best.result.timestamp)
+        assert stats.best_gflops == pytest.approx(trials.best_gflops)
+        assert lost in list(store.iter_records())
+        # a workload whose only record was refuted is no nearest workload to seed from
+        store.put([refuted(rec(2, 0.5e-3, NEAR), against=1), rec(1, 1e-3, FAR)])
+        assert [r.workload_key for r in store.similar(CONV, "local", 1)] == [FAR.workload_key]
+
+
+def _at_once(n: int, fn) -> list:
+    """`fn()` in n threads released together; their results (or exceptions) in order."""
+    barrier = threading.Barrier(n)
+
+    def run(_):
+        barrier.wait()
+        try:
+            return fn()
+        except Exception as exc:  # noqa: BLE001 - the test compares what each one got
+            return exc
+
+    with ThreadPoolExecutor(n) as pool:
+        return list(pool.map(run, range(n)))
+
+
+@pytest.mark.timeout(120)  # without the lock the sessions waited on each other for good
+def test_pods_migrating_or_creating_a_store_at_once_do_it_once(postgres_url: str) -> None:
+    """Every search and gateway pod migrates the store before it starts (deploy/base): on
+    PostgreSQL concurrent migrations take turns, so one upgrades and the rest find the head,
+    and pods opening a fresh database at once create its schema once."""
+    fresh = _at_once(4, lambda: open_store(postgres_url).close() or "open")
+    assert fresh == ["open"] * 4
+    with open_store(postgres_url) as store:
+        store.put([rec(1, 1e-3)])
+        with store.engine.begin() as conn:
+            conn.execute(text("UPDATE alembic_version SET version_num = '0001'"))
+    got = _at_once(4, lambda: migrate_store(postgres_url))
+    assert sorted(got) == [("0001", "0002")] + [("0002", "0002")] * 3, got
+    with open_store(postgres_url) as store:
+        assert len(list(store.iter_records())) == 1
+
+
+def test_migrating_0001_clears_the_costs_of_refuted_rows(store_url: str) -> None:
+    """Schema 0001 wrote a refuted record's cost into its row; `tunefarm records migrate`
+    (0002) clears it, so the lookups skip rows written before as well."""
+    lost = refuted(rec(2, 0.5e-3), against=1)
+    with open_store(store_url) as store:
+        store.put([rec(1, 1e-3), lost])
+        with store.engine.begin() as conn:  # the row as 0001 wrote it, and 0001's version
+            conn.execute(T.update().where(T.c.cost.is_(None)).values(cost=0.5e-3, gflops=1.0))
+            conn.execute(text("UPDATE alembic_version SET version_num = '0001'"))
+    with pytest.raises(StoreError, match="older than 0002: run `tunefarm records migrate"):
+        open_store(store_url)
+    assert migrate_store(store_url) == ("0001", "0002")
+    with open_store(store_url) as store:
+        best = store.best(CONV.workload_key, "cpu", "local")
+        assert best is not None and best.config.index == 1
+        assert len(list(store.iter_records())) == 2

@@ -16,6 +16,7 @@ from tunefarm.cli.main import main
 from tunefarm.measure import MeasureSettings
 from tunefarm.recipe import reuse
 from tunefarm.store import open_store
+from tunefarm.store.schema import SCHEMA_HEAD
 from tunefarm.task import Task
 from tunefarm.tune.records import append_records, load_records
 from tunefarm.tune.task_scheduler import TaskScheduler
@@ -71,14 +72,24 @@ def test_reuse_best_measures_nothing_and_warm_starts_from_the_store(
     assert all(t["reused"] and t["trials_in_store"] == 2 for t in tasks)
     assert "2 trials in store" in tasks[0]["message"]
     assert best["scheduler"]["reuse"]["trials_saved"] == 4
-    assert len(load_records(tmp_path / "best.jsonl")) == 4  # the store's best are compiled in
+    # the store's ranked records are compiled in: all 4, less any whose recheck a faster
+    # incumbent refuted (under load; `Record.ranked`), and at least one per task
+    cold_ranked = [r for r in load_records(tmp_path / "cold.jsonl") if r.ranked]
+    compiled = load_records(tmp_path / "best.jsonl")
+    assert len(compiled) == len(cold_ranked) and len({r.workload_key for r in compiled}) == 2
     assert best["relative_error"] < 1e-3 and best["tasks"][0]["tuned"]
     warm = tune(capsys, model_path, tmp_path, "warm", *store)  # default: warm
     tasks = warm["scheduler"]["reuse"]["tasks"]
-    assert not tasks[0]["reused"] and tasks[0]["warm"] == 2  # loaded, not measured again
+    first = tasks[0]["workload_key"]
+    assert not tasks[0]["reused"]  # the ranked records were loaded, not measured again
+    assert tasks[0]["warm"] == sum(r.workload_key == first for r in cold_ranked)
     assert warm["scheduler"]["trials"] == 4
+    key = lambda r: (r.workload_key, json.dumps(r.config.to_json()))  # noqa: E731
+    new = load_records(tmp_path / "warm.jsonl")[len(compiled) :]  # after the loaded ones
+    # none of the loaded configs measured again (a refuted one may come again)
+    assert len(new) == 4 and not {key(r) for r in new} & {key(r) for r in cold_ranked}
     with open_store(store[1]) as s:
-        assert s.totals()["records"] == 8  # 4 new configs, none measured twice
+        assert s.totals()["records"] == 8  # every measurement: 4 cold, 4 warm
 
 
 def test_warm_seeds_the_nearest_workloads_best_configs(tmp_path: Path) -> None:
@@ -137,7 +148,7 @@ def test_records_commands_import_export_stats_query_migrate(
     assert main(["records", "export", "-o", str(out_path), "--store", store]) == 0
     assert load_records(out_path) == load_records(log)
     assert main(["records", "migrate", "--store", store]) == 0
-    assert "-> 0001" in capsys.readouterr().out
+    assert f"-> {SCHEMA_HEAD}" in capsys.readouterr().out
     (tmp_path / "bad.sqlite").write_bytes(b"garbage" * 200)
     assert main(["records", "stats", "--store", str(tmp_path / "bad.sqlite")]) == 2
     err = capsys.readouterr().err.strip()

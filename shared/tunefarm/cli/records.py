@@ -119,9 +119,10 @@ def _summaries(records: list[Any], workload: str | None, top: int) -> list[dict[
     out = []
     for (key, target), recs in _groups(records, workload).items():
         task = recs[0].task
-        ok = sorted((r for r in recs if r.ok), key=lambda r: r.cost)
+        ok = sum(r.ok for r in recs)
+        ranked = sorted((r for r in recs if r.ranked), key=lambda r: r.cost)  # refuted: no best
         flops = _flops(task)
-        entries = [_entry(r, flops) for r in ok[: max(top, 1)]]
+        entries = [_entry(r, flops) for r in ranked[: max(top, 1)]]
         out.append(
             {
                 "workload_key": key,
@@ -130,7 +131,7 @@ def _summaries(records: list[Any], workload: str | None, top: int) -> list[dict[
                 "task_text": str(task),
                 "target": target,
                 "records": len(recs),
-                "ok": len(ok),
+                "ok": ok,
                 "flops": flops,
                 "best": entries[0] if entries else None,
                 "top": entries[:top],

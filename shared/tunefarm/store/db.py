@@ -33,6 +33,12 @@ FLEET_TENANT = "fleet"
 _BATCH = 2000  # rows per insert statement and per streamed page
 
 
+def _ranked() -> Any:
+    """The rows a best-record lookup ranks: `Record.ranked` ones, whose rows alone carry a
+    cost (`_row`). The `ok` test keeps the lookups on the best index's prefix."""
+    return and_(T.c.ok == true(), T.c.cost.is_not(None))
+
+
 def _digest(obj: Any) -> str:
     text = json.dumps(obj, sort_keys=True, separators=(",", ":"))
     return hashlib.md5(text.encode(), usedforsecurity=False).hexdigest()
@@ -142,7 +148,9 @@ class RecordStore:
         shash = self._settings.get(settings)
         if shash is None:
             shash = self._settings.setdefault(settings, _digest(obj["settings"]))
-        cost = rec.cost if rec.ok and math.isfinite(rec.cost) else None
+        # a refuted record (`Record.ranked`) keeps its line but no cost: no best, top-k,
+        # trials' best or page ranks it, as `ApplyHistoryBest` does not
+        cost = rec.cost if rec.ranked and math.isfinite(rec.cost) else None
         flops = self._flops[key]
         return {
             "tenant": tenant,
@@ -152,7 +160,7 @@ class RecordStore:
             "device_key": rec.device_key,
             "config_hash": _digest(obj["config"]["values"]),
             "settings_hash": shash,
-            "ok": cost is not None,
+            "ok": rec.ok and math.isfinite(rec.cost),
             "cost": cost,
             "gflops": flops / cost / 1e9 if cost and flops else None,
             "timestamp": rec.result.timestamp if math.isfinite(rec.result.timestamp) else 0.0,
@@ -190,7 +198,7 @@ class RecordStore:
     def top_k(
         self, workload_keys: Sequence[str], target: str, device_key: str, k: int = 1
     ) -> dict[str, list[Record]]:
-        """The k fastest valid records per workload (best first), in one statement: a UNION
+        """The k fastest ranked records per workload (best first), in one statement: a UNION
         ALL of one short query per workload, each walking the (tenant, workload, target,
         device, ok, cost) index, so a lookup costs the same in a store of a thousand records
         or a million, and one round trip."""
@@ -198,7 +206,7 @@ class RecordStore:
         dup = k * len(self.read_tenants)  # a record written to two tenants shows twice
         base = (
             select(T.c.workload_key, T.c.cost, T.c.id, T.c.line, T.c.config_hash)
-            .where(T.c.target == target, T.c.device_key == device_key, T.c.ok == true())
+            .where(T.c.target == target, T.c.device_key == device_key, _ranked())
             .where(self._mine())
             .order_by(T.c.cost, T.c.id)
             .limit(dup)
@@ -227,7 +235,8 @@ class RecordStore:
     def trials(
         self, workload_keys: Sequence[str], target: str, device_key: str
     ) -> dict[str, Trials]:
-        """Measured trials and best per workload that has any (failed trials count)."""
+        """Measured trials and best per workload that has any (failed and refuted trials count
+        as trials; the best is of the ranked ones)."""
         keys = list(dict.fromkeys(workload_keys))
         n = (
             func.count(func.distinct(T.c.config_hash.concat(T.c.settings_hash)))
@@ -253,7 +262,7 @@ class RecordStore:
             select(T.c.workload_key, func.min(T.c.line))
             .where(self._mine(), T.c.op == task.op, T.c.target == task.target)
             .where(T.c.device_key == device_key, T.c.workload_key != task.workload_key)
-            .where(T.c.ok == true())
+            .where(_ranked())  # a workload with only refuted rows has no best to offer
             .group_by(T.c.workload_key)
             .limit(500)
         )
@@ -299,8 +308,8 @@ class RecordStore:
         cursor: tuple[float, int] | None,
         limit: int,
     ) -> tuple[list[tuple[int, Record]], tuple[float, int] | None]:
-        """Valid records best first, `limit` at a time: (rows, cursor of the next page)."""
-        query = select(T.c.id, T.c.cost, T.c.line).where(self._mine(), T.c.ok == true())
+        """Ranked records best first, `limit` at a time: (rows, cursor of the next page)."""
+        query = select(T.c.id, T.c.cost, T.c.line).where(self._mine(), _ranked())
         for col, value in (
             (T.c.workload_key, workload_key),
             (T.c.target, target),
@@ -340,7 +349,7 @@ class RecordStore:
                 gflops, when = 0.0, 0.0
                 if cost is not None:
                     best = select(T.c.gflops, T.c.timestamp).where(
-                        self._mine(), T.c.workload_key == key, T.c.target == tgt, T.c.ok == true()
+                        self._mine(), T.c.workload_key == key, T.c.target == tgt, _ranked()
                     )
                     gflops, when = conn.execute(best.order_by(T.c.cost, T.c.id).limit(1)).one()
                 out.append(WorkloadStats(tgt, key, key.split(":")[0], n, gflops or 0.0, when))

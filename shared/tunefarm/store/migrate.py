@@ -14,7 +14,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -47,7 +47,7 @@ def check(conn: Connection, where: str, create: bool) -> str:
     tunefarm cannot use it as it is."""
     version = current(conn)
     if version is None and not inspect(conn).has_table("records") and create:
-        command.upgrade(_config(conn), "head")
+        upgrade(conn)  # under the lock: pods opening a fresh database at once create it once
         return SCHEMA_HEAD
     if version == SCHEMA_HEAD:
         return version
@@ -66,8 +66,18 @@ def check(conn: Connection, where: str, create: bool) -> str:
     )
 
 
+# Any constant shared by every tunefarm: the key of PostgreSQL's advisory lock for migrations.
+_MIGRATION_LOCK = 0x7475_6E65
+
+
 def upgrade(conn: Connection) -> tuple[str | None, str]:
-    """Bring the store to the newest schema; returns (version before, version after)."""
+    """Bring the store to the newest schema; returns (version before, version after).
+
+    On PostgreSQL the transaction first takes an advisory lock, so that migrations started at
+    once (each search and gateway pod runs one before it starts) run one after another: the
+    second finds the schema already at the head instead of failing on Alembic's version row."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
     before = current(conn)
     if before is not None and before not in known_versions():
         raise StoreError(f"schema {before} is newer than this tunefarm's {SCHEMA_HEAD}")

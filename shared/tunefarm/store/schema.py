@@ -24,7 +24,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-SCHEMA_HEAD = "0001"  # the newest Alembic revision this tunefarm knows
+SCHEMA_HEAD = "0002"  # the newest Alembic revision this tunefarm knows
 metadata = MetaData()
 
 records = Table(
