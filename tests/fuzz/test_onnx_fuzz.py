@@ -140,11 +140,11 @@ def test_20000_node_chain_imports_and_compiles_in_linear_time() -> None:
     import 0.4-0.8 s, compile 1.4-1.7 s; before this suite, a RecursionError after 1.5-4.5 s
     (the conv fused all 20,000 Relus into one epilogue)."""
     model = relu_chain(20_000)
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: the other tier shares the cores in CI
     graph = load_onnx(model)
-    imported = time.perf_counter()
+    imported = time.process_time()
     compiled = compile_graph(graph)
-    done = time.perf_counter()
+    done = time.process_time()
     assert len(graph.nodes) == 20_001
     assert len(compiled.plan.calls) >= 20_000 - 8
     assert done - start < 60, f"import {imported - start:.1f} s, compile {done - imported:.1f} s"
@@ -153,9 +153,11 @@ def test_20000_node_chain_imports_and_compiles_in_linear_time() -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_20000_batch_norms_compile_in_linear_time() -> None:
-    """20,000 BatchNormalization nodes: 5-10 s here; before, 8,000 took 72 s and 20,000 did
-    not finish in 300 s (Graph.unique_name rebuilt a set of every name for each new param)."""
-    start = time.perf_counter()
+    """20,000 BatchNormalization nodes: 5-10 s on a quiet Intel host, 25 s of CPU on a Zen 3
+    (5,000: 4 s); before, 8,000 took 72 s and 20,000 did not finish in 300 s
+    (Graph.unique_name rebuilt a set of every name for each new param). Timed by the
+    process's CPU time: under CI's two tiers the wall clock read 72 s for the same work."""
+    start = time.process_time()
     compiled = compile_graph(load_onnx(batch_norm_chain(20_000)))
     assert len(compiled.plan.calls) == 20_000  # each batch norm: one per-channel affine
-    assert time.perf_counter() - start < 60
+    assert time.process_time() - start < 60

@@ -92,3 +92,17 @@ def wait_for(check: Callable[[], Any], timeout_s: float, what: str, every_s: flo
             last_error = exc
         time.sleep(every_s)
     raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what} ({last_error})")
+
+
+def app_once_agent_joins(stack: Any, key: str, timeout_s: float) -> tuple[Any, Any]:
+    """The Celery app of a started test stack and its tracker, once an agent under device
+    key `key` is in the tracker (its stack still alive)."""
+    from tunefarm.distributed.celery_app import make_app
+    from tunefarm.distributed.config import ServiceConfig
+    from tunefarm.distributed.tracker import Tracker
+
+    config = ServiceConfig.from_env(stack.env)
+    tracker = Tracker(config)
+    wait_for(lambda: key in tracker.targets(), timeout_s, f"the {key} agent in the tracker")
+    stack.check_alive()
+    return make_app(config), tracker

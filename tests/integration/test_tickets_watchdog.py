@@ -231,3 +231,29 @@ def test_an_extract_step_that_fails_the_same_way_every_time_fails_the_job(config
     doc = jobs.get(job_id)
     assert doc["state"] == "failed" and "task extraction failed" in doc["error"]
     assert app.sent == []  # no search step sent on
+
+
+def test_convert_and_extract_each_hand_the_job_on(config):
+    """A step that succeeds marks the job as waiting for the next step's message and sends
+    it (convert -> extract -> search); a step delivered again once the job moved on is
+    skipped and sends nothing."""
+    from tiny_model import tiny_model_bytes
+
+    from tunefarm.distributed import pipeline
+    from tunefarm.distributed.artifacts import MODEL_FILE, ArtifactStore
+
+    jobs, app = JobStore(config), _App(config)
+    job_id = jobs.create({"model": "upload:tiny.onnx", "target": "cpu", "trials": 4})["id"]
+    path = ArtifactStore(config.artifacts).job_file(job_id, MODEL_FILE)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(tiny_model_bytes())
+    assert pipeline.convert(config, app, job_id) == "converted"
+    assert app.sent == [("tunefarm.extract", [job_id], config.queue("extract"))]
+    assert jobs.get(job_id)["waiting_for"]["step"] == "extract"
+    outcome = pipeline.extract(config, app, job_id)
+    assert outcome.endswith(" tasks"), (outcome, jobs.get(job_id).get("error"))
+    assert app.sent[1:] == [("tunefarm.search", [job_id], config.queue("search"))]
+    doc = jobs.get(job_id)
+    assert doc["state"] == "extracting" and doc["waiting_for"]["step"] == "search"
+    assert pipeline.convert(config, app, job_id) == "skipped: job is extracting"
+    assert len(app.sent) == 2

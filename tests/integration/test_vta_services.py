@@ -14,7 +14,15 @@ import zipfile
 
 import pytest
 import requests
-from stack_env import REDIS_PORT, flush_db, free_port, redis_ok, stack_env, wait_for
+from stack_env import (
+    REDIS_PORT,
+    app_once_agent_joins,
+    flush_db,
+    free_port,
+    redis_ok,
+    stack_env,
+    wait_for,
+)
 
 from tunefarm.backends import parse_target, registry
 from tunefarm.backends.vta.conv2d import lower_conv2d_packed, simulate
@@ -22,7 +30,6 @@ from tunefarm.backends.vta.simulator import Simulator
 from tunefarm.backends.vta.target import hw_config
 from tunefarm.backends.vta.template import workload
 from tunefarm.cli.main import main
-from tunefarm.distributed.config import ServiceConfig
 from tunefarm.measure import MeasureSettings
 from tunefarm.task import Task
 
@@ -59,15 +66,9 @@ def services(tmp_path_factory):
 @pytest.fixture(scope="module")
 def app(services):
     """The Celery app of the test stack, once its vta agent is in the tracker."""
-    from tunefarm.distributed.celery_app import make_app
-    from tunefarm.distributed.tracker import Tracker
-
-    config = ServiceConfig.from_env(services.env)
-    tracker = Tracker(config)
-    wait_for(lambda: KEY in tracker.targets(), 60, "the vta agent in the tracker")
-    services.check_alive()
+    app, tracker = app_once_agent_joins(services, KEY, 60)
     assert tracker.targets()[KEY] == {"vta"}
-    return make_app(config)
+    return app
 
 
 def test_the_tracker_table_lists_the_vta_agent(services, app, monkeypatch, capsys):

@@ -19,6 +19,7 @@ import numpy as np
 
 from tunefarm.backends import get_backend, parse_target
 from tunefarm.measure import ArgSpec, Config, KernelIO, KernelSource, MeasureInput
+from tunefarm.measure.compile import MAX_SOURCE_BYTES
 from tunefarm.task import Task
 
 _PRELUDE = """
@@ -55,6 +56,13 @@ KERNELS = {
         "#pragma omp parallel for num_threads(2)\n"
         "    for (int i = 0; i < N; ++i) c[i] = a[i] + b[i];\n    return 0;"
     ),
+    # "add" whose first run (the checked one) sleeps 30 ms of wall time and no CPU time, as
+    # a run the scheduler stalls on a loaded host; later runs do not
+    "stall": (
+        "static int calls = 0;\n    if (calls++ == 0) {\n"
+        "        struct timespec s = {0, 30000000};\n        nanosleep(&s, 0);\n    }\n"
+        "    for (int i = 0; i < N; ++i) c[i] = a[i] + b[i];\n    return 0;"
+    ),
     # the right answer 64 times over: volatile stores cannot be merged, so about 64x "add"
     "slow": (
         "volatile float* vc = c;\n    for (int r = 0; r < 64; ++r)\n"
@@ -82,7 +90,9 @@ def generate(measure_input: MeasureInput) -> KernelSource:
         os._exit(3)  # a generator that takes its whole process down
     if kernel == "hang":
         time.sleep(3600)  # a generator that never returns
-    body = KERNELS[kernel]
+    body = KERNELS["add" if kernel == "huge" else kernel]
+    if kernel == "huge":  # "add" behind a comment that makes the source over the size limit
+        body = f"/* {'x' * MAX_SOURCE_BYTES} */\n    {body}"
     code = (
         f"/* unroll={measure_input.config.get('unroll')} */\n{_PRELUDE}\n"
         f"int32_t tf_entry(void** args) {{\n"

@@ -48,7 +48,11 @@ def test_set_idle_reaches_a_process_and_its_children():
 
 
 def test_workers_started_in_background_start_idle_and_come_back(tmp_path):
-    with LocalBuilder(mk.generate, n_parallel=2, timeout_s=20, cache_dir=tmp_path) as builder:
+    # idle builds get only the CPU time nothing else wants: at load 12 two tiny ones waited
+    # past the default 4x wall backstop (85 s), so this one is generous
+    with LocalBuilder(
+        mk.generate, n_parallel=2, timeout_s=20, wall_timeout_s=600, cache_dir=tmp_path
+    ) as builder:
         assert builder.can_background
         builder.background(True)
         builds = builder.build([mk.inp("add", unroll=i) for i in range(2)])

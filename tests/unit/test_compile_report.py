@@ -11,9 +11,13 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from tunefarm.backends import registry
 from tunefarm.cli.main import main
 from tunefarm.compiler.report import compile_report
 from tunefarm.frontend.models import load_model
+from tunefarm.graph.extract import extract_tasks
+from tunefarm.measure import MeasureErrorNo, MeasureInput, MeasureResult, MeasureSettings
+from tunefarm.tune.records import append_records, make_record
 
 
 def _model() -> onnx.ModelProto:
@@ -128,3 +132,54 @@ def test_report_names_what_stays_float_in_a_qdq_model() -> None:
         folded = _qdq_conv(act)
         _, graph = load_model(folded.SerializeToString())
         assert compile_report(graph, "cpu", folded).stays_float == []
+
+
+def _conv3x3() -> onnx.ModelProto:
+    """One 16 -> 16 3x3 conv on 14x14: an untuned compile runs it by Winograd."""
+    rng = np.random.default_rng(3)
+    w = numpy_helper.from_array(rng.standard_normal((16, 16, 3, 3)).astype("f4") * 0.1, "w")
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"], pads=[1] * 4, name="conv3")],
+        "wino",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 14, 14])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 14, 14])],
+        [w],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
+def _conv_line(kernels) -> dict:
+    (line,) = [k for k in kernels if "conv3" in k["nodes"]]
+    return line
+
+
+def test_the_share_is_estimated_from_the_kernel_the_plan_runs(tmp_path, capsys) -> None:
+    """A 3x3 conv from 16 in-channels runs by Winograd untuned, and by the direct kernel where
+    only the direct task has a record: the report's line is the kernel the plan runs."""
+    model = _conv3x3()
+    path = tmp_path / "c.onnx"
+    onnx.save(model, str(path))
+    _, graph = load_model(str(path))
+    direct, wino = [t.task for t in extract_tasks(graph, "cpu")]
+    assert (direct.op, wino.op) == ("conv2d", "conv2d_winograd")
+    lines = {k.template: k for k in compile_report(graph, "cpu", model).kernels}
+    assert "conv2d_winograd" in lines and "conv2d" not in lines  # the untuned plan's
+    ran = compile_report(graph, "cpu", model, runs={direct}).kernels
+    assert [k.template for k in ran if k.nodes == ("conv3",)] == ["conv2d"]
+    assert lines["conv2d_winograd"].cost != next(k.cost for k in ran if k.template == "conv2d")
+    net = str(tmp_path / "c.tfa")
+    assert main(["compile", str(path), "-o", net, "--report", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (task,) = [t for t in doc["tasks"] if "conv3" in t["nodes"]]
+    assert task["op"] == _conv_line(doc["report"]["kernels"])["template"] == "conv2d_winograd"
+    log = tmp_path / "log.jsonl"
+    result = MeasureResult((1e-6,), MeasureErrorNo.NO_ERROR, "", 1.0, 1.7e9, MeasureSettings())
+    config = registry.default_config(direct)
+    append_records(log, [make_record(MeasureInput(direct, config), result)])
+    args = ["compile", str(path), "-o", net, "--log", str(log), "--report", "--json"]
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (task,) = [t for t in doc["tasks"] if "conv3" in t["nodes"]]
+    assert task["op"] == _conv_line(doc["report"]["kernels"])["template"] == "conv2d"

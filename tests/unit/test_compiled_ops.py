@@ -298,6 +298,13 @@ DEFAULT_CASES: dict[str, Task] = {
         (2, 12, 7, 11), (24, 12, 3, 3), padding=(1, 0, 2, 1), epilogue=("bias", "residual", "relu")
     ),
     "winograd_no_pad": winograd((1, 4, 6, 6), (8, 4, 3, 3)),
+    # stride 2: odd and even sizes, asymmetric padding, a batch
+    "winograd_s2_pad1": winograd(
+        (1, 8, 12, 11), (16, 8, 3, 3), strides=2, padding=1, epilogue=("bias", "relu")
+    ),
+    "winograd_s2_batch2_asym_pad": winograd(
+        (2, 12, 9, 10), (24, 12, 3, 3), strides=2, padding=(1, 0, 2, 1), epilogue=("bias",)
+    ),
     "conv_c3_o12_pad1": conv((1, 3, 11, 13), (12, 3, 3, 3), padding=1),
     "conv_c5_o24_s2_asym_pad": conv((1, 5, 15, 14), (24, 5, 3, 3), strides=2, padding=(1, 0, 2, 1)),
     "conv_c12_o5_dilation2": conv((1, 12, 13, 11), (5, 12, 3, 3), padding=2, dilation=2),
@@ -352,6 +359,9 @@ DEFAULT_CASES: dict[str, Task] = {
     "softmax_last_axis": Task.make("softmax", shape=(3, 37), axis=-1),
     "softmax_axis1": Task.make("softmax", shape=(2, 5, 7), axis=1),
     "softmax_axis0": Task.make("softmax", shape=(6, 3), axis=0),
+    # rows longer than a vector, not whole vectors: exp in its own vector stage, a tail
+    "softmax_window_rows": Task.make("softmax", shape=(2, 3, 49, 49), axis=-1),
+    "softmax_axis1_long_w": Task.make("softmax", shape=(1, 5, 3, 37), axis=1),
     **{
         f"ew_{fn}": ew(fn, (2, 3, 5, 7), (1, 3, 1, 7))
         for fn in ("add", "subtract", "multiply", "maximum", "minimum")
@@ -501,6 +511,9 @@ RANDOM_TASKS = {
     ),
     "conv2d_winograd": winograd(
         (1, 12, 10, 9), (16, 12, 3, 3), padding=1, epilogue=("bias", "residual", "relu")
+    ),
+    "conv2d_winograd_s2": winograd(
+        (1, 12, 13, 10), (16, 12, 3, 3), strides=2, padding=1, epilogue=("bias", "residual", "relu")
     ),
     "dense": Task.make("dense", data=(2, 24), weight=(16, 24), epilogue=("bias",)),
     "pool2d_max": pool((1, 16, 12, 12), "max", kernel=3, strides=2, padding=1),

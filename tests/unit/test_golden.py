@@ -59,6 +59,9 @@ CPU_CASES: dict[str, tuple[Task, dict]] = {
     ),
     "winograd_f4": (Task.make("conv2d_winograd", target=AVX512, **CONV3x3), {}),
     "winograd_f2": (Task.make("conv2d_winograd", target=AVX512, **CONV3x3), {"m": 2}),
+    # stride 2 (the parity split of `STRIDED_MATRICES`): the default (m=2) and m=4
+    "winograd_s2_f2": (Task.make("conv2d_winograd", target=AVX512, **CONV_EPI), {}),
+    "winograd_s2_f4": (Task.make("conv2d_winograd", target=AVX512, **CONV_EPI), {"m": 4}),
     "depthwise_s2": (
         Task.make(
             "conv2d",

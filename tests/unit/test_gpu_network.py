@@ -237,6 +237,7 @@ def test_sketch_records_compile_into_a_gpu_network(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1500)  # tuning alone took 442 s at load 12 (stop 36)
 def test_the_seed_flow_tunes_resnet18_on_opencl(tmp_path, capsys):
     """`tunefarm tune resnet-18 --target opencl --policy sketch --trials 32` on pocl: tuned
     records, a GPU network compiled with them, its output within the recipe's tolerance of

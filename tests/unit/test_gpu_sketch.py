@@ -39,7 +39,7 @@ from tunefarm.schedule.sketch import InlinePlan, derive_sketches
 from tunefarm.schedule.sketch_state import mutate, realise, sample
 from tunefarm.task import Task
 from tunefarm.tune.policy import uses_sketch
-from tunefarm.tune.sketch_search import SketchTuner, State
+from tunefarm.tune.sketch_search import SketchTuner
 
 E = MeasureErrorNo
 CHECK = MeasureSettings(min_repeat_ms=1, repeat=1, number=1, timeout_s=120.0)
@@ -91,7 +91,7 @@ def states(target: str) -> list[MeasureInput]:
         for k, sketch in enumerate(tuner.sketches):
             for _ in range(20):
                 d = sample(sketch, tuner.params, tuner.rng)
-                i = tuner._make(State(k, tuple(sorted(d.items()))))
+                i = tuner.state_index(k, d)
                 if i is not None:
                     out.append(MeasureInput(task, Config.make(tuner.space.get(i))))
                     break
@@ -248,7 +248,7 @@ def test_states_over_a_device_limit_are_dropped_and_counted_by_the_limit():
     k = next(i for i, s in enumerate(tuner.sketches) if isinstance(s.plans[0], GpuTilePlan))
     d = {"tile:dense:i": (1, 8, 2, 2), "tile:dense:j": (1, 16, 2, 2), "tile:dense:k": (64, 4)}
     d |= {"unroll:dense": 0, "vec:dense": 0}
-    assert tuner._make(State(k, tuple(sorted(d.items())))) is None
+    assert tuner.state_index(k, d) is None
     assert "DeviceLimitError: shared memory per block" in tuner.why()
 
 

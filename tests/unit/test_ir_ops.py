@@ -424,3 +424,38 @@ BAD = [
 def test_bad_arguments_raise_value_error(build: Callable[[], Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         build()
+
+
+def _readers_walked(dag: te.ComputeDAG, t: te.Tensor) -> list[te.Tensor]:
+    """`ComputeDAG.readers` by its definition, walking every stage's body afresh."""
+    return [c for c in dag.compute_stages if any(s is t for s in te.input_tensors(c))]
+
+
+def test_dag_readers_match_their_definition() -> None:
+    """The readers map built once per DAG (issue 27: a network's sketch derivation asked it
+    ~600k expression nodes per task) gives what walking the bodies gives, for every stage:
+    softmax's max is read by two stages, x by two, the output by none."""
+    x = te.placeholder((3, 5), name="x")
+    out = ops.softmax(x)
+    dag = te.ComputeDAG([out])
+    for t in dag.tensors:
+        assert [r.name for r in dag.readers(t)] == [r.name for r in _readers_walked(dag, t)]
+    assert (
+        [r.name for r in dag.readers(dag.by_name["softmax_max"])]
+        == [r.name for r in _readers_walked(dag, dag.by_name["softmax_max"])]
+        != []
+    )
+    assert dag.readers(out) == []
+    got = dag.readers(x)
+    got.clear()  # a fresh list each call: the caller may change it
+    assert dag.readers(x) == _readers_walked(dag, x) != []
+
+
+def test_dag_readers_of_a_padded_conv() -> None:
+    x, k = te.placeholder((1, 3, 7, 7), name="x"), te.placeholder((4, 3, 3, 3), name="k")
+    out = ops.conv2d_nchw(x, k, (1, 1), (1, 1, 1, 1), (1, 1), 1, "conv")
+    dag = te.ComputeDAG([out])
+    assert [r.name for r in dag.readers(x)] == ["conv_pad"]
+    assert [r.name for r in dag.readers(k)] == ["conv"]
+    for t in dag.tensors:
+        assert dag.readers(t) == _readers_walked(dag, t)

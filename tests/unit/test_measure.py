@@ -133,6 +133,16 @@ def test_syntax_error_is_build_error_with_compiler_message(
     assert passed[1].error_msg == raised.error_msg
 
 
+def test_an_oversized_source_is_refused_before_the_compiler(builder: LocalBuilder) -> None:
+    """A source over MAX_SOURCE_BYTES is a build error at once, naming its size, not a
+    compile that runs into the time limit; the next candidate builds as usual."""
+    start = time.perf_counter()
+    huge, fine = builder.build([mk.inp("huge"), mk.inp("add", unroll=7)])
+    assert huge.error_no == E.BUILD_ERROR and "MiB a candidate may have" in huge.error_msg
+    assert "generated source is 4.0 MiB" in huge.error_msg and fine.ok
+    assert time.perf_counter() - start < 20  # gcc was never run on it
+
+
 def test_unknown_isa_is_instantiation_error(builder: LocalBuilder) -> None:
     (res,) = builder.build([mk.inp("add", target="cpu -isa=sse9")])
     assert res.error_no == E.INSTANTIATION_ERROR and "sse9" in res.error_msg

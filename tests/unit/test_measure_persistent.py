@@ -197,6 +197,34 @@ def test_the_first_batch_best_is_rechecked_against_the_runner_up():
     assert results[1] is plain and tuner.rechecks == [verdict]
 
 
+def test_a_near_miss_is_rechecked_and_a_far_miss_is_not():
+    """A candidate whose batch figure is a little above the incumbent's (within the tuner's
+    recheck_margin) is timed again against it, as a would-be best is: an unlucky figure
+    would otherwise never be timed again. One far above it keeps its batch figure."""
+    from tunefarm.task import Task
+    from tunefarm.tune.random_tuner import RandomTuner
+    from tunefarm.tune.tuner import MeasureOption
+
+    tuner = RandomTuner(Task.make("dense", data=(4, 16), weight=(8, 16)), seed=2)
+    inc, near, far = tuner.next_batch(3)
+    tuner.observe(inc, MeasureResult((1e-3,), E.NO_ERROR, "", 0.1, 0.0, FAST))
+    inputs = tuner.inputs_for([near, far])
+    unlucky = MeasureResult((1.05e-3,), E.NO_ERROR, "", 0.1, 0.0, FAST)
+    slow = MeasureResult((2e-3,), E.NO_ERROR, "", 0.1, 0.0, FAST)
+    option = MeasureOption.local(FAST, n_parallel=1)
+    try:
+        results = tuner._recheck(option, [near, far], inputs, [unlucky, slow])
+        tuner.recheck_margin, tuner.best_cost = 0.0, 1e-3  # the bar as before the recheck
+        plain = tuner._recheck(option, [near, far], inputs, [unlucky, slow])
+    finally:
+        option.close()
+    verdict = results[0].recheck
+    assert verdict is not None and verdict.against == inc
+    assert verdict.first_costs == (1.05e-3,) and len(results[0].costs) == tuner.recheck_rounds
+    assert results[1] is slow and tuner.rechecks == [verdict]
+    assert plain == [unlucky, slow]  # without the margin only a figure under the bar is
+
+
 def test_a_hopeless_candidate_is_timed_by_its_checked_run_alone(builder):
     """give_up_after: a kernel slower than the bar (and than one timed call) keeps only its
     checked run's figure; its answer is still checked, a fast kernel and one under the bar
@@ -225,3 +253,17 @@ def test_a_hopeless_candidate_is_timed_by_its_checked_run_alone(builder):
         assert device_like.give_up_s == 0.0
     with pytest.raises(ValueError, match="give_up_after"):
         LocalRunner(FAST, mk.io).give_up_after(-1.0)
+
+
+def test_a_stalled_checked_run_is_confirmed_by_the_kernels_clock(builder):
+    """The checked run is timed by the wall clock; one that the scheduler stalled (here a
+    sleep in the kernel's first run, 30 ms of wall time for a microsecond kernel) is over
+    the bar but must not become the candidate's figure: a run timed by the kernel's own
+    clock decides, and this kernel is then timed fully."""
+    (build,) = builder.build([mk.inp("stall", unroll=50)])
+    assert build.ok, build.error_msg
+    with LocalRunner(FAST, mk.io, persistent=True, in_process=True) as runner:
+        runner.give_up_after(1e-3)  # the wall-clock checked run (30 ms) is far over it
+        (res,) = runner.run([mk.inp("stall", unroll=50)], [build])
+    assert res.ok, res.error_msg
+    assert len(res.costs) == FAST.repeat and max(res.costs) < 1e-3, res.costs

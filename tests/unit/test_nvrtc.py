@@ -69,3 +69,17 @@ def test_the_compiler_choice_and_the_nvcc_fallback(monkeypatch, tmp_path):
     assert rc == 0 and "registers" in log and (tmp_path / "k.cubin").stat().st_size > 0
     info = resource_usage(src.read_text(), target)
     assert info["compiler"] == nvrtc.version() and info["registers"] > 0
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_the_light_options_leave_every_golden_cubin_byte_identical(arch):
+    # `-minimal` (nvrtc.LIGHT_OPTIONS) only trims NVRTC's prelude: the same SASS, byte for
+    # byte, for every golden kernel (tensor-core mma ones included); builds use it
+    target = parse_target(f"cuda -arch={arch}")
+    assert set(nvrtc.LIGHT_OPTIONS) <= set(toolchain(target).flags)
+    plain = (f"-arch={arch}", "-Xptxas=-v")
+    for path in sorted(GOLDEN.glob("*.cu")):
+        code = path.read_text()
+        a, _ = nvrtc.compile_cubin(code, plain)
+        b, _ = nvrtc.compile_cubin(code, plain + nvrtc.LIGHT_OPTIONS)
+        assert a == b, f"{path.name} ({arch}): the cubin changed with {nvrtc.LIGHT_OPTIONS}"

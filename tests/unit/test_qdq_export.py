@@ -11,6 +11,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
+from ort_int8 import ORT_U8S8_EXACT
 
 from tunefarm.cli.main import main
 from tunefarm.frontend import zoo
@@ -56,8 +57,11 @@ def test_export_runs_in_onnxruntime_and_reimports(name: str, tmp_path) -> None:
     ours = next(iter(run_graph(qgraph, x).values()))
     theirs = session.run(None, x)[0]
     float_out = next(iter(run_graph(graph, x).values()))
-    # the same int8 network: far closer to each other than either is to float
-    assert np.abs(ours - theirs).max() <= 0.5 * np.abs(ours - float_out).max()
+    # the same int8 network: far closer to each other than either is to float. Without VNNI
+    # ONNX Runtime's u8 x s8 sums saturate (tests/unit/ort_int8.py) and its error spreads
+    # through the network: there it must only stay within the quantisation error's size.
+    bound = 0.5 if ORT_U8S8_EXACT else 1.5
+    assert np.abs(ours - theirs).max() <= bound * np.abs(ours - float_out).max()
     _, again = load_model(str(path))
     have, want = conv_tasks(again), conv_tasks(qgraph)
     residual = sum(n.attrs.get("residual") is not None for n in qgraph.nodes if n.op == "qconv2d")

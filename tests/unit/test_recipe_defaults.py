@@ -100,3 +100,31 @@ def test_the_estimated_total_counts_the_measured_default(tmp_path):
     (default,) = [r for r in load_records(log, []) if r.config.index is not None]
     assert summary.tasks[0].best_latency_s == 1.0  # the tuner's own best is still the sketch
     assert summary.estimated_total_latency_s == default.result.median < 0.05
+
+
+def test_the_default_is_measured_once_not_again_as_the_first_sketch(tmp_path):
+    """The sketch search's first batch starts with the template's default schedule, the very
+    kernel `recipe.defaults` has just measured into the log: it takes that result instead
+    (`SketchTuner.load_default`), so each trial of the budget measures another kernel."""
+    steps = list(registry.base_kernel(CONV).steps)
+    default, sketch = registry.default_config(CONV), registry.sketch_config(steps)
+    source = registry.generate_source(MeasureInput(CONV, default))
+    assert registry.generate_source(MeasureInput(CONV, sketch)) == source  # the same kernel
+    settings = MeasureSettings(repeat=2, min_repeat_ms=1, timeout_s=30)
+    option = MeasureOption.local(settings, n_parallel=1, build_timeout_s=60)
+    log = tmp_path / "net.jsonl"
+    try:
+        summary = tune_network(
+            _tasks()[:1], 3, log, policy="sketch", measure_option=option, stream=io.StringIO()
+        )
+    finally:
+        option.close()
+    records = load_records(log, [])
+    sources = [registry.generate_source(MeasureInput(CONV, r.config)) for r in records]
+    assert sources.count(source) == 1, [r.config.as_dict() for r in records]
+    assert len(records) == 1 + 3 == 1 + summary.trials  # the default, then 3 trials
+    # the search starts from it: its best is the default's figure or better, unless a
+    # recheck re-timed the default as the incumbent (`Tuner._recheck`): under load the
+    # fresher figure may read slower than the logged one
+    retimed = any(r.result.recheck is not None for r in records[1:])
+    assert retimed or summary.tasks[0].best_latency_s <= records[0].cost

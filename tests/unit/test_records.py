@@ -15,10 +15,16 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from store_helpers import CONV, NEAR, SETTINGS, rec, refuted
 
 from tunefarm.backends import registry
 from tunefarm.cli.main import main
-from tunefarm.measure import Config, MeasureErrorNo, MeasureInput, MeasureResult, MeasureSettings
+from tunefarm.measure import (
+    Config,
+    MeasureErrorNo,
+    MeasureResult,
+    Recheck,
+)
 from tunefarm.task import Task
 from tunefarm.tune.dispatch import ApplyHistoryBest, current_history
 from tunefarm.tune.records import (
@@ -31,24 +37,12 @@ from tunefarm.tune.records import (
     history_for,
     load_records,
     log_to_file,
-    make_record,
     pick_best,
 )
 from tunefarm.tune.tuner import MeasureOption, Tuner
 
-SETTINGS = MeasureSettings(repeat=1, min_repeat_ms=1)
-CONV = Task.make("conv2d", data=(1, 8, 8, 8), weight=(8, 8, 3, 3), padding=1)
 CONV_AVX2 = Task.make("conv2d", target="cpu -isa=avx2", **CONV.args)
-OTHER = Task.make("conv2d", data=(1, 8, 8, 8), weight=(16, 8, 3, 3), padding=1)
-
-
-def rec(index: int, cost: float | None, task: Task = CONV, device: str = "local") -> Record:
-    """A record of config `index` of `task`: `cost` seconds, or a build error when None."""
-    config = Config.make(registry.config_space(task).get(index), index=index)
-    error = MeasureErrorNo.NO_ERROR if cost is not None else MeasureErrorNo.BUILD_ERROR
-    costs = (cost, cost * 1.1, cost * 0.9) if cost is not None else ()
-    result = MeasureResult(costs, error, "" if cost else "gcc: error", 0.25, 1.7e9, SETTINGS)
-    return make_record(MeasureInput(task, config), result, device)
+OTHER = NEAR
 
 
 def lines(path: Path) -> list[str]:
@@ -140,6 +134,29 @@ def test_pick_best_and_distill_keep_the_fastest_valid_record(tmp_path: Path) -> 
     assert got == {**chosen, (OTHER.workload_key, "cpu"): 9}  # 10 ties 3: the kept one stays
 
 
+def test_pick_best_distill_and_show_skip_a_refuted_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The record files' best lookups follow `ApplyHistoryBest`: a refuted record, though
+    its costs are the lowest, is no best of `best_by_workload`, `pick_best`, `distill` or
+    `records show`; it still counts as a valid measurement."""
+    lost = refuted(rec(2, 0.5e-3), against=1)
+    log, best = tmp_path / "log.jsonl", tmp_path / "best.jsonl"
+    append_records(log, [rec(1, 1e-3), lost, rec(3, 2e-3)])
+    assert not lost.ranked and rec(1, 1e-3).ranked
+    assert best_by_workload(load_records(log))[(CONV.workload_key, "cpu")].config.index == 1
+    assert pick_best(log, best) == 1 and load_records(best)[0].config.index == 1
+    merged = tmp_path / "merged.jsonl"
+    append_records(merged, [lost])
+    assert distill(log, merged) == 1 and load_records(merged)[0].config.index == 1
+    assert main(["records", "show", str(log), "--json", "--top", "3"]) == 0
+    (group,) = json.loads(capsys.readouterr().out)["workloads"]
+    assert group["ok"] == 3 and group["best"]["latency_ms"] == pytest.approx(1.0)
+    assert [e["config"]["values"] for e in group["top"]] == [
+        rec(i, 1e-3).config.to_json()["values"] for i in (1, 3)
+    ]
+
+
 # -- reuse -----------------------------------------------------------------------------------
 def test_history_for_maps_records_to_space_indices() -> None:
     space = registry.config_space(CONV)
@@ -154,6 +171,29 @@ def test_history_for_maps_records_to_space_indices() -> None:
     tuner = RandomTuner(CONV)
     tuner.load_history(history)
     assert tuner.visited == {11, 12, 14} and tuner.best_index == 11
+
+
+def test_apply_history_best_skips_a_record_its_recheck_refuted() -> None:
+    """A candidate that lost its alternating rounds against the incumbent keeps those rounds'
+    costs, which can undercut the incumbent's own (earlier, noisier) record: it must not be
+    picked over the config that beat it; a believed one is."""
+    space = registry.config_space(CONV)
+    incumbent = rec(1, 0.8e-3)
+    lost = rec(2, 0.76e-3)
+
+    def checked(record: Record, believed: bool) -> Record:
+        check = Recheck(1, (0.76e-3,) * 3, (0.74e-3,) * 3, (0.75e-3,), believed)
+        return replace(record, result=replace(record.result, recheck=check))
+
+    refuted = checked(lost, believed=False)
+    history = ApplyHistoryBest([incumbent, refuted])
+    assert history.query(CONV) == (Config.make(space.get(1), 1), "record")
+    assert [c.index for c, _ in history.ranked(CONV)] == [1]
+    believed = ApplyHistoryBest([incumbent, checked(lost, believed=True)])
+    assert believed.query(CONV) == (Config.make(space.get(2), 2), "record")
+    # the same record read back from its JSON line is skipped too
+    read_back = Record.from_json(json.loads(json.dumps(refuted.to_json())))
+    assert ApplyHistoryBest([incumbent, read_back]).query(CONV)[0].index == 1
 
 
 def test_apply_history_best_picks_fastest_valid_or_says_why_not() -> None:
@@ -225,7 +265,10 @@ def test_log_to_file_appends_each_batch_as_it_arrives(tuned_log: tuple[Path, lis
     assert {r.device_key for r in records} == {"ci"}
     assert [r.result for r in records] == [r for b in batches for r in b]
     assert [i for i, _ in history_for(CONV, path)] == [i for i, _ in tuner.history]
-    best = min((r for r in records if r.ok), key=lambda r: r.cost)
+    believed = (
+        r for r in records if r.ok and (r.result.recheck is None or r.result.recheck.believed)
+    )
+    best = min(believed, key=lambda r: r.cost)  # a refuted record is never the best
     assert ApplyHistoryBest(path).query(CONV) == (best.config, "record")
     with pytest.raises(FileNotFoundError, match="directory .* is missing"):
         log_to_file(path.parent / "no-such-dir" / "x.jsonl")
@@ -237,7 +280,7 @@ def test_cli_show_best_and_distill(
 ) -> None:
     path = tmp_path / "log.jsonl"
     path.write_text(tuned_log[0].read_text() + "{oops\n")
-    best_ms = min(r.cost for r in load_records(path, [])) * 1e3
+    best_ms = min(r.cost for r in load_records(path, []) if r.ranked) * 1e3
     assert main(["records", "show", str(path), "--top", "2"]) == 0
     out, err = capsys.readouterr()
     assert CONV.workload_key in out and "best GFLOPS" in out and "rank" in out
@@ -247,7 +290,8 @@ def test_cli_show_best_and_distill(
     (group,) = doc["workloads"]
     assert doc["records"] == 4 and len(doc["skipped_lines"]) == 1 and group["records"] == 4
     assert group["best"]["latency_ms"] == pytest.approx(best_ms)
-    assert len(group["top"]) == min(2, group["ok"]) and group["top"][0] == group["best"]
+    ranked = sum(r.ranked for r in load_records(path, []))
+    assert len(group["top"]) == min(2, ranked) and group["top"][0] == group["best"]
     flops = registry.flops(CONV)
     assert group["best"]["gflops"] == pytest.approx(flops / best_ms / 1e6)
     out_path = tmp_path / "best.jsonl"

@@ -332,6 +332,28 @@ def check(task: Task) -> None:
             Task.make("dense", data=(2, 24), weight=(16, 24), epilogue=("swish",)),
             r"epilogue 'swish'",
         ),
+        # the int8 dense and conv check their operands as the float ones do
+        (Task.make("dense_int8", data=(2, 24)), r"dense_int8: missing param 'weight'"),
+        (
+            Task.make("dense_int8", data=(2, 24), weight=(16, 23)),
+            r"dense_int8: weight \(16, 23\) must have K = 24 columns like data \(2, 24\)",
+        ),
+        (
+            Task.make("dense_int8", data=(2, 24, 1), weight=(16, 24)),
+            r"dense_int8: data must be \(N, K\) and weight \(O, K\)",
+        ),
+        (
+            Task.make("conv2d", data=(1, 8, 6, 6), weight=(16, 8, 3)),
+            r"conv2d: data must be \(N, C, H, W\) and weight \(O, I, KH, KW\)",
+        ),
+        (
+            Task.make("conv2d_int8", data=(1, 8, 6), weight=(16, 8, 3, 3)),
+            r"conv2d_int8: data must be \(N, C, H, W\) and weight \(O, I, KH, KW\)",
+        ),
+        (
+            Task.make("conv2d_int8", data=(1, 8, 6, 6), weight=(16, 8, 3, 3), strides=0),
+            r"conv2d_int8: strides and dilation must be >= 1",
+        ),
         (Task.make("pool2d", kind="max"), r"missing param 'data'"),
         (Task.make("pool2d", data=(1, 8, 6, 6), kind="min"), r"kind must be 'max' or 'avg'"),
         (Task.make("global_pool2d", data=(1, 8, 6)), r"data must be \(N, C, H, W\)"),

@@ -139,13 +139,12 @@ def test_columns_outer_states_are_correct(measure):
     import numpy as np
 
     from tunefarm.schedule.sketch_state import heuristic
-    from tunefarm.tune.sketch_search import State
 
     tuner = SketchTuner(CONV, seed=4)
     picks = []
     for k, sketch in enumerate(tuner.sketches):
         d = heuristic(sketch, tuner.params, np.random.default_rng(k), 2, 64, columns=1)
-        picks.append(tuner._make(State(k, tuple(sorted(d.items()))), "heuristic"))
+        picks.append(tuner.state_index(k, d, "heuristic"))
     picks += [i for i in tuner._fresh(12, set(picks))
               if tuner.states[i].d.get(f"ord:{_tile(tuner, 0).stage}") == 1][:4]  # fmt: skip
     assert None not in picks and len(picks) >= 5

@@ -18,7 +18,7 @@ from tunefarm.tune.cost_model import XGBoostCostModel
 from tunefarm.tune.dispatch import ApplyHistoryBest
 from tunefarm.tune.policy import PolicyError, check_policy, tuner_factory, uses_sketch
 from tunefarm.tune.records import load_records, log_to_file
-from tunefarm.tune.sketch_search import SketchTuner, State
+from tunefarm.tune.sketch_search import SketchTuner
 from tunefarm.tune.task_scheduler import TaskScheduler
 from tunefarm.tune.tuner import MeasureOption
 from tunefarm.tune.xgb_tuner import normalised_throughput
@@ -241,7 +241,7 @@ def test_a_heuristic_state_is_a_register_block_with_the_whole_reduction_inside()
             for ax, e in tile.reduce:  # a micro-kernel: the reduction inside the block
                 assert d[f"tile:{tile.stage}:{ax}"] == (e,)
             assert d[f"unroll:{tile.stage}"] == 64
-            assert tuner._make(State(k, tuple(sorted(d.items())))) is not None  # it lowers
+            assert tuner.state_index(k, d) is not None  # it lowers
 
 
 def test_the_first_batch_is_the_default_schedule_then_hand_built_then_random(measure):
@@ -258,3 +258,50 @@ def test_the_first_batch_is_the_default_schedule_then_hand_built_then_random(mea
     assert {old.origin[i] for i in old.next_batch(8)} == {"init"}
     with pytest.raises(ValueError, match="first: expected 'heuristic' or 'random'"):
         SketchTuner(CONV, first="template")
+
+
+# -- a network's later tasks: the first batch and the proposal's cost (issue 27) ------------
+def _booked(tuner: SketchTuner, batch: list[int]) -> None:
+    """Book a batch as measured with made-up costs, so the (shared) model trains on it."""
+    from tunefarm.measure import MeasureErrorNo, MeasureResult
+
+    results = [MeasureResult((c,), MeasureErrorNo.NO_ERROR, "", c, 0.0, MeasureSettings())
+               for c in (1e-4 * (k + 1) for k in range(len(batch)))]  # fmt: skip
+    tuner.load_history(list(zip(batch, results, strict=True)))
+    tuner.update(batch, results)
+
+
+def test_a_later_tasks_first_batch_is_hand_built_though_the_shared_model_is_trained():
+    """The job's model is trained on the first task before the second proposes: its first
+    batch is still the default and hand-built states, and its random share is the model's
+    pick of a small pool, not a whole evolution (~200 states lowered for 8)."""
+    from tunefarm.tune.sketch_search import FIRST_POOL, SharedModel
+
+    shared = SharedModel(0)
+    first = SketchTuner(DENSE, seed=0, shared=shared)
+    _booked(first, first.next_batch(8))
+    assert shared.model.trained
+    later = SketchTuner(CONV, seed=0, shared=shared)
+    batch = later.next_batch(8)
+    assert [later.origin[i] for i in batch] == ["default"] + ["heuristic"] * 4 + ["init"] * 3
+    # the default, its nearest sketch state, 4 hand-built, and the pool for the 3 random
+    assert later.featurised <= 6 + FIRST_POOL * 3 + 4  # + a few invalid draws
+    assert all(i in later.predicted for i in batch)  # scored, for the model's tau later
+    _booked(later, batch)
+    later.next_batch(8)  # the second batch evolves
+    assert later.featurised > 6 + FIRST_POOL * 3 + 4
+
+
+def test_the_evolution_shrinks_where_states_are_slow_to_lower():
+    from tunefarm.tune.sketch_search import MIN_POPULATION, PROPOSE_BUDGET_S
+
+    tuner = SketchTuner(DENSE, seed=0, population=48, generations=3)
+    assert tuner._evolution_size() == (48, 3)  # nothing lowered yet: as configured
+    tuner.featurise_s, tuner.featurised = 0.01 * 10, 10  # a direct kernel's 10 ms each
+    assert tuner._evolution_size() == (48, 3)
+    tuner.featurise_s = 0.3 * 10  # a Winograd conv's 0.3 s: ~27 states per batch
+    population, generations = tuner._evolution_size()
+    assert population == MIN_POPULATION and generations == 1
+    assert population * (generations + 1) * 0.3 <= PROPOSE_BUDGET_S + MIN_POPULATION * 0.3
+    tuner.featurise_s = 0.06 * 10  # in between: the population first
+    assert tuner._evolution_size() == (33, 3)

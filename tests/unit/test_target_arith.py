@@ -100,3 +100,35 @@ def test_subst_simplifier_keeps_the_sign_of_zero() -> None:
     neg = simp(Binary("max", Const(-0.0, "float32"), f, "float32"), "i", Const(0))
     pos = simp(Binary("max", Const(0.0, "float32"), f, "float32"), "i", Const(0))
     assert repr(neg.a.value) == "-0.0" and repr(pos.a.value) == "0.0"
+
+
+def test_unrolled_term_moves_only_the_constant() -> None:
+    """An unrolled variable that is a plain term of an index sum (`_shift`): every copy is
+    the tree `simplify(substitute(...))` builds, same repr, and copies share the sum of
+    the other terms. Sums where it is not a plain term (a product with another variable,
+    by zero, inside a division) take the general path and must agree too."""
+    k, m = Var("k", "int32"), Var("m", "int32")
+    ranges = {"i": (0, 3), "j": (0, 13), "k": (0, 7), "m": (0, 5)}
+    exprs = [
+        ((m * 4 + k) * 14 + j) * 8 + i * 16 + 5,
+        i * 16 + j - 3 + i * 2 - k * 8,
+        (j // 4) * 3 + (k - 2) * 5 - 7 + (j % 3),
+        (i - i) * j + k * 3 + m,
+        i * j + k * 4 + 1,
+        (k * 0 + j) * 2 + k,
+        ((j + k) // 4) * 6 + k + m * 2,
+        (8 - k) * 3 + j * -2 + m,
+    ]
+    simp = SubstSimplifier(ranges)
+    for e in exprs:
+        copies = []
+        for kv in range(4):
+            got = simp(e, "k", Const(kv))
+            ref = simplify(substitute(e, {"k": Const(kv)}), ranges)
+            assert repr(got) == repr(ref), (e, kv)
+            copies.append(got)
+            for mv in range(3):  # an inner unrolled level over each outer copy
+                inner = simp(got, "m", Const(mv))
+                assert repr(inner) == repr(simplify(substitute(ref, {"m": Const(mv)}), ranges))
+    shared = [simp(exprs[0], "k", Const(kv)) for kv in (1, 2)]
+    assert shared[0].a is shared[1].a and shared[0].b != shared[1].b  # one sum, two constants

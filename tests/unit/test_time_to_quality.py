@@ -22,6 +22,27 @@ from tunefarm.measure import Config  # noqa: E402
 POINTS = [30.0, 60.0, 120.0]
 
 
+def test_metaschedule_first_batch_phases_are_read_from_its_scheduler_log(tmp_path):
+    """The warm-up figures of issue 27 come from MetaSchedule's log lines: a task's search
+    ends when its batch goes to the builder, its build when the batch goes to the runner."""
+    import _tvm_ms_first_batch as first  # stdlib only at import; TVM only inside main()
+
+    log = tmp_path / "task_scheduler.log"
+    log.write_text(
+        "2026-11-27 19:24:05 [INFO] [task_scheduler.cc:195] TaskScheduler picks Task #5: "
+        '"conv2d"\n |  5 | conv2d | 231211008 | 1 | N/A |\n'
+        "2026-11-27 19:25:58 [INFO] [task_scheduler.cc:208] Sending 16 sample(s) to builder\n"
+        "2026-11-27 19:27:04 [INFO] [task_scheduler.cc:218] Sending 16 valid sample(s) to runner\n"
+        "2026-11-27 19:27:14 [INFO] [task_scheduler.cc:195] TaskScheduler picks Task #6: "
+        '"fused_relu"\n'
+    )
+    rows = first.task_phases(str(log))
+    assert rows == [
+        {"task": "conv2d", "search_s": 113.0, "batch": 16, "build_s": 66.0},
+        {"task": "fused_relu"},
+    ]
+
+
 def test_time_to_quality_is_the_first_checkpoint_within_95_percent_of_the_best():
     curves = {
         "sketch": [None, 2.0, 1.0],  # reaches the best itself, at 120 s

@@ -41,6 +41,8 @@ CASES: dict[str, Task] = {
     "broadcast_new_axes": Task.make("broadcast_to", shape=(3, 1), out=(2, 3, 9)),
     "layer_norm_last": Task.make("layer_norm", shape=(2, 5, 19), axis=-1, epsilon=1e-12),
     "layer_norm_two_axes": Task.make("layer_norm", shape=(3, 4, 6), axis=1, epsilon=1e-5),
+    # rows of whole vectors: mean and variance summed in vectors of partials (rfactor)
+    "layer_norm_row_vectors": Task.make("layer_norm", shape=(2, 3, 96), axis=-1, epsilon=1e-5),
     "where_mask": Task.make("where", shapes=[(2, 1, 1, 7), (2, 3, 5, 7), (1,)]),
     "equal_broadcast": ew("equal", (4, 5), (1, 5)),
     "erf": ew("erf", (3, 17)),
@@ -178,3 +180,63 @@ def test_dense_row_tiles_with_gelu_epilogue(tmp_path) -> None:
     # batch-1 dense keeps its space (and its records) without the knob
     one = Task.make("dense", data=(1, 40), weight=(24, 40))
     assert "tile_n" not in registry.config_space(one).knobs
+
+
+def test_dense_refuses_an_unrolled_body_gcc_cannot_afford(tmp_path) -> None:
+    """BERT's dense 128x768 -> 3072 on AVX2: 8 rows x 8 vectors of 48 outputs, K unrolled by
+    8, is 3072 vector FMAs in the unrolled body (gcc ran past the 30 CPU s build limit on
+    it); it is a build error naming the limit, at once and without gcc. The best configs
+    of recorded searches, up to 576 (16 x 3 x 6 x 2), and 1024 itself are kept."""
+    task = Task.make("dense", "cpu -isa=avx2", data=(128, 768), weight=(3072, 768))
+    monster = Config.make({"tile_o": (8, 8, 48), "tile_k": 8, "tile_n": 8})
+    with registry.local_builder(n_parallel=1, timeout_s=30, cache_dir=tmp_path) as b:
+        (refused,) = b.build([MeasureInput(task, monster)])
+    assert refused.error_no == MeasureErrorNo.BUILD_ERROR
+    assert "3072 vector FMAs" in refused.error_msg and "limit of 1024" in refused.error_msg
+    assert not list(tmp_path.glob("*.c"))  # refused before any source was written
+    for values in (
+        {"tile_o": (32, 6, 16), "tile_k": 16, "tile_n": 3},  # 576
+        {"tile_o": (16, 8, 24), "tile_k": 8, "tile_n": 4},  # 8 x 4 x 8 x 3 = 768
+        {"tile_o": (48, 8, 8), "tile_k": 16, "tile_n": 8},  # 1024
+    ):
+        assert registry.instantiate(task, values).steps
+
+
+@pytest.mark.parametrize("isa, lanes", [("avx2", 8), ("avx512", 16)])
+def test_layer_norm_rows_summed_in_vectors(isa: str, lanes: int) -> None:
+    """A row of whole vectors sums its mean and variance in `lanes` partials (the scalar sum
+    was a chain of dependent adds per value); a row of odd length keeps the scalar sum."""
+
+    def rfactors(shape: tuple[int, ...]) -> list:
+        task = Task.make("layer_norm", target=f"cpu -isa={isa}", shape=shape, axis=-1)
+        steps = registry.instantiate(task, registry.default_config(task)).steps
+        return [(s.stage, s.factor) for s in steps if s.kind == "rfactor"]
+
+    assert rfactors((1, 7, 768)) == [("out_mean", lanes), ("out_var", lanes)]
+    assert rfactors((1, 7, 19)) == []
+
+
+def test_dense_row_super_blocks(tmp_path) -> None:
+    """Past 33 row tiles the rows go in super-blocks outside the weight blocks (batch-8
+    transformer rows), the padded rows rounded up to whole super-blocks: checked against
+    an oracle at a row count that leaves a partial tile and a partial super-block."""
+    from tunefarm.backends.cpu.dense import super_block
+
+    assert super_block(197, 6) == 1 and super_block(128, 8) == 1  # batch 1: unchanged
+    assert super_block(1576, 6) == 33 and super_block(1024, 8) == 32
+    task = Task.make("dense", data=(141, 16), weight=(24, 16), epilogue=("bias", "residual"))
+    config = Config.make(dict(registry.default_config(task).as_dict(), tile_n=4))
+    steps = registry.instantiate(task, config).steps
+    assert any(s.kind == "fuse" and len(s.axes) == 3 for s in steps), steps  # 36 tiles
+    inputs = [MeasureInput(task, config)]
+    with registry.local_builder(n_parallel=1, timeout_s=120, cache_dir=tmp_path) as b:
+        builds = b.build(inputs)
+    with registry.local_runner(CHECK) as runner:
+        (result,) = runner.run(inputs, builds)
+    assert result.error_no == MeasureErrorNo.NO_ERROR, result
+    xs = registry.random_inputs(task, seed=2)
+    arr = [xs[k].astype(np.float64) for k in xs]
+    want = arr[0] @ arr[1].T + arr[2] + arr[3]
+    np.testing.assert_allclose(
+        registry.template(task).reference(task, xs), want, rtol=1e-5, atol=1e-5
+    )

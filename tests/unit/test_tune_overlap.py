@@ -119,3 +119,41 @@ def test_the_strict_order_is_kept_when_off_and_for_host_kernels(why, monkeypatch
     tuner = _tune("opencl" if why == "off" else "cpu")
     assert {p[0] for p in tuner.proposals} == {"MainThread"}
     assert len({i for i, _ in tuner.history}) == 6
+
+
+class RecordingBuilder:
+    """The real local pool, noting when each build call starts and what it builds."""
+
+    def __init__(self, builder: LocalBuilder) -> None:
+        self.inner, self.calls = builder, []
+
+    def build(self, inputs, on_result=None):
+        self.calls.append((time.monotonic(), {inp.config.index for inp in inputs}))
+        return self.inner.build(inputs, on_result)
+
+    def __getattr__(self, name):  # streams_results, n_parallel, close, ...
+        return getattr(self.inner, name)
+
+
+@pytest.mark.parametrize("overlap", ["on", "off"])
+def test_the_next_batch_builds_while_this_one_is_measured(overlap, monkeypatch):
+    # batch 2's builds are queued as it is proposed and start once batch 1's end, before
+    # batch 1's last candidate is measured; before, `Tuner.tune` built it only once
+    # `measure` returned for batch 1 (and so does TUNEFARM_OVERLAP_BATCHES=0)
+    if overlap == "off":
+        monkeypatch.setenv(ENV_OVERLAP_BATCHES, "0")
+    tuner = RecordingTuner(TASK, seed=3)
+    tuner.default_index, tuner.recheck_rounds = None, 0  # one build call per batch
+    builder = RecordingBuilder(registry.local_builder(n_parallel=2))
+    runner = RecordingRunner(registry.local_runner(SETTINGS, kind="opencl"))
+    try:
+        tuner.tune(6, MeasureOption(builder, runner), batch_size=2)
+    finally:
+        runner.close()
+        builder.close()
+    batches = [set(p[3]) for p in tuner.proposals]
+    assert len(batches) == 3 and len({i for i, _ in tuner.history}) == 6
+    starts = {frozenset(c): t for t, c in builder.calls}
+    batch2_start = starts[frozenset(batches[2])]
+    batch1_end = max(runner.ends[i] for i in batches[1])
+    assert (batch2_start < batch1_end) == (overlap == "on"), (builder.calls, runner.ends)

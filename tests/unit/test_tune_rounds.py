@@ -165,3 +165,39 @@ def test_on_a_device_the_next_round_starts_while_the_last_one_is_measured() -> N
     assert [p[0] for p in second.proposals][1].startswith("tunefarm-rounds")
     for t in (first, second):
         assert len({i for i, _ in t.history}) == 4
+
+
+def test_on_a_device_the_next_unit_builds_while_this_one_is_measured(monkeypatch) -> None:
+    # each build call of the pool is a unit's; unit k+1's must start before the last
+    # timing of a candidate built by an earlier call ends (before: only once `measure`
+    # returned for unit k, after its last timing)
+    calls: list[tuple[float, set]] = []
+    runs: list[tuple[tuple, float, float]] = []
+    inner_build = LocalBuilder.build
+
+    def build(self, inputs, on_result=None):
+        calls.append((time.monotonic(), {(i.task.workload_key, i.config.index) for i in inputs}))
+        return inner_build(self, inputs, on_result)
+
+    runner = type(registry.local_runner(SETTINGS, "opencl"))
+    inner_run = runner.run
+
+    def run(self, inputs, builds):
+        start = time.monotonic()
+        try:
+            return inner_run(self, inputs, builds)
+        finally:
+            key = (inputs[0].task.workload_key, inputs[0].config.index)
+            runs.append((key, start, time.monotonic()))
+
+    monkeypatch.setattr(LocalBuilder, "build", build)
+    monkeypatch.setattr(runner, "run", run)
+    tuners = _tune("opencl", "round-robin", trials=8)
+    for t in tuners:
+        assert len({i for i, _ in t.history}) == 4  # each candidate measured once
+    assert len(calls) >= 3, calls
+    ahead = 0
+    for j, (start, _) in enumerate(calls[1:], 1):
+        earlier = set().union(*(c for _, c in calls[:j]))
+        ahead += any(key in earlier and end > start for key, _, end in runs)
+    assert ahead >= 1, (calls, runs)

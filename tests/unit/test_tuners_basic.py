@@ -213,18 +213,25 @@ def test_bad_arguments_name_the_value() -> None:
 
 
 def test_the_runner_gives_up_at_a_multiple_of_the_incumbent(option: MeasureOption) -> None:
-    """Each batch is measured with the bar at `give_up_factor` times the incumbent's cost
-    (none before the first result), and the bar is lifted when `tune` returns, so the next
-    task measured with this option starts without it."""
+    """Each batch is measured with the bar at `give_up_factor` times the incumbent's cost,
+    lowered as the batch's own candidates are timed (none before the first result: the
+    first batch's bar comes from its own results), and the bar is lifted when `tune`
+    returns, so the next task measured with this option starts without it."""
     tuner, seen = RandomTuner(CONV, seed=7), []
     tuner.recheck_rounds = 0  # the incumbent's figure as measured
     tuner.tune(
         8,
         option,
-        callbacks=[lambda t, i, r: seen.append((option.runner.give_up_s, t.best_cost))],
+        callbacks=[
+            lambda t, i, r: seen.append(
+                (option.runner.give_up_s, t.best_cost, [x.settings.give_up_s for x in r])
+            )
+        ],
         batch_size=4,
     )
-    (bar0, best0), (bar1, _) = seen
-    assert bar0 == 0.0 and math.isfinite(best0)
-    assert bar1 == pytest.approx(tuner.give_up_factor * best0)
-    assert option.runner.give_up_s == 0.0
+    (bar0, best0, bars0), (bar1, best1, bars1) = seen
+    assert min(bars0) == 0.0 and math.isfinite(best0)  # the first timed: no bar yet
+    assert bar0 == pytest.approx(tuner.give_up_factor * best0)  # the batch's best
+    assert max(bars1) == pytest.approx(tuner.give_up_factor * best0)  # the incumbent's
+    assert bar1 == pytest.approx(tuner.give_up_factor * best1)
+    assert option.runner.give_up_s == 0.0 and option.runner.give_up_factor == 0.0

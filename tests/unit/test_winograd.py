@@ -1,7 +1,8 @@
 """Winograd conv2d: the transform matrices compute a correlation, the weight transform packs
 what the kernel reads, ineligible convs are refused by name, the zero coefficients fold away,
-and a network runs each node with the faster of its direct and Winograd tasks (checked
-against ONNX Runtime). The kernel itself is checked against numpy in test_compiled_ops."""
+a network runs each node with the faster of its direct and Winograd tasks, and without
+records with the one `layout.winograd_by_default` picks (checked against ONNX Runtime).
+The kernel itself is checked against numpy in test_compiled_ops."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import numpy as np
 import pytest
 
 from tunefarm.backends import registry
-from tunefarm.backends.cpu.winograd import MATRICES, transform_weight
+from tunefarm.backends.cpu.conv2d import conv_params
+from tunefarm.backends.cpu.layout import anchor_variants, untuned_variant
+from tunefarm.backends.cpu.winograd import MATRICES, STRIDED_MATRICES, transform_weight
 from tunefarm.compiler import compile_graph
 from tunefarm.frontend import zoo
 from tunefarm.frontend.models import load_model
@@ -34,6 +37,22 @@ def test_transforms_compute_a_correlation(m: int) -> None:
     np.testing.assert_allclose(at @ ((g @ k) * (bt @ d)), want, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("m", sorted(STRIDED_MATRICES))
+def test_strided_transforms_compute_a_stride2_correlation(m: int) -> None:
+    bt, g, at = STRIDED_MATRICES[m]
+    assert bt.shape == (2 * m + 1, 2 * m + 1) and g.shape == (2 * m + 1, 3)
+    rng = np.random.default_rng(m)
+    d, k = rng.standard_normal(2 * m + 1), rng.standard_normal(3)
+    want = np.array([d[2 * i : 2 * i + 3] @ k for i in range(m)])
+    np.testing.assert_allclose(at @ ((g @ k) * (bt @ d)), want, rtol=1e-12, atol=1e-12)
+
+
+def test_strided_input_transform_has_integer_terms() -> None:
+    """F(4, 2)'s fractions live in G (pack time), so the run-time transform has none."""
+    for bt, _g, _at in STRIDED_MATRICES.values():
+        np.testing.assert_array_equal(bt, np.round(bt))
+
+
 def test_weight_transform_is_packed_as_the_kernel_reads_it() -> None:
     rng = np.random.default_rng(0)
     w = rng.standard_normal((32, 8, 3, 3)).astype(np.float32)
@@ -48,6 +67,9 @@ def test_weight_transform_is_packed_as_the_kernel_reads_it() -> None:
     "params, says",
     [
         (dict(weight=(8, 8, 1, 1)), "kernel 1x1"),
+        (dict(weight=(8, 8, 3, 3), strides=3), "strides [3, 3]"),
+        (dict(weight=(8, 8, 3, 3), strides=(2, 1), padding=1), "strides [2, 1]"),
+        # no top padding and an even height: the tiles would leave the last row unread
         (dict(weight=(8, 8, 3, 3), strides=2), "strides [2, 2]"),
         (dict(weight=(8, 8, 3, 3), dilation=2), "dilation [2, 2]"),
         (dict(weight=(8, 4, 3, 3), groups=2), "groups 2"),
@@ -89,3 +111,54 @@ def test_network_runs_each_node_with_its_faster_alternative(faster: str, tmp_pat
     inputs = random_inputs(graph, seed=2)
     got = GraphExecutor.load(tmp_path / "net.tfa").run(inputs)
     assert relative_error(got, onnxruntime_outputs(model, inputs)) <= 1e-3
+
+
+@pytest.mark.parametrize("size, variants", [(56, 2), (28, 2), (14, 1)])
+def test_stride2_conv_gets_winograd_where_its_output_is_large(size: int, variants: int) -> None:
+    """A stride-2 3x3 conv gets the alternative from a 14 x 14 output up (`winograd_pays`)."""
+    task = Task.make(
+        "conv2d", target="cpu -isa=avx512 -cores=1", data=(1, 64, size, size),
+        weight=(64, 64, 3, 3), strides=2, padding=1,
+    )  # fmt: skip
+    tasks = anchor_variants(task)
+    assert [t.op for t in tasks] == ["conv2d", "conv2d_winograd"][:variants]
+    if variants == 2:
+        assert conv_params(tasks[1])["strides"] == (2, 2)
+        assert registry.default_config(tasks[1]).get("m") == 2
+
+
+@pytest.mark.parametrize(
+    "c, size, stride, want",
+    [
+        (64, 56, 1, "conv2d_winograd"),  # resnet50's first 3x3: 0.55x the direct time
+        (512, 7, 1, "conv2d"),  # 4 tiles over 37.7 MB of transformed weights: 1.65x (Intel)
+        (32, 7, 1, "conv2d_winograd"),  # 4 tiles, 0.6 MB of them: 0.61x
+        (64, 13, 1, "conv2d_winograd"),  # 16 tiles (squeezenet's 13 x 13): 0.94x
+        (16, 14, 1, "conv2d_winograd"),  # one vector of input channels: 0.47x
+        (128, 56, 2, "conv2d_winograd"),  # resnet50's stride-2 3x3, 56 -> 28: 0.85x
+        (512, 14, 2, "conv2d"),  # 14 -> 7: no alternative (`winograd_pays`)
+        (3, 224, 2, "conv2d"),  # an RGB stem: 3 channels share no transform, 2.5x
+    ],
+)
+def test_untuned_compile_runs_winograd_where_it_pays(c: int, size: int, stride: int, want):
+    """Without records a node runs `layout.winograd_by_default`'s pick of its variants."""
+    task = Task.make(
+        "conv2d", target="cpu -isa=avx512 -cores=1", data=(1, c, size, size),
+        weight=(64, c, 3, 3), strides=stride, padding=1,
+    )  # fmt: skip
+    variants = anchor_variants(task)
+    assert untuned_variant(variants).op == want
+    assert registry.untuned_variant(variants).op == want
+
+
+def test_untuned_network_runs_winograd_and_matches_onnxruntime(tmp_path) -> None:
+    """resnet-18 compiled without records runs its 3x3 convs with Winograd (the stem, 7x7,
+    stays direct) and still matches ONNX Runtime to 1e-4."""
+    model, graph = load_model(zoo.build("resnet-18", image_size=64))
+    compiled = compile_graph(graph, "cpu", optimized=True)
+    ops = [c.task.op for c in compiled.choices if c.task.op.startswith("conv2d")]
+    assert "conv2d_winograd" in ops and "conv2d" in ops
+    compiled.save(tmp_path / "net.tfa")
+    inputs = random_inputs(graph, seed=3)
+    got = GraphExecutor.load(tmp_path / "net.tfa").run(inputs)
+    assert relative_error(got, onnxruntime_outputs(model, inputs)) <= 1e-4

@@ -12,25 +12,26 @@ from typing import Any
 
 from tunefarm.ir import reference as R
 from tunefarm.ir.ops.epilogue import epilogue_inputs, parse_epilogue, reference_epilogue
-from tunefarm.schedule.template import Template
+from tunefarm.schedule.template import Template, operand_shapes
 from tunefarm.task import Task, TaskError
+
+
+def dense_shape(task: Task, op: str = "dense") -> tuple[int, int, int]:
+    """n, k, o of a dense-shaped task, data (N, K) and weight (O, K); a TaskError naming the
+    bad param (the float dense and the int8 one, `cpu.qdense`, check their shapes here)."""
+    (n, k), (o, k2) = operand_shapes(task, "N, K", "O, K", op)
+    if k != k2:
+        a = task.args
+        raise TaskError(
+            f"{op}: weight {a['weight']} must have K = {k} columns like data {a['data']}"
+        )
+    return n, k, o
 
 
 def dense_params(task: Task) -> dict[str, Any]:
     """n, k, o and the epilogue of a dense task: data (N, K), weight (O, K)."""
-    a = task.args
-    try:
-        n, k = (int(v) for v in a["data"])
-        o, k2 = (int(v) for v in a["weight"])
-    except KeyError as exc:
-        raise TaskError(f"dense: missing param {exc.args[0]!r} (need data, weight)") from None
-    except (TypeError, ValueError):
-        raise TaskError("dense: data must be (N, K) and weight (O, K)") from None
-    if k != k2:
-        raise TaskError(
-            f"dense: weight {a['weight']} must have K = {k} columns like data {a['data']}"
-        )
-    epilogue = tuple(a.get("epilogue", ()))
+    n, k, o = dense_shape(task)
+    epilogue = tuple(task.args.get("epilogue", ()))
     parse_epilogue(epilogue)
     return dict(n=n, k=k, o=o, epilogue=epilogue)
 

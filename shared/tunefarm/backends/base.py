@@ -38,8 +38,9 @@ class Backend(Protocol):
     """What one kind of machine provides; `tunefarm.backends.cpu` is the worked example.
 
     Optional members, read with getattr where they matter (the GPU backends have them):
-    `network_note` (why whole networks cannot be compiled for it, see `check_networks`;
-    absent or empty when they can), `min_repeat_ms` (the CLI's
+    `untuned_variant(variants)` (of a node's `anchor_variants`, the one an untuned compile
+    runs; absent: the first), `network_note` (why whole networks cannot be compiled for it,
+    see `check_networks`; absent or empty when they can), `min_repeat_ms` (the CLI's
     default for its measurements), `adaptive_repeats` ((calls, target spread): the CLI times
     that many calls and adds more, up to --repeat, only while the spread is over the target),
     `artifact_info(code, target)` (what `tunefarm op

@@ -19,7 +19,7 @@ import numpy as np
 
 from tunefarm.backends.base import Backend, backend_of, get_backend, parse_target
 from tunefarm.codegen.lower import lower
-from tunefarm.measure import LocalBuilder, LocalRunner
+from tunefarm.measure import LocalBuilder, LocalRunner, lowered
 from tunefarm.measure.types import (
     ArgSpec,
     Config,
@@ -146,7 +146,8 @@ def sketches(task: Task) -> tuple[list[Sketch], SketchParams]:
 
 def generate_source(inp: MeasureInput) -> KernelSource:
     """Source of one candidate: instantiate, schedule, lower, emit with the task's backend
-    (or the code the template made itself, `KernelDef.code`)."""
+    (or the code the template made itself, `KernelDef.code`). In a build worker the lowering
+    may come with the job, done by the search's featuriser (`measure.lowered`)."""
     backend, tpl, target = _lookup(inp.task)
     kdef = instantiate(inp.task, inp.config)
     exact = tpl.exact_output(inp.task)
@@ -154,7 +155,9 @@ def generate_source(inp: MeasureInput) -> KernelSource:
     specs += [ArgSpec(t.name, t.shape, t.dtype, True, exact) for t in kdef.outputs]
     code = kdef.code
     if code is None:
-        func = lower(Schedule(kdef.outputs, kdef.inputs).apply_all(kdef.steps))
+        func = lowered.handed_for(inp)
+        if func is None:
+            func = lower(Schedule(kdef.outputs, kdef.inputs).apply_all(kdef.steps))
         code = backend.emit(func, target)
     flop = float(tpl.flops(inp.task))
     # a backend may build its candidates differently from its networks' kernels (OpenCL:
@@ -197,6 +200,13 @@ def reference_io(inp: MeasureInput, seed: int) -> KernelIO:
 def anchor_variants(task: Task) -> list[Task]:
     """The tasks that can run a network's anchor node (see `Backend.anchor_variants`)."""
     return backend_of(task).anchor_variants(task)
+
+
+def untuned_variant(variants: list[Task]) -> Task:
+    """Of a node's `anchor_variants`, the one a compile without records runs: the backend's
+    choice where it makes one (`untuned_variant`), else the default algorithm (the first)."""
+    own = getattr(backend_of(variants[0]), "untuned_variant", None)
+    return own(variants) if own is not None else variants[0]
 
 
 def local_builder(**options: Any) -> LocalBuilder:

@@ -210,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
             f"max rel error {acc['max_rel_error']:.3e}",
             file=out,
         )
-    report = _report(args, model, graph, tgt, out)
+    report = _report(args, model, graph, tgt, out, compiled)
     if args.json:
         doc = {"artifact": info.to_json(), "tasks": [c.to_json() for c in compiled.choices]}
         if quant is not None:
@@ -223,13 +223,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(args: argparse.Namespace, model, graph, tgt: str, out):
-    """With --report: the compile report of the graph as compiled, printed unless --json."""
+def _report(args: argparse.Namespace, model, graph, tgt: str, out, compiled):
+    """With --report: the compile report of the graph as compiled (each node's share by the
+    kernel its plan runs), printed unless --json."""
     if not getattr(args, "report", False):
         return None
     from tunefarm.compiler.report import compile_report
 
-    report = compile_report(graph, tgt, model)
+    report = compile_report(graph, tgt, model, runs={c.task for c in compiled.choices})
     if not args.json:
         print("\n".join(report.lines()), file=out)
     return report

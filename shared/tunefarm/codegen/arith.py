@@ -8,6 +8,7 @@ in the loop variables, and what interval can it take. This module answers both.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -52,7 +53,7 @@ class Affine:
         opaque = list(self.opaque)
         for e, c in other.opaque:
             for i, (e2, c2) in enumerate(opaque):
-                if e2 == e:
+                if e2 is e or e2 == e:
                     opaque[i] = (e2, c2 + c)
                     break
             else:
@@ -81,10 +82,13 @@ def to_affine(e: Expr, memo: AffineMemo | None = None) -> Affine:
 
 
 def _to_affine(e: Expr, memo: AffineMemo | None) -> Affine:
-    if isinstance(e, Const):
-        return Affine(const=int(e.value))
-    if isinstance(e, Var):
-        return Affine({e.name: 1})
+    kind = type(e)
+    if kind is Const:
+        return Affine(const=int(e.value))  # type: ignore[attr-defined]
+    if kind is Var:
+        return Affine({e.name: 1})  # type: ignore[attr-defined]
+    if kind is not Binary:
+        return Affine(opaque=[(e, 1)])
     if isinstance(e, Binary) and e.op in ("+", "-"):
         a, b = to_affine(e.a, memo), to_affine(e.b, memo)
         return a.plus(b if e.op == "+" else b.scaled(-1))
@@ -242,19 +246,27 @@ class SubstSimplifier:
 
     def __init__(self, ranges: Mapping[str, Range] | None):
         self.ranges = ranges or {}
-        self._free: dict[int, tuple[Expr, frozenset[str]]] = {}
+        # id(node) -> (node, its free variables, whether it holds a -0.0): one walk answers
+        # both, since every node `_go` visits is asked the first and every var-free one the
+        # second
+        self._info: dict[int, tuple[Expr, frozenset[str], bool]] = {}
         self._simplified: dict[int, tuple[Expr, Expr]] = {}
         self._affine: AffineMemo = {}
         self._by_value: dict[Expr, Expr] = {}
-        self._negzero: dict[int, tuple[Expr, bool]] = {}
+        # (id(chain), var) -> (chain, its `_Shift` or None where `var` is not a plain term)
+        self._shifts: dict[tuple[int, str], tuple[Expr, _Shift | None]] = {}
+        # (id(chain), var) -> (chain, its affine form with `var` left a variable, or None)
+        self._linear: dict[tuple[int, str], tuple[Expr, Affine | None]] = {}
+        self._step = partial(_simplify_node, ranges=self.ranges, memo=self._affine)
 
     def clear(self) -> None:
         """Drop the memos (they hold every node seen; the emitter is done with them)."""
-        self._free.clear()
+        self._info.clear()
         self._simplified.clear()
         self._affine.clear()
         self._by_value.clear()
-        self._negzero.clear()
+        self._shifts.clear()
+        self._linear.clear()
 
     def __call__(self, e: Expr, var: str, value: Expr) -> Expr:
         return self._go(e, var, simplify(value, self.ranges))
@@ -262,52 +274,286 @@ class SubstSimplifier:
     def _go(self, node: Expr, var: str, value: Expr) -> Expr:
         # a method, not a closure over itself: no reference cycle holds the memos, so they
         # are freed as soon as the emitter drops the simplifier
-        if var not in self.free_vars(node):
-            return self.simplified(node)
-        if isinstance(node, Var):
+        info = self._info.get(id(node)) or self._walk(node)
+        if var not in info[1]:
+            hit = self._simplified.get(id(node))
+            return hit[1] if hit is not None else self._simplify_new(node, info[2])
+        if type(node) is Var:
             return value
+        if _affine_op(node):
+            if type(value) is Const:
+                shift = self._shift(node, var)  # type: ignore[arg-type]
+                if shift is not None:
+                    return self._shifted(shift, int(value.value), node.dtype)
+            form, out = self._form(node, var, value)  # type: ignore[arg-type]
+            return out if out is not None else self._materialize(form, node.dtype)
         node = rebuild_children(node, lambda c: self._go(c, var, value))
         out = _simplify_node(node, self.ranges, self._affine)
         return node if out is None else out
 
-    def free_vars(self, node: Expr) -> frozenset[str]:
-        hit = self._free.get(id(node))
-        if hit is None:
-            if isinstance(node, Var):
-                names = frozenset((node.name,))
+    # An index is a chain of integer sums and products, and `simplify` rebuilds each link of
+    # the chain from its affine form only for its parent to read that form back from the
+    # memo: n links built n times over. `_form` gives the parent the form directly and
+    # builds the expression once, at the chain's top (`_materialize`), exactly as the
+    # link-by-link rewrite would have built it there.
+
+    def _form(self, node: Binary, var: str, value: Expr) -> tuple[Affine, Expr | None]:
+        """`to_affine(self._go(node, ...))` of a sum or product containing `var`, and the
+        rewritten node itself where it had to be built (a product of two non-constants,
+        which is its own opaque term)."""
+        fa, ea = self._child_form(node.a, var, value)
+        fb, eb = self._child_form(node.b, var, value)
+        if node.op == "+":
+            return fa.plus(fb), None
+        if node.op == "-":
+            return fa.plus(fb.scaled(-1)), None
+        if fb.is_const:
+            return fa.scaled(fb.const), None
+        if fa.is_const:
+            return fb.scaled(fa.const), None
+        ea = ea if ea is not None else self._materialize(fa, node.a.dtype)
+        eb = eb if eb is not None else self._materialize(fb, node.b.dtype)
+        built = Binary(node.op, ea, eb, node.dtype)
+        form = Affine(opaque=[(built, 1)])
+        self._affine[id(built)] = (built, form)
+        return form, built
+
+    def _child_form(self, c: Expr, var: str, value: Expr) -> tuple[Affine, Expr | None]:
+        if _affine_op(c) and var in self.free_vars(c):
+            form, out = self._form(c, var, value)  # type: ignore[arg-type]
+            if out is None and not _round_trips(form):
+                # the parent would read the built chain's own structure, not this form
+                out = self._materialize(form, c.dtype)
+                return to_affine(out, self._affine), out
+            return form, out
+        out = self._go(c, var, value)
+        return to_affine(out, self._affine), out
+
+    def _materialize(self, form: Affine, dtype: str) -> Expr:
+        """What `_simplify_binary` builds from a sum's form (`from_affine`), its form kept
+        in the memo and every node it builds entered in `_info` on the way (its variables
+        are its terms'), which the next unrolled level would otherwise walk to find."""
+        return self._with_const(self._chain(form, dtype), form, dtype)
+
+    def _chain(self, form: Affine, dtype: str) -> _Chain | None:
+        """The sum of `form`'s terms without its constant, as `from_affine` builds it (None:
+        no terms), with its variables and -0.0 flag, each node built entered in `_info`."""
+        info = self._info
+        terms: list[_Chain] = []
+        for v, c in form.coefs.items():
+            t: Expr = Var(v, dtype)
+            names = frozenset((v,))
+            info[id(t)] = (t, names, False)
+            if c != 1:
+                t = Binary("*", t, Const(c), dtype)
+                info[id(t)] = (t, names, False)
+            terms.append((t, names, False))
+        for e, c in form.opaque:
+            _, names, negzero = info.get(id(e)) or self._walk(e)
+            if c != 1:
+                e = Binary("*", e, Const(c), dtype)
+                info[id(e)] = (e, names, negzero)
+            terms.append((e, names, negzero))
+        if not terms:
+            return None
+        out, names, negzero = terms[0]
+        for t, t_names, t_negzero in terms[1:]:
+            out = Binary("+", out, t, dtype)
+            names, negzero = names | t_names, negzero or t_negzero
+            info[id(out)] = (out, names, negzero)
+        return out, names, negzero
+
+    def _with_const(self, chain: _Chain | None, form: Affine, dtype: str) -> Expr:
+        """`chain` (the terms of `form`) plus `form`'s constant, as `from_affine` adds it."""
+        if chain is None:
+            out: Expr = Const(form.const, dtype)
+        else:
+            out, names, negzero = chain
+            if form.const:
+                op = "+" if form.const > 0 else "-"
+                out = Binary(op, out, Const(abs(form.const)), dtype)
+                self._info[id(out)] = (out, names, negzero)
+        if _round_trips(form):
+            self._affine[id(out)] = (out, form)
+        return out
+
+    # An unrolled loop variable is, in nearly every index, one term of the index's sum
+    # (`i * 64 + ... + k`): each copy's simplified index is the same sum with only its
+    # constant moved by slope * k. `_shift` finds such chains once per (chain, variable):
+    # their affine form with the variable left symbolic, and the sum of their other terms,
+    # built once and shared by every copy (`_shifted` adds the copy's constant). Only
+    # chains whose every step is a sum, a difference or a product by a non-zero constant
+    # qualify, so the form is the one `_form` computes with the variable a constant (the
+    # same terms in the same order, the constant linear in k): the same tree, same C.
+
+    def _shift(self, node: Binary, var: str) -> _Shift | None:
+        """The memoised `_Shift` of a chain in `var`, or None where `var` is not a term."""
+        key = (id(node), var)
+        hit = self._shifts.get(key)
+        if hit is not None:
+            return hit[1]
+        shift = self._shift_of_offset(node, var)
+        if shift is not None:
+            self._shifts[key] = (node, shift)
+            return shift
+        form = self._linear_form(node, var)
+        shift = None
+        if form is not None:
+            rest = Affine({v: c for v, c in form.coefs.items() if v != var}, 0, form.opaque)
+            chain = self._chain(rest, node.dtype)
+            slope, trips = form.coefs.get(var, 0), _round_trips(form)
+            fixed = trips and self._fixed(chain)
+            shift = _Shift(rest, form.const, slope, chain, trips, fixed)
+        self._shifts[key] = (node, shift)
+        return shift
+
+    def _shift_of_offset(self, node: Binary, var: str) -> _Shift | None:
+        """`chain + c` or `chain - c` (what the copies of an outer unrolled loop are) shares
+        `chain`'s `_Shift`, terms and built sum, its constant moved by c: the form `_form`
+        computes for it has `chain`'s terms in their order. None: not that shape."""
+        a, b = node.a, node.b
+        if type(b) is not Const or node.op not in ("+", "-") or not _affine_op(a):
+            return None
+        if a.dtype != node.dtype or var not in self.free_vars(a):
+            return None
+        inner = self._shift(a, var)  # type: ignore[arg-type]
+        if inner is None or not inner.round_trips:  # `_linear_child` would refuse it
+            return None
+        c = int(b.value) if node.op == "+" else -int(b.value)
+        return dataclasses.replace(inner, const=inner.const + c)
+
+    def _shifted(self, shift: _Shift, k: int, dtype: str) -> Expr:
+        """The copy of a `_shift`ed chain where its variable is `k`, entered as simplified
+        already where it is (the next unrolled level then need not simplify it again)."""
+        rest = shift.rest
+        form = Affine(rest.coefs, shift.const + shift.slope * k, rest.opaque)
+        out = self._with_const(shift.chain, form, dtype)
+        if shift.simplified:
+            self._simplified[id(out)] = (out, out)
+        return out
+
+    def _fixed(self, chain: _Chain | None) -> bool:
+        """Whether `simplify` gives back a tree equal to `chain` (a sum of terms whose form
+        round-trips): then it gives back `chain + c` too, the form of `chain` plus c built
+        the same way. Trees with a -0.0 stay out (equal to 0.0, printed otherwise)."""
+        if chain is None:
+            return True
+        out, _, negzero = chain
+        return not negzero and self.simplified(out) == out
+
+    def _linear_form(self, node: Binary, var: str) -> Affine | None:
+        """`node`'s affine form with `var` a variable (memoised), or None unless every step
+        from `var` to `node` is a sum, a difference or a product by a non-zero constant."""
+        key = (id(node), var)
+        hit = self._linear.get(key)
+        if hit is not None:
+            return hit[1]
+        fa, fb = self._linear_child(node.a, var), self._linear_child(node.b, var)
+        form = None
+        if fa is not None and fb is not None:
+            if node.op == "+":
+                form = fa.plus(fb)
+            elif node.op == "-":
+                form = fa.plus(fb.scaled(-1))
             else:
-                names = _NO_VARS
-                for c in children(node):
-                    sub = self.free_vars(c)
-                    names = sub if not names else names | sub if sub else names
-            hit = self._free[id(node)] = (node, names)
-        return hit[1]
+                form = _scaled_by_constant(fa, fb, var in self.free_vars(node.a))
+        self._linear[key] = (node, form)
+        return form
+
+    def _linear_child(self, c: Expr, var: str) -> Affine | None:
+        """A child's form for `_linear_form`: var-free children as `_form` reads them."""
+        if var not in self.free_vars(c):
+            return to_affine(self.simplified(c), self._affine)
+        if type(c) is Var:
+            return Affine({var: 1})
+        if not _affine_op(c):
+            return None
+        form = self._linear_form(c, var)  # type: ignore[arg-type]
+        return form if form is not None and _round_trips(form) else None
+
+    def _walk(self, node: Expr) -> tuple[Expr, frozenset[str], bool]:
+        """Fill the `_info` memo for `node` and its unseen subtrees."""
+        kind = type(node)
+        if kind is Var:
+            names, negzero = frozenset((node.name,)), False
+        elif kind is Const:
+            names = _NO_VARS
+            negzero = node.value == 0 and math.copysign(1.0, node.value) < 0
+        else:
+            names, negzero = _NO_VARS, False
+            for c in children(node):
+                sub = self._info.get(id(c)) or self._walk(c)
+                if sub[1]:
+                    names = sub[1] if not names else names | sub[1]
+                negzero = negzero or sub[2]
+        hit = self._info[id(node)] = (node, names, negzero)
+        return hit
+
+    def free_vars(self, node: Expr) -> frozenset[str]:
+        return (self._info.get(id(node)) or self._walk(node))[1]
+
+    def coefficient(self, e: Expr, var: str) -> int | None:
+        """`coefficient`, reading forms and variables from the memos: the vector paths ask
+        it of every load and store of every unrolled copy, whose chains the memos hold."""
+        aff = to_affine(e, self._affine)
+        for x, _ in aff.opaque:
+            if var in self.free_vars(x):
+                return None
+        return aff.coefs.get(var, 0)
 
     def has_negative_zero(self, node: Expr) -> bool:
         """`_has_negative_zero`, memoised by node like `free_vars`: asked of every var-free
         subtree, which share their own subtrees."""
-        hit = self._negzero.get(id(node))
-        if hit is None:
-            if isinstance(node, Const):
-                found = node.value == 0 and math.copysign(1.0, node.value) < 0
-            else:
-                found = any(self.has_negative_zero(c) for c in children(node))
-            hit = self._negzero[id(node)] = (node, found)
-        return hit[1]
+        return (self._info.get(id(node)) or self._walk(node))[2]
 
     def simplified(self, node: Expr) -> Expr:
         hit = self._simplified.get(id(node))
-        if hit is None:
-            # an equal tree built by another copy: same result (equality ignores only 1 vs
-            # 1.0, which print alike, and 0.0 vs -0.0, which do not: such trees stay out)
-            keyed = not self.has_negative_zero(node)
-            out = self._by_value.get(node) if keyed else None
-            if out is None:
-                out = rewrite(node, partial(_simplify_node, ranges=self.ranges, memo=self._affine))
-                if keyed:
-                    self._by_value[node] = out
-            hit = self._simplified[id(node)] = (node, out)
-        return hit[1]
+        if hit is not None:
+            return hit[1]
+        return self._simplify_new(node, self.has_negative_zero(node))
+
+    def _simplify_new(self, node: Expr, negzero: bool) -> Expr:
+        # an equal tree built by another copy: same result (equality ignores only 1 vs
+        # 1.0, which print alike, and 0.0 vs -0.0, which do not: such trees stay out)
+        out = None if negzero else self._by_value.get(node)
+        if out is None:
+            out = rewrite(node, self._step)
+            if not negzero:
+                self._by_value[node] = out
+        self._simplified[id(node)] = (node, out)
+        return out
+
+
+def _affine_op(node: Expr) -> bool:
+    """An integer sum, difference or product: `_simplify_binary` replaces it by the
+    expression of its affine form."""
+    return type(node) is Binary and node.op in ("+", "-", "*") and not is_float(node.dtype)  # type: ignore[attr-defined]
+
+
+_Chain = tuple[Expr, frozenset[str], bool]  # an expression, its variables, has a -0.0
+
+
+@dataclass(frozen=True)
+class _Shift:
+    """A chain's form in an unrolled variable: `rest` (its other terms, constant 0), its
+    constant and the variable's coefficient, `rest` built once (`_chain`), and whether
+    the whole form has no zero coefficient (`_round_trips`)."""
+
+    rest: Affine
+    const: int
+    slope: int
+    chain: _Chain | None
+    round_trips: bool
+    simplified: bool = False  # its copies are their own `simplify` (`_fixed`)
+
+
+def _scaled_by_constant(fa: Affine, fb: Affine, var_in_a: bool) -> Affine | None:
+    """The product of a side holding the variable and a non-zero constant side, which
+    `_form` scales the same way whether the variable is a constant or not; else None."""
+    var_side, other = (fa, fb) if var_in_a else (fb, fa)
+    if not other.is_const or not other.const:
+        return None
+    return var_side.scaled(other.const)
 
 
 def _simplify_binary(

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -210,14 +211,33 @@ def _float_reason(graph: Graph, node, readers: dict) -> str:
     )
 
 
-def compile_report(graph: Graph, target: str, model: Any = None) -> CompileReport:
+def running(tasks: Sequence[NetworkTask], runs: Collection[Task] | None) -> list[NetworkTask]:
+    """Of each node's alternatives (a 3x3 conv's direct and Winograd tasks), the one its
+    compiled plan runs: the one among `runs` (the plan's `CompiledNetwork.choices`), else,
+    with no plan or none of them in it, the one an untuned compile runs
+    (`registry.untuned_variant`: on CPU, Winograd for a 3x3 conv from 16 in-channels)."""
+    groups: dict[int, list[NetworkTask]] = {}
+    for t in tasks:
+        groups.setdefault(t.group, []).append(t)
+    out = []
+    for alternatives in groups.values():
+        ran = [t for t in alternatives if runs is not None and t.task in runs]
+        if not ran:
+            untuned = registry.untuned_variant([t.task for t in alternatives])
+            ran = [t for t in alternatives if t.task == untuned]
+        out.append(ran[0])
+    return out
+
+
+def compile_report(
+    graph: Graph, target: str, model: Any = None, runs: Collection[Task] | None = None
+) -> CompileReport:
     """The report of `graph` (optimised, as `tunefarm compile` lowers it) on `target`;
-    `model` (the ONNX ModelProto it came from) gives the imported op histogram."""
-    anchors: dict[int, NetworkTask] = {}
-    for t in extract_tasks(graph, target):
-        anchors.setdefault(t.group, t)  # a node's direct task, not its alternatives
-    known = {t.task for t in anchors.values()}  # attention: extracted and called by default
-    tasks = [*anchors.values(), *(t for t in op_tasks(graph, target) if t.task not in known)]
+    `model` (the ONNX ModelProto it came from) gives the imported op histogram, `runs` the
+    tasks the compiled plan runs (its choices' tasks; None: as an untuned compile would)."""
+    anchors = running(extract_tasks(graph, target), runs)
+    known = {t.task for t in anchors}  # attention: extracted and called by default
+    tasks = [*anchors, *(t for t in op_tasks(graph, target) if t.task not in known)]
     lines = [_line(t, graph) for t in tasks]
     total = sum(k.cost for k in lines) or 1.0
     kernels = sorted(

@@ -23,6 +23,7 @@ import math
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,9 @@ __all__ = ["Lease", "LeaseHeld", "convert", "extract", "search", "evaluate", "Jo
 EVALUATE_WAIT_S = 900  # one evaluation: selection compiles, the ORT check and the timings
 
 
+_CONVERTED = "converted"  # the convert step's outcome when it hands the job on
+
+
 class JobCancelled(Exception):
     """Raised from a tuning callback when the job's cancel flag is set."""
 
@@ -93,21 +97,37 @@ def _leased(config: ServiceConfig, job_id: str, owner: str | None) -> Lease | No
     return lease if lease.acquire() else None
 
 
+def _chained(
+    config: ServiceConfig,
+    app: Any,
+    job_id: str,
+    owner: str | None,
+    step: Callable[[ServiceConfig, str], str],
+    done: Callable[[str], bool],
+    next_step: str,
+) -> str:
+    """Run a step that hands the job on (convert, extract): under the job's lease,
+    `step(config, job_id)`; when its outcome is `done`, the job is marked as waiting for
+    `next_step` while the lease is still held and the message is sent once it is released
+    (the order `lease.expect` asks for). The step's outcome."""
+    lease = _leased(config, job_id, owner)
+    if lease is None:
+        return "skipped: another worker runs this job"
+    with lease:
+        outcome = step(config, job_id)
+        if done(outcome):
+            expect(config, job_id, next_step)
+    if done(outcome):
+        send_step(config, app, job_id, next_step)
+    return outcome
+
+
 # ----------------------------------------------------------------------------- convert
 
 
 def convert(config: ServiceConfig, app: Any, job_id: str, owner: str | None = None) -> str:
     """Model (zoo name or upload) -> optimised graph and the ONNX file in the store."""
-    lease = _leased(config, job_id, owner)
-    if lease is None:
-        return "skipped: another worker runs this job"
-    with lease:
-        outcome = _convert(config, job_id)
-        if outcome == "converted":
-            expect(config, job_id, "extract")
-    if outcome == "converted":
-        send_step(config, app, job_id, "extract")
-    return outcome
+    return _chained(config, app, job_id, owner, _convert, _CONVERTED.__eq__, "extract")
 
 
 def _convert(config: ServiceConfig, job_id: str) -> str:
@@ -126,7 +146,7 @@ def _convert(config: ServiceConfig, job_id: str) -> str:
         store.write_bytes(store.relative(model_path), model.SerializeToString())
     graph.save(str(store.job_file(job_id, GRAPH_FILE)))
     jobs.update(job_id, name=doc.get("name") or graph.name, graph=graph.summary())
-    return "converted"
+    return _CONVERTED
 
 
 # ----------------------------------------------------------------------------- extract
@@ -134,22 +154,21 @@ def _convert(config: ServiceConfig, job_id: str) -> str:
 
 def extract(config: ServiceConfig, app: Any, job_id: str, owner: str | None = None) -> str:
     """Graph -> weighted tuning tasks (tasks.json) and the job's initial task table."""
-    lease = _leased(config, job_id, owner)
-    if lease is None:
-        return "skipped: another worker runs this job"
-    with lease:
-        try:
-            outcome = _extract(config, job_id)
-        except TRANSIENT as exc:  # Redis went away: the watchdog sends the step again
-            return f"interrupted: Redis unavailable ({exc})"
-        except Exception as exc:  # e.g. graph_pack refusing a node: the same on every retry
-            JobStore(config).fail(job_id, f"task extraction failed: {type(exc).__name__}: {exc}")
-            return "failed"
-        if outcome.endswith(" tasks"):
-            expect(config, job_id, "search")
-    if outcome.endswith(" tasks"):
-        send_step(config, app, job_id, "search")
-    return outcome
+    return _chained(config, app, job_id, owner, _extract_or_fail, _extracted, "search")
+
+
+def _extracted(outcome: str) -> bool:
+    return outcome.endswith(" tasks")
+
+
+def _extract_or_fail(config: ServiceConfig, job_id: str) -> str:
+    try:
+        return _extract(config, job_id)
+    except TRANSIENT as exc:  # Redis went away: the watchdog sends the step again
+        return f"interrupted: Redis unavailable ({exc})"
+    except Exception as exc:  # e.g. graph_pack refusing a node: the same on every retry
+        JobStore(config).fail(job_id, f"task extraction failed: {type(exc).__name__}: {exc}")
+        return "failed"
 
 
 def _extract(config: ServiceConfig, job_id: str) -> str:

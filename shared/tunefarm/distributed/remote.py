@@ -180,7 +180,25 @@ class CeleryRunner(Runner, _Remote):
         if not isinstance(builder, CeleryBuilder):
             return self.run(inputs, builder.build(inputs))
         inputs = list(inputs)
-        builds = [builder.build_pending(inp) for inp in inputs]
+        return self.chain(inputs, builder, [builder.build_pending(inp) for inp in inputs])
+
+    def build_ahead(self, builder: Builder) -> RemoteBuildAhead | None:
+        """Builds sent to the farm as soon as a batch is proposed, measured when its turn
+        comes (`tune.build_ahead.make`); None for a builder other than the farm's."""
+        if not isinstance(builder, CeleryBuilder):
+            return None
+        return RemoteBuildAhead(self, builder)
+
+    def chain(
+        self,
+        inputs: Sequence[MeasureInput],
+        builder: CeleryBuilder,
+        builds: list[Pending],
+        drop_builds: bool = True,
+    ) -> list[MeasureResult]:
+        """`measure_batch` for build tickets made by `builder` (sent now, or already sent by
+        `Pending.dispatch`): each build's result sends its measurement. drop_builds=False
+        leaves `builder`'s other queued builds alone (the next batch's, sent ahead)."""
         index = {p.ticket: i for i, p in enumerate(builds)}
         final: dict[int, Any] = {}
         measures: dict[int, Pending] = {}
@@ -200,7 +218,8 @@ class CeleryRunner(Runner, _Remote):
             waiter = self.waiter(on_result, inboxes=(builder.inbox, self.inbox))
             replies = waiter.wait(builds, wait)
         finally:
-            builder.drop_queued()
+            if drop_builds:
+                builder.drop_queued()
             self.drop_queued()
         out = []
         for i, p in enumerate(builds):
@@ -229,6 +248,47 @@ class CeleryRunner(Runner, _Remote):
         if isinstance(reply, Exception):
             return self._failed(MeasureErrorNo.RUNTIME_ERROR, f"agent failed: {reply}")
         return MeasureResult.from_json(reply)
+
+
+class RemoteBuildAhead:
+    """The services' builds ahead of measurement (`tune.build_ahead`): `submit(parts)` sends
+    each part's builds to the build farm at once (from the proposing thread), so the farm
+    builds batch k+1 while the agents measure batch k; `measure(parts)` then waits for those
+    builds and sends each measurement as its build ends (`CeleryRunner.chain`). The builds
+    go out under a sender of their own: a batch's end (or a recheck's) drops its sender's
+    queued candidates, which must not take the next batch's builds with them; being the
+    job's only sender of builds but for rechecks, it keeps the job's fair share."""
+
+    def __init__(self, runner: CeleryRunner, builder: CeleryBuilder) -> None:
+        self.runner = runner
+        self.builder = CeleryBuilder(
+            builder.app, builder.timeout_s, builder.options,
+            on_wait=builder.on_wait, should_stop=builder.should_stop,
+        )  # fmt: skip
+
+    def submit(self, parts: Sequence[Any]) -> None:
+        """Send the builds of every part that has none yet; returns once they are queued. A
+        send that fails (the broker away) is sent again by the wait (`Waiter.wait`)."""
+        for part in parts:
+            if part.builds is not None:
+                continue
+            part.builds = [self.builder.build_pending(inp) for inp in part.inputs]
+            for pending in part.builds:
+                try:
+                    pending.dispatch()
+                except Exception:  # counted as unsent: the wait sends it
+                    pass
+
+    def measure(self, parts: Sequence[Any]) -> list[MeasureResult]:
+        """The parts' candidates measured each as soon as its build ends, in input order."""
+        self.submit(parts)
+        inputs = [inp for p in parts for inp in p.inputs]
+        builds = [b for p in parts for b in p.builds]
+        return self.runner.chain(inputs, self.builder, builds, drop_builds=False)
+
+    def close(self) -> None:
+        """Forget the builds still queued (a batch proposed ahead that is never measured)."""
+        self.builder.drop_queued()
 
 
 def localize(build: BuildResult, store: ArtifactStore) -> BuildResult:

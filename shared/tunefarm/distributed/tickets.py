@@ -191,6 +191,14 @@ class Pending:
     reply: Any = None
     done: bool = False
 
+    def dispatch(self) -> None:
+        """Send the message now and count it (raises what `send` raises): a build sent
+        ahead of the wait for it (`remote.RemoteBuildAhead`), which `Waiter.wait` then
+        watches without sending again."""
+        self.send()
+        self.sends += 1
+        self.claimed, self.idle_since, self.sent_at = False, None, time.monotonic()
+
 
 @dataclass
 class Waiter:
@@ -217,7 +225,8 @@ class Waiter:
         end = time.monotonic() + timeout_s
         self._mark(timeout_s)
         for p in items:
-            self._send(p, None)
+            if p.sends == 0:  # one sent ahead (`Pending.dispatch`) is watched as it stands
+                self._send(p, None)
         try:
             while any(not p.done for p in pending.values()):
                 if self.should_stop is not None and self.should_stop():
@@ -307,13 +316,10 @@ class Waiter:
             if self.on_wait is not None:
                 self.on_wait(reason)
         try:
-            p.send()
+            p.dispatch()
         except Exception as exc:  # the broker is down: the next poll sends it again
             log.warning("ticket %s: could not send (%s); will retry", p.ticket, exc)
             p.claimed, p.idle_since = False, None
-            return
-        p.sends += 1
-        p.claimed, p.idle_since, p.sent_at = False, None, time.monotonic()
 
     def _expire(self, pending: dict[str, Pending], timeout_s: float) -> None:
         for p in pending.values():

@@ -42,7 +42,7 @@ from tunefarm.frontend.limits import (
     over_budget,
     predict_outputs,
 )
-from tunefarm.graph.ir import Graph, GraphError, Node, Value
+from tunefarm.graph.ir import Graph, GraphError, Node, Value, fresh_name
 from tunefarm.graph.shapes import infer_node, infer_shapes
 
 __all__ = ["FrontendError", "MAX_OPSET", "SUPPORTED_OPS", "load_onnx"]
@@ -1223,11 +1223,7 @@ class _Importer:
 
     # -- names and values
     def fresh(self, base: str) -> str:
-        name, i = base, 1
-        while name in self.taken:
-            name, i = f"{base}_{i}", i + 1
-        self.taken.add(name)
-        return name
+        return fresh_name(base, self.taken)
 
     def node_name(self, index: int, node: onnx.NodeProto) -> str:
         name = node.name if node.name and node.name not in self.node_names else ""

@@ -26,7 +26,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from tunefarm.graph.ir import Graph, GraphError, Node
+from tunefarm.graph.ir import Graph, GraphError, Node, fresh_name
 
 OPSET = 13
 BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div"}
@@ -47,11 +47,7 @@ class _Exporter:
         self.scale_of: dict[str, tuple[float, int]] = {}  # uint8 value -> (scale, zero)
 
     def fresh(self, base: str) -> str:
-        name, i = base, 1
-        while name in self.taken:
-            name, i = f"{base}_{i}", i + 1
-        self.taken.add(name)
-        return name
+        return fresh_name(base, self.taken)
 
     def init(self, base: str, array: np.ndarray) -> str:
         name = self.fresh(base)

@@ -110,19 +110,20 @@ def choose_alternative(
     given: Collection[Task] = (),
 ) -> Task:
     """The task that runs a node: one whose config is `given` (in-network selection chose
-    it), else the alternative whose best record is fastest, else the first (no records: the
-    direct algorithm, whose default config every other layer is planned around)."""
+    it), else the alternative whose best record is fastest, else (no records for any) the
+    one the backend runs untuned (`registry.untuned_variant`: on CPU the Winograd conv where
+    it beats the direct one at default configs, see `backends.cpu.layout`)."""
     for task in alternatives:
         if task in given:
             return task
-    if history is None or len(alternatives) == 1:
+    if len(alternatives) == 1:
         return alternatives[0]
     best = [
         (ranked[0][1], i)
         for i, t in enumerate(alternatives)
-        if (ranked := history.ranked(t, device_key))
+        if history is not None and (ranked := history.ranked(t, device_key))
     ]
-    return alternatives[min(best)[1]] if best else alternatives[0]
+    return alternatives[min(best)[1]] if best else registry.untuned_variant(alternatives)
 
 
 @dataclass(frozen=True)

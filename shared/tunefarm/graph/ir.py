@@ -155,6 +155,16 @@ class Node:
         return cls(d["name"], d["op"], list(d["inputs"]), list(d["outputs"]), dict(d["attrs"]))
 
 
+def fresh_name(base: str, taken: set[str]) -> str:
+    """`base`, or `base_1`, `base_2`, ...: the first that is not in `taken`, which it then
+    joins (the importers' and exporters' names for the values and nodes they make)."""
+    name, i = base, 1
+    while name in taken:
+        name, i = f"{base}_{i}", i + 1
+    taken.add(name)
+    return name
+
+
 @dataclass
 class Graph:
     """Nodes in topological order, the values they read and write, and constant params.

@@ -183,6 +183,11 @@ def min(source: Any, axis: IterVar | Sequence[IterVar]) -> Reduce:  # noqa: A001
 
 def children(e: Expr) -> tuple[Expr, ...]:
     """Direct sub-expressions of a node (the generic traversal every pass uses)."""
+    kind = type(e)
+    if kind is Binary or kind is Compare:  # the common case first: index arithmetic
+        return (e.a, e.b)  # type: ignore[attr-defined]
+    if kind is Var or kind is Const:
+        return ()
     if isinstance(e, (Binary, Compare)):
         return (e.a, e.b)
     if isinstance(e, Logical):
@@ -230,13 +235,16 @@ class ComputeDAG:
     def __init__(self, outputs: Sequence[Tensor], inputs: Sequence[Tensor] | None = None):
         self.outputs = list(outputs)
         self.tensors: list[Tensor] = []
-        visited: set[int] = set()
+        # each stage's inputs, walked once here: `readers` asks for them over and over (a
+        # network's sketch derivation asked ~600k expression nodes per task without this)
+        self._sources: dict[int, list[Tensor]] = {}
+        self._readers: dict[int, list[Tensor]] | None = None
 
         def visit(t: Tensor) -> None:
-            if id(t) in visited:
+            if id(t) in self._sources:
                 return
-            visited.add(id(t))
-            for src in input_tensors(t):
+            self._sources[id(t)] = sources = input_tensors(t)
+            for src in sources:
                 visit(src)
             self.tensors.append(t)
 
@@ -263,7 +271,13 @@ class ComputeDAG:
         return [t for t in self.tensors if isinstance(t.op, ComputeOp)]
 
     def readers(self, t: Tensor) -> list[Tensor]:
-        return [c for c in self.compute_stages if any(s is t for s in input_tensors(c))]
+        """The compute stages that read `t`, in topological order (a fresh list)."""
+        if self._readers is None:
+            self._readers = {}
+            for c in self.compute_stages:
+                for src in self._sources[id(c)]:
+                    self._readers.setdefault(id(src), []).append(c)
+        return list(self._readers.get(id(t), ()))
 
     def flops(self) -> float:
         """Floating point operations of one run: per stage, points x ops per point."""

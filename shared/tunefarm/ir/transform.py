@@ -25,16 +25,21 @@ from tunefarm.ir.tensor import walk
 
 
 def _rebuild(e: Expr, go: Callable[[Expr], Expr]) -> Expr:
-    if isinstance(e, (Binary, Compare)):
-        a, b = go(e.a), go(e.b)
-        return e if a is e.a and b is e.b else dataclasses.replace(e, a=a, b=b)
+    kind = type(e)
+    if kind is Binary or kind is Compare:
+        a, b = go(e.a), go(e.b)  # type: ignore[attr-defined]
+        if a is e.a and b is e.b:  # type: ignore[attr-defined]
+            return e
+        # the constructor, not dataclasses.replace: this runs for every node an unrolled
+        # copy rebuilds, and replace costs three times the call
+        return kind(e.op, a, b, e.dtype)  # type: ignore[attr-defined]
     if isinstance(e, Logical):
         a = go(e.a)
         b = None if e.b is None else go(e.b)
-        return e if a is e.a and b is e.b else dataclasses.replace(e, a=a, b=b)
+        return e if a is e.a and b is e.b else Logical(e.op, a, b, e.dtype)
     if isinstance(e, Select):
         c, t, f = go(e.cond), go(e.true_value), go(e.false_value)
-        return dataclasses.replace(e, cond=c, true_value=t, false_value=f)
+        return Select(c, t, f, e.dtype)
     if isinstance(e, Cast):
         return dataclasses.replace(e, value=go(e.value))
     if isinstance(e, Call):

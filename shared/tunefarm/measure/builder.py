@@ -26,7 +26,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
-from tunefarm.measure import child, cputime, priority
+from tunefarm.measure import child, cputime, lowered, priority
 from tunefarm.measure.cache import default_cache_dir
 from tunefarm.measure.compile import WALL_CAP_FACTOR, BuildJob, SourceGenerator, build_one
 from tunefarm.measure.errors import MeasureErrorNo
@@ -267,6 +267,10 @@ class LocalBuilder(Builder):
         self.generate, self.options = generate, tuple(options)
         self._pool = _WorkerPool(child.process_context(), n)
         self._built: OrderedDict[str, BuildResult] = OrderedDict()  # `_built_before`
+        # build() may be called from two threads (`tune.build_ahead` builds the next batch
+        # while the tuner's thread rebuilds a recheck's pair): one call uses the pool at a
+        # time, and a call whose inputs are all remembered never waits for it
+        self._pool_lock, self._memo_lock = threading.Lock(), threading.Lock()
         self._finalizer = weakref.finalize(self, self._pool.close)
 
     streams_results = True  # build() takes on_result (tune.tuner.build_while_measuring)
@@ -286,7 +290,8 @@ class LocalBuilder(Builder):
         if not inputs:
             return []
         keys = [json.dumps(inp.to_json(), sort_keys=True, default=repr) for inp in inputs]
-        results: list[BuildResult | None] = [self._built_before(k) for k in keys]
+        with self._memo_lock:
+            results: list[BuildResult | None] = [self._built_before(k) for k in keys]
         todo = [i for i, r in enumerate(results) if r is None]
         for i, r in enumerate(results):
             if r is not None and on_result is not None:
@@ -295,7 +300,7 @@ class LocalBuilder(Builder):
         jobs = [
             BuildJob(
                 inputs[i], self.generate, self.cc, self.options, cache, self.timeout_s,
-                self.wall_timeout_s,
+                self.wall_timeout_s, lowered.pickled_for(keys[i]),
             )
             for i in todo
         ]  # fmt: skip
@@ -305,14 +310,18 @@ class LocalBuilder(Builder):
                 on_result(todo[j], _to_result(reply))
 
         cpu, wall = self.timeout_s + _GRACE_S, self.wall_timeout_s + _GRACE_S
-        replies = self._pool.map(build_one, jobs, cpu, wall, done)
+        replies: list[_Reply | None] = []
+        if jobs:
+            with self._pool_lock:
+                replies = self._pool.map(build_one, jobs, cpu, wall, done)
         for i, reply in zip(todo, replies, strict=True):
             results[i] = _to_result(reply)
             if results[i].ok:  # type: ignore[union-attr]
-                self._built[keys[i]] = results[i]  # type: ignore[assignment]
-                self._built.move_to_end(keys[i])
-                while len(self._built) > _BUILT_MEMO:
-                    self._built.popitem(last=False)
+                with self._memo_lock:
+                    self._built[keys[i]] = results[i]  # type: ignore[assignment]
+                    self._built.move_to_end(keys[i])
+                    while len(self._built) > _BUILT_MEMO:
+                        self._built.popitem(last=False)
         return results  # type: ignore[return-value]
 
     def _built_before(self, key: str) -> BuildResult | None:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tunefarm.measure import cputime
+from tunefarm.measure import cputime, lowered
 from tunefarm.measure.errors import DeviceLimitError, MeasureErrorNo
 from tunefarm.measure.types import BuildResult, KernelSource, MeasureInput, Toolchain
 
@@ -47,6 +47,7 @@ class BuildJob:
         compiler's), so that a build starved of a core (idle priority on a busy host) is
         not failed for waiting.
     wall_timeout_s: the wall-clock backstop; None: `WALL_CAP_FACTOR` times timeout_s.
+    lowered: the parent's lowering of this candidate, pickled (`measure.lowered`), or None.
     """
 
     inp: MeasureInput
@@ -56,6 +57,7 @@ class BuildJob:
     cache_dir: str
     timeout_s: float
     wall_timeout_s: float | None = None
+    lowered: bytes | None = None
 
     @property
     def wall_limit_s(self) -> float:
@@ -123,6 +125,13 @@ def _run_toolchain(
         return 1, describe(exc), ""
 
 
+# A candidate's generated source past this size is refused before the compiler sees it. Some
+# random Winograd sketch states inline their transforms into huge expressions: of 16 states of
+# a 56x56 64->64 conv, 1.1-1.7 MB of C compiled in 7.5-7.8 s and 10 MB ran gcc past 45 s of CPU
+# until it was killed (Intel Xeon, one core): a timeout either way, now without the wait.
+MAX_SOURCE_BYTES = 4 << 20
+
+
 def build_one(job: BuildJob) -> BuildResult:
     """Generate, hash, and compile one candidate unless its artifact is in the cache.
 
@@ -131,9 +140,16 @@ def build_one(job: BuildJob) -> BuildResult:
     """
     start, cpu_start = time.perf_counter(), time.process_time()
     try:
-        src = job.generate(job.inp)
+        with lowered.handed(job.inp, job.lowered):
+            src = job.generate(job.inp)
         if not isinstance(src, KernelSource):
             raise TypeError(f"generate returned {type(src).__name__}, expected KernelSource")
+        if len(src.code) > MAX_SOURCE_BYTES:
+            raise DeviceLimitError(
+                f"generated source is {len(src.code) / 2**20:.1f} MiB, over the "
+                f"{MAX_SOURCE_BYTES >> 20} MiB a candidate may have (its compile would run "
+                "past the build's time limit)"
+            )
     except DeviceLimitError as exc:
         return BuildResult.failed(
             MeasureErrorNo.BUILD_ERROR, describe(exc), time.perf_counter() - start

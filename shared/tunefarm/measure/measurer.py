@@ -60,18 +60,13 @@ def measure_in_place(job: dict[str, Any]) -> tuple[dict[str, Any], bool]:
 
 def measurer_main(conn: Connection) -> None:
     """Serve jobs until the parent hangs up, or until one leaves the device unusable."""
-    while True:
-        try:
-            job = conn.recv()
-        except (EOFError, OSError):
-            return
-        if job is None:
-            return
+    for job in child.requests(conn):
         reply, healthy = measure_in_place(job)
         if job.get("in_process") and reply["error_no"] != int(MeasureErrorNo.NO_ERROR):
             healthy = False  # a failed host kernel may have scribbled over this process
         reply["measurer_pid"], reply["measurer_exits"] = os.getpid(), not healthy
-        conn.send(reply)
+        if not child.reply(conn, reply):
+            return  # the parent stopped while this job ran
         if not healthy:
             conn.close()
             os._exit(0)  # the parent reads EOF and starts a fresh measurer on the next job

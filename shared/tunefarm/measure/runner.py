@@ -120,15 +120,28 @@ class LocalRunner(Runner):
         )
         self._io: dict[str, _IOEntry] = {}
         self.give_up_s = 0.0  # `give_up_after`
+        self.give_up_factor = 0.0
 
-    def give_up_after(self, seconds: float) -> None:
+    def give_up_after(self, seconds: float, factor: float = 0.0) -> None:
         """From now on, a host candidate whose checked run takes longer than `seconds` is
         timed by that run alone (`MeasureSettings.give_up_s`; the tuner passes a few times
-        its incumbent's cost); 0 turns it off. Device kernels are always timed fully (their
-        checked run is not timed on the device)."""
-        if not (isinstance(seconds, (int, float)) and 0 <= seconds < float("inf")):
-            raise ValueError(f"give_up_after: expected seconds >= 0, got {seconds!r}")
+        its incumbent's cost); 0 turns it off. With `factor` > 0 the bar also comes down to
+        `factor` times each fully timed candidate's median as they are measured, so the
+        batch's own best so far counts too (the first batch, with no incumbent yet, is
+        where most hopeless random states are). Device kernels are always timed fully
+        (their checked run is not timed on the device)."""
+        for name, value in (("seconds", seconds), ("factor", factor)):
+            if not (isinstance(value, (int, float)) and 0 <= value < float("inf")):
+                raise ValueError(f"give_up_after: expected {name} >= 0, got {value!r}")
         self.give_up_s = float(seconds) if self.in_process else 0.0
+        self.give_up_factor = float(factor) if self.in_process else 0.0
+
+    def _lower_give_up(self, costs: Sequence[float]) -> None:
+        """`give_up_factor` times this candidate's median, where that is below the bar."""
+        if self.give_up_factor > 0 and costs:
+            bar = self.give_up_factor * statistics.median(costs)
+            if bar > 0 and (self.give_up_s == 0 or bar < self.give_up_s):
+                self.give_up_s = bar
 
     def run(
         self, inputs: Sequence[MeasureInput], builds: Sequence[BuildResult]
@@ -227,6 +240,7 @@ class LocalRunner(Runner):
                 f"{ENV_MAX_CV}) {again}; the median is kept"
             )
         used = replace(settings, number=int(reply["number"]))
+        self._lower_give_up(reply["costs"])
         return result(error_no, note, tuple(reply["costs"]), used)
 
     def _reference(self, inp: MeasureInput, io_key: str) -> _IOEntry:

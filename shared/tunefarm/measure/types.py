@@ -469,6 +469,12 @@ class MeasureResult:
         return self.error_no == MeasureErrorNo.NO_ERROR and bool(self.costs)
 
     @property
+    def refuted(self) -> bool:
+        """Whether its recheck found it slower than the incumbent it was to replace: its
+        costs are then not to rank it by (`tune.dispatch`, `Tuner.observe`)."""
+        return self.recheck is not None and not self.recheck.believed
+
+    @property
     def min(self) -> float:
         return min(self.costs) if self.ok else _INF
 

@@ -102,15 +102,9 @@ def zygote_main(conn: Connection) -> None:
     The job's loader is unpickled here, so its module is imported once, before any fork;
     nothing here loads a kernel or starts a thread.
     """
-    while True:
-        try:
-            msg = conn.recv()
-        except (EOFError, OSError):
-            return
-        if msg is None:
-            return
-        job, timeout_s = msg
-        conn.send(measure_forked(job, timeout_s, conn))
+    for job, timeout_s in child.requests(conn):
+        if not child.reply(conn, measure_forked(job, timeout_s, conn)):
+            return  # the parent stopped while this job ran
 
 
 class Zygote:

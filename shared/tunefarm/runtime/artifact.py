@@ -63,6 +63,22 @@ class ArtifactInfo:
     compile_seconds: float
     cached_objects: int
 
+    @classmethod
+    def written(
+        cls, path: Path, plan: ExecPlan, memory: MemoryPlan, seconds: float, cached: int
+    ) -> ArtifactInfo:
+        """The info of the artifact just written to `path` from `plan` (host or device)."""
+        return cls(
+            str(path),
+            path.stat().st_size,
+            len(plan.kernels),
+            len(plan.calls),
+            memory.arena_bytes,
+            memory.naive_bytes,
+            seconds,
+            cached,
+        )
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -393,13 +409,4 @@ def build_artifact(
         **{f"kernels/{name}.c": code for name, code in sources.items()},
     }
     write_zip(path, {k: v.encode() if isinstance(v, str) else v for k, v in members.items()})
-    return ArtifactInfo(
-        str(path),
-        path.stat().st_size,
-        len(plan.kernels),
-        len(plan.calls),
-        memory.arena_bytes,
-        memory.naive_bytes,
-        seconds,
-        cached,
-    )
+    return ArtifactInfo.written(path, plan, memory, seconds, cached)

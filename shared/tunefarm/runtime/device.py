@@ -136,16 +136,8 @@ def build_device_artifact(
             members[f"kernels/{k.name}{tc.source_suffix}"] = k.code.encode()
     path = Path(path)
     write_zip(path, members)
-    return ArtifactInfo(
-        str(path),
-        path.stat().st_size,
-        len(plan.kernels),
-        len(plan.calls),
-        memory.arena_bytes,
-        memory.naive_bytes,
-        seconds,
-        sum(cached for _, cached in built.values()),
-    )
+    n_cached = sum(hit for _, hit in built.values())
+    return ArtifactInfo.written(path, plan, memory, seconds, n_cached)
 
 
 # ----------------------------------------------------------------------------- running

@@ -14,7 +14,8 @@ loop of its output, as the CPU conv2d and dense templates write) back into decis
   1 when its non-unit axes before the vectorised one run reversed: columns outer);
 - the parallel loop: the fewest outer loops of the sketch whose extents cover the
   template's parallel extent (`par:`);
-- unroll: the smallest `auto_unroll_max_step` that covers the register tile (`unroll:`);
+- unroll: the smallest `auto_unroll_max_step` that covers the register tile (`unroll:`),
+  and the explicit unroll of a kernel-window reduce loop (the conv's `kw`: `rur:`);
 - a stage the template keeps at root (a conv's padding): its vector width, parallel loops.
 
 A block larger than the sketch's local accumulator limit (`SketchParams.max_local`) is made
@@ -22,8 +23,7 @@ to fit by moving factors of its middle level to the outer loops.
 
 What a sketch state cannot say, and the nearest state drops: the order of the output's outer
 loops (the dense template runs columns outer, j.0 before i.0: the sketch fuses the same two
-loops in axis order), explicit unrolls of single reduce loops (the conv's `kw`: the pragma
-unrolls whole nests only), the output's copy-out order inside the block. A schedule that
+loops in axis order), the output's copy-out order inside the block. A schedule that
 vectorises another axis than the last, has no cache-write stage, or splits the last axis
 inside its register tile maps to None: the sketch vectorises that level whole, and the dense
 template's 3 vectors of 16 columns become one 48-wide loop over a weight packed in blocks of
@@ -39,7 +39,13 @@ from typing import Any
 
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.sketch import InlinePlan, SimplePlan, Sketch, SkipPlan, TilePlan
-from tunefarm.schedule.sketch_state import Decisions, SketchParams, has_order, outer_extents
+from tunefarm.schedule.sketch_state import (
+    Decisions,
+    SketchParams,
+    has_order,
+    outer_extents,
+    window_axes,
+)
 
 Loops = list[tuple[str, int]]  # (loop name, extent) in order, outermost first
 
@@ -163,6 +169,11 @@ def _tile(p: TilePlan, steps: list[S.Step], params: SketchParams, d: Decisions) 
                                   key=lambda a: -sp.index(a)))  # fmt: skip
     d[f"par:{p.stage}"] = _parallel(p, d, outer_steps, outer, loc)
     d[f"unroll:{p.stage}"] = _unroll(local, local_steps, sp[-1], params)
+    window = window_axes(p, params)
+    if window:  # the conv template's unrolled `kw`
+        unrolled = {a for s in local_steps if isinstance(s, S.Unroll) for a in _axis(s.axis)}
+        picked = [k for k in window if p.reduce[k][0] in unrolled]
+        d[f"rur:{p.stage}"] = picked[-1] if picked else -1
     return True
 
 

@@ -128,6 +128,9 @@ def accumulator(anchor: Tensor, out: Tensor) -> tuple[list[S.Step], str]:
     return [], anchor.name
 
 
+CONV_DATA, CONV_WEIGHT = "N, C, H, W", "O, I, KH, KW"  # the layouts of a conv's operands
+
+
 def io_key(task: Task, **layout: Any) -> str:
     return json.dumps([task.workload_key, layout], sort_keys=True)
 
@@ -164,35 +167,58 @@ def check_config(space: ConfigSpace, config: dict[str, Any], op: str) -> dict[st
         raise SpaceError(f"{op}: {exc}") from None
 
 
+def operand_shapes(
+    task: Task, data: str, weight: str, op: str | None = None
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The task's `data` and `weight` params as int shapes of the ranks their layouts name
+    (e.g. "N, C, H, W"); a TaskError naming the missing param or the layouts expected. The
+    first check of every op with a data and a weight operand (conv, dense, their int8 and
+    VTA forms), so that each says the same thing about the same mistake. op: the name in the
+    message (default: the task's op)."""
+    op = op or task.op
+    try:
+        d = tuple(int(v) for v in task.args["data"])
+        w = tuple(int(v) for v in task.args["weight"])
+    except KeyError as exc:
+        raise TaskError(f"{op}: missing param {exc.args[0]!r} (need data, weight)") from None
+    except (TypeError, ValueError):
+        d = w = ()
+    if len(d) != len(data.split(",")) or len(w) != len(weight.split(",")):
+        raise TaskError(f"{op}: data must be ({data}) and weight ({weight})")
+    return d, w
+
+
+def conv_window(
+    task: Task, h: int, w: int, kh: int, kw: int
+) -> tuple[tuple[int, int], tuple[int, int, int, int], tuple[int, int], int, int]:
+    """A conv task's strides, padding (top, left, bottom, right), dilation and output size
+    (oh, ow) for an h x w input and a kh x kw kernel; a TaskError naming what is wrong."""
+    a = task.args
+    strides = as_pair(a.get("strides", 1), "strides")
+    dilation = as_pair(a.get("dilation", 1), "dilation")
+    padding = as_padding(a.get("padding", 0))
+    if min(strides) < 1 or min(dilation) < 1 or min(padding) < 0:
+        raise TaskError(f"{task.op}: strides and dilation must be >= 1 and padding >= 0")
+    try:  # each is >= 1 once it returns: the dilated kernel fits the padded input
+        oh = conv_output_size(h, kh, strides[0], padding[0] + padding[2], dilation[0])
+        ow = conv_output_size(w, kw, strides[1], padding[1] + padding[3], dilation[1])
+    except ValueError as exc:
+        raise TaskError(f"{task.op}: {exc}") from None
+    return strides, padding, dilation, oh, ow
+
+
 def conv_params(task: Task) -> dict[str, Any]:
     """Normalised conv params of any backend's conv task: data (N,C,H,W), weight
     (O,C/g,KH,KW), attrs, output size; TaskError naming what is wrong."""
     a = task.args
-    try:
-        n, c, h, w = (int(v) for v in a["data"])
-        o, ci, kh, kw = (int(v) for v in a["weight"])
-    except KeyError as exc:
-        raise TaskError(f"{task.op}: missing param {exc.args[0]!r} (need data, weight)") from None
-    except (TypeError, ValueError):
-        raise TaskError(f"{task.op}: data must be (N,C,H,W) and weight (O,I,KH,KW)") from None
+    (n, c, h, w), (o, ci, kh, kw) = operand_shapes(task, CONV_DATA, CONV_WEIGHT)
     groups = int(a.get("groups", 1))
     if groups < 1 or c % groups or o % groups or ci * groups != c:
         raise TaskError(
             f"{task.op}: weight {a['weight']} does not match data channels {c} with groups="
             f"{groups} (need weight I = C/groups and O divisible by groups)"
         )
-    strides = as_pair(a.get("strides", 1), "strides")
-    dilation = as_pair(a.get("dilation", 1), "dilation")
-    padding = as_padding(a.get("padding", 0))
-    if min(strides) < 1 or min(dilation) < 1 or min(padding) < 0:
-        raise TaskError(f"{task.op}: strides and dilation must be >= 1 and padding >= 0")
-    try:
-        oh = conv_output_size(h, kh, strides[0], padding[0] + padding[2], dilation[0])
-        ow = conv_output_size(w, kw, strides[1], padding[1] + padding[3], dilation[1])
-    except ValueError as exc:
-        raise TaskError(f"{task.op}: {exc}") from None
-    if oh < 1 or ow < 1:
-        raise TaskError(f"{task.op}: kernel {kh}x{kw} is larger than the padded input {h}x{w}")
+    strides, padding, dilation, oh, ow = conv_window(task, h, w, kh, kw)
     epilogue = tuple(a.get("epilogue", ()))
     parse_epilogue(epilogue)
     return dict(

@@ -1,4 +1,5 @@
-"""Re-time a would-be new best against the incumbent before the search believes it.
+"""Re-time a would-be new best (or a near miss, `Tuner.recheck_margin`) against the
+incumbent before the search believes it.
 
 Why: on a shared host one lucky measurement (a quiet moment, a neighbour that paused) makes
 an ordinary candidate look like a new best; the search then breeds from it and reports it.

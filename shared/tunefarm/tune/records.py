@@ -126,6 +126,14 @@ class Record:
         """Median seconds per run, inf for a failed measurement (so it sorts last)."""
         return self.result.median
 
+    @property
+    def ranked(self) -> bool:
+        """Whether it may be a best record: valid, and not refuted by its recheck
+        (`MeasureResult.refuted`: its costs are those of rounds it lost against a faster
+        incumbent). Every best-record lookup ranks these by cost and only these
+        (`best_by_workload`, `ApplyHistoryBest`, the record store's best / top-k / pages)."""
+        return self.result.ok and not self.result.refuted
+
     def to_json(self) -> dict[str, Any]:
         """One JSON object; non-finite times become null so the line is strict JSON."""
         res = self.result
@@ -302,10 +310,11 @@ def _write_atomic(path: PathLike, records: Iterable[Record]) -> int:
 
 # -- best records ----------------------------------------------------------------------------
 def best_by_workload(records: Iterable[Record]) -> dict[tuple[str, str], Record]:
-    """The fastest valid record per (workload_key, target); the earliest wins a tie."""
+    """The fastest ranked record (`Record.ranked`) per (workload_key, target); the earliest
+    wins a tie."""
     best: dict[tuple[str, str], Record] = {}
     for r in records:
-        if not r.ok:
+        if not r.ranked:
             continue
         key = (r.workload_key, r.target)
         if key not in best or r.cost < best[key].cost:
@@ -314,7 +323,7 @@ def best_by_workload(records: Iterable[Record]) -> dict[tuple[str, str], Record]
 
 
 def pick_best(in_path: PathLike, out_path: PathLike, errors: list[str] | None = None) -> int:
-    """Write the best valid record per workload+target of `in_path` to a new `out_path`.
+    """Write the best ranked record per workload+target of `in_path` to a new `out_path`.
 
     Returns the number written. `errors` collects skipped-line messages as in load_records.
     """
@@ -323,7 +332,7 @@ def pick_best(in_path: PathLike, out_path: PathLike, errors: list[str] | None = 
 
 
 def distill(in_path: PathLike, out_path: PathLike, errors: list[str] | None = None) -> int:
-    """Merge the best of `in_path` into `out_path`: afterwards `out_path` holds the best valid
+    """Merge the best of `in_path` into `out_path`: afterwards `out_path` holds the best ranked
     record per workload+target of both files (its own records win ties). Returns the count."""
     kept = load_records(out_path, errors) if Path(out_path).exists() else []
     best = best_by_workload([*kept, *load_records(in_path, errors)])

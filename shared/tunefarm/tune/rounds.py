@@ -10,12 +10,16 @@ rounds, about `unit` candidates in all, handed to `MeasureOption.measure` at onc
 pool builds them together and a device's measurer times each as its build ends.
 
 Where `tuner.proposes_ahead` (a device's persistent measurer, the services' runner of a
-device's agents; as for `tuner._Ahead`), the next unit is proposed in a thread while this one is
-built and measured. Host kernels get it while the unit builds (`MeasureOption.
-builds_then_runs`: all builds end before the first timing), the proposal joined before any
-kernel is timed, so the search's CPU never runs beside a timed kernel; a host whose builds
-overlap its timings in idle priority keeps propose, measure, learn in turn, as does
-TUNEFARM_OVERLAP_BATCHES=0 everywhere.
+device's agents; as for `tuner._Ahead`), the next unit is proposed in a thread while this
+one is built and measured; with the local pool its builds are queued behind this unit's
+(`tune.build_ahead`), so they start as soon as this unit's builds end, while its last
+kernels are timed and booked; in the services they are sent to the build farm as soon as
+the unit is proposed, so the farm builds it while the agents measure this one. Host
+kernels get the proposal while the unit builds (`MeasureOption.builds_then_runs`: all
+builds end before the first timing), joined before any kernel is timed, so the search's
+CPU never runs beside a timed kernel; a host whose builds overlap its timings in idle
+priority keeps propose, measure, learn in turn, as does TUNEFARM_OVERLAP_BATCHES=0
+everywhere.
 
 What stays as it was: each round's batches come from its own tuner, at most `batch_size`
 at a time; a unit takes the rounds with nothing in flight first (their tuners have seen all
@@ -33,8 +37,10 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from tunefarm.measure import MeasureInput, MeasureResult
+from tunefarm.tune import build_ahead
 from tunefarm.tune.tuner import (
     ENV_OVERLAP_BATCHES,
     Callback,
@@ -76,6 +82,7 @@ class _Part:
     round: Round
     indices: list[int]
     inputs: list[MeasureInput]
+    builds: list[Any] | None = None  # queued with `build_ahead` (one handle each)
 
 
 def _propose_unit(
@@ -118,6 +125,20 @@ def _propose_unit(
             size += len(indices)
         elif not r.flying:
             r.empty = True
+    return parts
+
+
+def _propose_and_build(
+    rounds: list[Round],
+    unit: int,
+    batch_size: int,
+    more: More | None,
+    builds: build_ahead.Ahead | None,
+) -> list[_Part]:
+    """The next unit (`_propose_unit`), its builds queued behind this unit's when `builds`."""
+    parts = _propose_unit(rounds, unit, batch_size, more=more)
+    if builds is not None:
+        builds.submit(parts)
     return parts
 
 
@@ -220,6 +241,7 @@ def run_rounds(
     ahead = proposes_ahead(option)
     off = os.environ.get(ENV_OVERLAP_BATCHES, "").strip() == "0"
     pool = None if off else ThreadPoolExecutor(1, thread_name_prefix="tunefarm-rounds")
+    builds = build_ahead.make(option)
     rounds = list(rounds)
     try:
         ready = _propose_unit(rounds, unit, batch_size, more=more)
@@ -234,14 +256,19 @@ def run_rounds(
             beside_builds = pool is not None and not ahead and option.builds_then_runs(inputs)
             following: Future | None = None
             nxt: list[_Part] = []
+            if builds is not None:  # this unit's builds queued before the next one's
+                builds.submit(ready)
             if pool is not None and (ahead or beside_builds):
-                following = pool.submit(_propose_unit, rounds, unit, batch_size, (), more)
+                args = (rounds, unit, batch_size, more, builds)
+                following = pool.submit(_propose_and_build, *args)
             _give_up(option, ready)
             try:
                 if beside_builds:  # host kernels: the proposal ends before any timing starts
-                    builds = option.builder.build(inputs)
+                    built = option.builder.build(inputs)
                     nxt, following = following.result() if following else [], None
-                    measured = option.runner.run(inputs, builds)
+                    measured = option.runner.run(inputs, built)
+                elif builds is not None:  # timed as built; the next unit builds meanwhile
+                    measured = builds.measure(ready)
                 else:
                     measured = option.measure(inputs)
             finally:
@@ -255,3 +282,5 @@ def run_rounds(
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
+        if builds is not None:
+            builds.close()

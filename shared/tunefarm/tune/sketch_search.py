@@ -12,6 +12,10 @@ tuner shares. Each batch:
 3. the batch: the best-scored states never measured, with an epsilon-greedy share drawn at
    random from the valid states instead (half the batch until `WARM_STATES` are measured).
 
+A task's first batch is the template default and hand-built states, then random ones (ranked
+by the model when the job's shared model is trained already), never a whole evolution; where
+a task's states are slow to lower (Winograd), the evolution shrinks to `PROPOSE_BUDGET_S`.
+
 Invalid states are dropped before they reach the builder, counted by reason (`invalid`), and
 the counts are logged once per batch. A record stores the state's steps only; a resumed run
 reads them back as measured (never re-measured) and as training data for the model.
@@ -31,7 +35,7 @@ import numpy as np
 
 from tunefarm.backends import registry
 from tunefarm.codegen.lower import lower
-from tunefarm.measure import Config, MeasureInput, MeasureResult
+from tunefarm.measure import Config, MeasureInput, MeasureResult, lowered
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.schedule import Schedule
 from tunefarm.schedule.sketch import TilePlan
@@ -69,6 +73,15 @@ STALL_TRIALS = 48
 LOCAL_TOP = 8
 # The cost model's tau (all, top 10%) on the last this many trials is logged this often.
 QUALITY_EVERY = 64
+# A task's first batch with the (shared) model trained: its random share is the best-predicted
+# of this many times as many random states (`_ranked_fresh`).
+FIRST_POOL = 3
+# The CPU seconds a guided batch may spend lowering and featurising new states: where a task's
+# states are slow to lower (a Winograd conv: ~0.3 s each, ~60 s for the ~200 states of a full
+# evolution, against ~3 s on a direct conv), the population shrinks, down to MIN_POPULATION,
+# and then the generations, down to one (`_evolution_size`).
+PROPOSE_BUDGET_S = 8.0
+MIN_POPULATION = 16
 # The hand-built states of a first batch (`sketch_state.heuristic`), in order: (vector widths
 # of the register block, auto-unroll, columns outer); taken round-robin over the sketches.
 # First the template's kinds of tile (2 vectors by rows, in both orders: the columns-outer
@@ -201,6 +214,10 @@ class SketchTuner(Tuner):
         self._step: dict[str, Any] = {}
         # the index of the template default's nearest sketch state (`_seed_default`)
         self.default_state: int | None = None
+        # what `load_default` booked: the default and its state, measured outside the search
+        self.given: set[int] = set()
+        # CPU seconds spent in `_featurise`, and how many states (for `_evolution_size`)
+        self.featurise_s, self.featurised = 0.0, 0
 
     # -- states ---------------------------------------------------------------------------
     def _make(self, state: State, origin: str = "init") -> int | None:
@@ -221,7 +238,22 @@ class SketchTuner(Tuner):
             return None
         return index
 
+    def state_index(self, sketch: int, d: Decisions, origin: str = "init") -> int | None:
+        """The space index of sketch number `sketch` with decisions `d`, realised and lowered
+        as the search makes its own states; None (counted in `invalid` by reason) when it
+        cannot be built. For benchmarks and tests that hand-pick states to measure
+        (`inputs_for` turns indices into measure inputs)."""
+        return self._make(State(sketch, tuple(sorted(d.items()))), origin)
+
     def _featurise(self, index: int, steps: list[S.Step]) -> np.ndarray | None:
+        start = time.thread_time()
+        try:
+            return self._lower_features(index, steps)
+        finally:
+            self.featurise_s += time.thread_time() - start
+            self.featurised += 1
+
+    def _lower_features(self, index: int, steps: list[S.Step]) -> np.ndarray | None:
         try:
             func = lower(Schedule(self.kdef.outputs, self.kdef.inputs).apply_all(steps))
             if self.params.check_lowered is not None:  # device limits, before measuring
@@ -229,6 +261,8 @@ class SketchTuner(Tuner):
         except _INVALID as exc:
             self.reasons[index] = _reason(exc)
             return None
+        # the build worker emits this state's source from the same lowering
+        lowered.remember(self.inputs_for([index])[0], func)
         return statement_features(func, self.flops)
 
     def _random(self, n: int) -> list[State]:
@@ -263,10 +297,10 @@ class SketchTuner(Tuner):
         before = sum(self.invalid.values())
         self._step = {"trials": len(self.history)}
         try:
-            if self.evolve and self.model.trained:
-                batch = self._guided(batch_size)
-            elif self.first == "heuristic" and not self.visited:
+            if self.first == "heuristic" and self.visited <= self.given:
                 batch = self._first(batch_size)
+            elif self.evolve and self.model.trained:
+                batch = self._guided(batch_size)
             else:
                 batch = self._fresh(batch_size, set())
             self._remember_scores(batch)
@@ -309,8 +343,9 @@ class SketchTuner(Tuner):
     def _first(self, batch_size: int) -> list[int]:
         """A first batch: the template's default schedule (as every template tuner measures
         first, so the search is never behind the untuned kernel), hand-built states for half
-        of the batch, random ones for the rest."""
-        out = [i for i in [self._default()] if i is not None][:batch_size]
+        of the batch, random ones for the rest (`_ranked_fresh`)."""
+        default = self.template_default()
+        out = [i for i in [default] if i is not None and i not in self.visited][:batch_size]
         want = min(batch_size, len(out) + batch_size // 2)
         tiled = [k for k, sk in enumerate(self.sketches)
                  if any(isinstance(p, TilePlan) for p in sk.plans)]  # fmt: skip
@@ -323,11 +358,27 @@ class SketchTuner(Tuner):
                 i = self._make(State(k, tuple(sorted(d.items()))), "heuristic")
                 if i is not None and i not in out:
                     out.append(i)
-        return out + self._fresh(batch_size - len(out), set(out))
+        return out + self._ranked_fresh(batch_size - len(out), set(out))
 
-    def _default(self) -> int | None:
+    def _ranked_fresh(self, n: int, taken: set[int]) -> list[int]:
+        """The random share of a first batch. With a model trained already (on the job's
+        other tasks: the model is shared) the n best-predicted of FIRST_POOL x n random states,
+        so the batch times fewer of the slowest random kernels; untrained, the first n drawn.
+        A first batch used to run the whole evolution (`_guided`) as soon as the shared model
+        was trained: ~200 states lowered for 16 measured (issue 27, docs/autoscheduler.md)."""
+        if n <= 0 or not (self.evolve and self.model.trained):
+            return self._fresh(n, taken)
+        pool = self._fresh(FIRST_POOL * n, taken)
+        if len(pool) <= n:
+            return pool
+        scores = self.model.predict(np.stack([self.rows[i] for i in pool]))
+        return [pool[k] for k in np.argsort(-scores, kind="stable")[:n]]
+
+    def template_default(self) -> int | None:
         """The template's default schedule as a sketch config (its steps on the same compute
-        definition); None when the template writes its own code or the steps do not lower."""
+        definition), interned; None when the template writes its own code or the steps do not
+        lower. With `seed_default` its nearest sketch state is mapped too (`default_state`).
+        The first batch starts with it; benchmarks measure it beside hand-picked states."""
         if self.kdef.code is not None or not self.kdef.steps:
             return None
         steps = list(self.kdef.steps)
@@ -340,6 +391,18 @@ class SketchTuner(Tuner):
         if self.seed_default:
             self._seed_default(index, steps)
         return index
+
+    def load_default(self, result: MeasureResult) -> bool:
+        """Book the template default config measured outside the search (`recipe.defaults`
+        measures it into the log first) as this search's measurement of the template's
+        default schedule: the same steps on the same compute definition, so the same kernel
+        (`template_default`), which the first batch would otherwise measure again."""
+        index = self.template_default()
+        if index is None or index in self.visited:
+            return False
+        self.load_history([(index, result)])
+        self.given |= {index, *([self.default_state] if self.default_state is not None else [])}
+        return True
 
     def _seed_default(self, index: int, steps: list[S.Step]) -> None:
         """Make the default schedule evolvable: its nearest sketch state
@@ -397,13 +460,14 @@ class SketchTuner(Tuner):
 
     def _evolve_population(self) -> list[int]:
         """Indices of the final generation, best predicted first."""
+        population, generations = self._evolution_size()
         members: dict[int, State] = {}
-        for state in self.seeds_of_population() + self._random(self.population):
+        for state in self.seeds_of_population() + self._random(population):
             i = self._make(state)
             if i is not None:
                 members[i] = state
         outcome: Counter = Counter()
-        for _ in range(self.generations):
+        for _ in range(generations):
             children = {}
             for state in list(members.values()):
                 child, origin = self._mutant(state)
@@ -412,10 +476,24 @@ class SketchTuner(Tuner):
                 if i is not None and child is not None:
                     children[i] = child
             members.update(children)
-            members = dict(self._top(members, self.population))
+            members = dict(self._top(members, population))
         if self.trace is not None:
             self._step.update(self._diversity(members), children=dict(outcome))
         return [i for i, _ in self._top(members, len(members))]
+
+    def _evolution_size(self) -> tuple[int, int]:
+        """(population, generations) of the next evolution: as configured, unless lowering
+        this task's states is so slow (mean CPU per state so far) that the ~population x
+        (generations + 1) new states would cost more than PROPOSE_BUDGET_S; then the
+        population shrinks first (not below MIN_POPULATION), then the generations (not
+        below one). A batch's 16 measurements then wait on ~10 s of proposal, not ~60."""
+        if not self.featurised:
+            return self.population, self.generations
+        per_state = self.featurise_s / self.featurised
+        afford = PROPOSE_BUDGET_S / max(per_state, 1e-9)  # states lowered per batch
+        population = min(self.population, max(MIN_POPULATION, int(afford / (self.generations + 1))))
+        generations = min(self.generations, max(1, int(afford / population) - 1))
+        return population, generations
 
     def seeds_of_population(self) -> list[State]:
         """The states of the best measured configs that start each population (the template

@@ -32,8 +32,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from tunefarm.backends import registry
 from tunefarm.measure import MeasureResult
-from tunefarm.task import Task
+from tunefarm.task import Task, TaskError
 from tunefarm.tune.factory import TUNER_NAMES, make_tuner
 from tunefarm.tune.gradient import gradient_score
 from tunefarm.tune.progress import AutoTVMReporter, Reporter
@@ -78,6 +79,14 @@ class _TaskState:
     def latency(self) -> float:
         """What a network compiled from the records runs: the best record, searched or not."""
         return min(self.tuner.best_cost, self.outside)
+
+
+def _default_values(task: Task) -> dict[str, Any] | None:
+    """The knob values of the task's template default config (None if it has none)."""
+    try:
+        return registry.default_config(task).as_dict()
+    except (TaskError, ValueError):
+        return None
 
 
 def _positive_int(name: str, value: Any, low: int = 1) -> int:
@@ -197,22 +206,26 @@ class TaskScheduler:
         return used
 
     def note_outside(self, records: Sequence[Any], device_key: str | None = None) -> int:
-        """Take note of each task's best valid record among `records`, those its tuner's space
+        """Take note of each task's best ranked record among `records`, those its tuner's space
         cannot hold included: under the sketch policy the template default measured by
         `recipe.defaults` is not a sketch, yet the network compiled from the records runs it
         wherever no sketch beats it, and the first sketches (the bare compute definition) run
-        10-100x slower. The estimated total latency counts it; the tuning does not (it is no
-        trial). Returns the records noted."""
+        10-100x slower. The estimated total latency counts it, and a tuner that would measure
+        the same kernel first takes its result instead (`Tuner.load_default`); it is no
+        trial. Returns the records noted."""
         used = 0
         for s in self.states:
             task = s.tuner.task
+            default = _default_values(task)
             for r in records:
                 if r.workload_key != task.workload_key or r.target != task.target:
                     continue
                 if device_key is not None and r.device_key != device_key:
                     continue
-                if r.ok:
+                if r.ranked:
                     s.outside, used = min(s.outside, r.result.median), used + 1
+                if r.ok and r.config.as_dict() == default:
+                    s.tuner.load_default(r.result)
         return used
 
     def retire(self, i: int, reason: str) -> None:

@@ -219,6 +219,9 @@ class Tuner:
     # before it is believed (tune.recheck); 0 believes the batch's figure as it stands
     recheck_rounds = DEFAULT_ROUNDS
     max_rechecks = 3  # per batch: the next-best candidates get one if the best is refuted
+    # a candidate whose batch figure is within this fraction above the bar is rechecked too
+    # (`_recheck`): the recheck otherwise guards only against lucky figures, not unlucky ones
+    recheck_margin = 0.1
     # a host candidate whose checked run is this many times slower than the incumbent is
     # timed by that run alone (`LocalRunner.give_up_after`); 0 times every candidate fully
     give_up_factor = 3.0
@@ -272,8 +275,7 @@ class Tuner:
         self.visited.add(index)
         cost = result.median if result.ok else math.inf
         self.history.append((index, cost))
-        refuted = result.recheck is not None and not result.recheck.believed
-        if cost < self.best_cost and not refuted:
+        if cost < self.best_cost and not result.refuted:
             self.best_cost, self.best_index, self.best_trial = cost, index, self.trials
 
     def load_history(self, pairs: Iterable[tuple[int, MeasureResult]]) -> None:
@@ -284,6 +286,13 @@ class Tuner:
             self.observe(index, result)
         if pairs:
             self.update([i for i, _ in pairs], [r for _, r in pairs])
+
+    def load_default(self, result: MeasureResult) -> bool:
+        """Book the template default config measured outside this tuner (`recipe.defaults`,
+        under the sketch policy) as measured by it; returns whether it was taken. A template
+        tuner takes nothing here: its default is in its own space, and a resumed log's
+        record of it is loaded with the others (`TaskScheduler.load_log`)."""
+        return False
 
     def seed(self, configs: Iterable[Config]) -> int:
         """Measure these configs (e.g. the best of similar workloads) before the tuner's own
@@ -323,10 +332,19 @@ class Tuner:
         incumbent (`tune.recheck`) and carries the verdict; the bar to beat (`best_cost`)
         becomes the incumbent's fresh figure. Up to `max_rechecks` per batch, best first.
         With no incumbent yet (the first batch), the batch's runner-up stands in for it: a
-        lucky first figure would otherwise stand until something beat it."""
+        lucky first figure would otherwise stand until something beat it.
+
+        A near miss (within `recheck_margin` above the bar) gets a recheck as well, after the
+        candidates that beat the bar: a good state timed while a neighbour thrashed the
+        caches reads a few percent slow and would never be timed again. On conv_7_512_512
+        (one core by CPU time, load 17-29) states that run 123 GFLOP/s read 110 in their
+        batch against an incumbent that read, and ran, 111; the search kept the 111."""
         results = list(results)
         if not self.recheck_rounds:
             return results
+        # the rechecks' bar is the incumbent's, as at the batch's start: the batch's own
+        # best would cut the incumbent's timing short against the would-be best
+        self._give_up(option, within_batch=False)
         done: set[int] = set()
         if self.best_index is not None:
             inc_index, bar = self.best_index, self.best_cost
@@ -341,8 +359,9 @@ class Tuner:
             inc_index, inc_input, bar = indices[ref], inputs[ref], results[ref].median
             done.add(ref)
         for _ in range(self.max_rechecks):
+            reach = bar * (1 + self.recheck_margin)
             beating = [
-                k for k, r in enumerate(results) if r.ok and k not in done and r.median < bar
+                k for k, r in enumerate(results) if r.ok and k not in done and r.median < reach
             ]
             if not beating:
                 break
@@ -373,11 +392,16 @@ class Tuner:
         batch_size: int = 16,
     ) -> TuneSummary:
         """Measure up to `n_trial` new candidates; see the module docstring for stops."""
-        ahead = _Ahead(self, measure_option)
+        from tunefarm.tune import build_ahead  # it builds on this module's MeasureOption
+
+        builds = build_ahead.make(measure_option)
+        ahead = _Ahead(self, measure_option, builds)
         try:
             return self._tune(n_trial, measure_option, early_stopping, callbacks, batch_size, ahead)
         finally:
             ahead.close()
+            if builds is not None:
+                builds.close()
             give_up = getattr(measure_option.runner, "give_up_after", None)
             if give_up is not None:  # the option may measure another task next
                 give_up(0.0)
@@ -395,16 +419,16 @@ class Tuner:
         all_results: list[MeasureResult] = []
         while summary.trials < n_trial and self.has_next():
             want = min(batch_size, n_trial - summary.trials)
-            indices = (ahead.take() or self.propose(want))[:want]
+            batch = ahead.take(want) or ahead.batch(self.propose(want)[:want])
+            indices, inputs = batch.indices, batch.inputs
             if not indices:
                 summary.stop_reason = "the tuner has no new candidates"
                 break
-            inputs = self.inputs_for(indices)
             left = n_trial - summary.trials - len(indices)
             if self.history and left > 0:  # once the model has data: the next proposal
                 ahead.start(indices, min(batch_size, left))  # overlaps this one's builds
             self._give_up(measure_option)
-            measured = measure_option.measure(inputs)
+            measured = ahead.measure(batch)
             ahead.wait()  # the tuner's state is the proposer's until it is done
             all_results += self.book(measure_option, indices, inputs, measured, summary, callbacks)
             batches += 1
@@ -463,15 +487,17 @@ class Tuner:
             return f"no improvement in {early_stopping} trials", ""
         return None
 
-    def _give_up(self, option: MeasureOption) -> None:
+    def _give_up(self, option: MeasureOption, within_batch: bool = True) -> None:
         """Tell a runner that can cut hopeless candidates short (`give_up_after`) where
         hopeless starts: `give_up_factor` times the incumbent's cost (off until there is
-        one). Such a kernel cannot become the best, and one checked run ranks it well
-        enough for a cost model; the repeats go to the candidates near the incumbent."""
+        one) and, `within_batch`, times the best of the batch measured so far. Such a
+        kernel cannot become the best, and one checked run ranks it well enough for a cost
+        model; the repeats go to the candidates near the incumbent."""
         give_up = getattr(option.runner, "give_up_after", None)
         if give_up is not None:
             known = math.isfinite(self.best_cost) and self.give_up_factor > 0
-            give_up(self.give_up_factor * self.best_cost if known else 0.0)
+            bar = self.give_up_factor * self.best_cost if known else 0.0
+            give_up(bar, self.give_up_factor if within_batch else 0.0)
 
     def propose_after(self, in_flight: Sequence[int], want: int) -> list[int]:
         """The next batch, proposed while `in_flight` is still being measured: those count
@@ -499,8 +525,20 @@ def proposes_ahead(option: MeasureOption) -> bool:
     )
 
 
+@dataclass
+class _Batch:
+    """One batch of `Tuner.tune`, with its builds once queued ahead (`tune.build_ahead`)."""
+
+    indices: list[int]
+    inputs: list[MeasureInput]
+    builds: list[Any] | None = None
+
+
 class _Ahead:
-    """The next batch proposed in a thread while this one builds and is measured.
+    """The next batch proposed in a thread while this one builds and is measured, and,
+    with `builds` (`tune.build_ahead.make`), its builds queued the moment it is proposed:
+    the local pool starts them as soon as this batch's builds end, the services' build
+    farm at once, while this batch's kernels are still being timed.
 
     Only where `proposes_ahead` (a device's persistent measurer, the services' runner of a
     device: the search's CPU does not disturb the device's timings); host kernels keep the
@@ -508,12 +546,28 @@ class _Ahead:
     the one in flight (its model is one batch stale), so `tune` starts it only after the
     first batch has been learned from. TUNEFARM_OVERLAP_BATCHES=0 turns it off."""
 
-    def __init__(self, tuner: Tuner, option: MeasureOption) -> None:
+    def __init__(self, tuner: Tuner, option: MeasureOption, builds: Any = None) -> None:
         self.enabled = proposes_ahead(option)
-        self.tuner = tuner
+        self.tuner, self.option, self.builds = tuner, option, builds
         self._pool = None
         self._future = None
-        self._ready: list[int] | None = None
+        self._ready: _Batch | None = None
+
+    def batch(self, indices: list[int]) -> _Batch:
+        """A batch of `indices`, its builds queued where they build ahead."""
+        batch = _Batch(indices, self.tuner.inputs_for(indices))
+        if self.builds is not None and indices:
+            self.builds.submit([batch])
+        return batch
+
+    def measure(self, batch: _Batch) -> list[MeasureResult]:
+        """The batch built (ahead, where it was queued) and measured."""
+        if self.builds is not None:
+            return self.builds.measure([batch])
+        return self.option.measure(batch.inputs)
+
+    def _propose(self, in_flight: list[int], want: int) -> _Batch:
+        return self.batch(self.tuner.propose_after(in_flight, want))
 
     def start(self, in_flight: Sequence[int], want: int) -> None:
         if not self.enabled:
@@ -522,7 +576,7 @@ class _Ahead:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="tunefarm-propose")
-        self._future = self._pool.submit(self.tuner.propose_after, list(in_flight), want)
+        self._future = self._pool.submit(self._propose, list(in_flight), want)
 
     def wait(self) -> None:
         """Block until the proposal in flight (if any) is done; it raises here if it failed."""
@@ -530,12 +584,17 @@ class _Ahead:
             future, self._future = self._future, None
             self._ready = future.result()
 
-    def take(self) -> list[int] | None:
-        """The batch proposed ahead, never a config measured since (None: propose now)."""
+    def take(self, want: int) -> _Batch | None:
+        """The batch proposed ahead, never a config measured since and at most `want` long
+        (None: propose now). Should it have to be cut, its builds queued ahead are left to
+        end unused and the rest is built again (from the builder's cache)."""
         ready, self._ready = self._ready, None
         if ready is None:
             return None
-        return [i for i in ready if i not in self.tuner.visited] or None
+        kept = [i for i in ready.indices if i not in self.tuner.visited][:want]
+        if kept == ready.indices:
+            return ready
+        return self.batch(kept) if kept else None
 
     def close(self) -> None:
         if self._pool is not None:

@@ -119,6 +119,9 @@ class CpuBackend:
     def anchor_variants(self, task: Task) -> list[Task]:
         return layout.anchor_variants(task)
 
+    def untuned_variant(self, variants: list[Task]) -> Task:
+        return layout.untuned_variant(variants)
+
     def emit(self, func: LoweredFunc, target: Target) -> str:
         return emit_c(func, target)
 

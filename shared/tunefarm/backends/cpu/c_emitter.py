@@ -153,6 +153,9 @@ class CEmitter(IntLanes):
         self.max_step = 0  # the auto_unroll_max_step in force (0: none)
         self.simplifier = SubstSimplifier(func.ranges)  # unrolled copies share its memo
         self.vector_calls: set[tuple[str, int]] = set()  # (func, width) of VECTOR_MATH used
+        # id(index sum) -> (sum, its C): unrolled copies share their index sums but for the
+        # constant (`SubstSimplifier._shift`), so each is printed once
+        self.index_text: dict[int, tuple[Expr, str]] = {}
 
     def free_vars(self, e: Expr) -> frozenset[str]:
         """The variables of `e`, memoised by node (the simplifier's memo): the vector paths
@@ -167,17 +170,10 @@ class CEmitter(IntLanes):
             return e.name
         if isinstance(e, BufferLoad):
             return f"{e.buffer.name}[{self.expr(e.index)}]"
+        if type(e) is Binary and e.dtype == "int32":
+            return self.index_expr(e)
         if isinstance(e, Binary):
-            a, b = self.expr(e.a), self.expr(e.b)
-            if e.op in ("min", "max"):
-                cmp = "<" if e.op == "min" else ">"
-                return (
-                    f"tf_{e.op}_{C_TYPES[e.dtype].split('_')[0]}({a}, {b})"
-                    if is_float(e.dtype)
-                    else f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
-                )
-            op = "/" if e.op == "//" else e.op
-            return f"({a} {op} {b})"
+            return self.binary(e)
         if isinstance(e, Compare):
             return f"({self.expr(e.a)} {e.op} {self.expr(e.b)})"
         if isinstance(e, Logical):
@@ -197,13 +193,34 @@ class CEmitter(IntLanes):
             return f"__builtin_{e.func}{suffix}({', '.join(self.expr(a) for a in e.args)})"
         raise CodegenError(f"cannot emit expression node {type(e).__name__}")
 
+    def binary(self, e: Binary) -> str:
+        a, b = self.expr(e.a), self.expr(e.b)
+        if e.op in ("min", "max"):
+            cmp = "<" if e.op == "min" else ">"
+            return (
+                f"tf_{e.op}_{C_TYPES[e.dtype].split('_')[0]}({a}, {b})"
+                if is_float(e.dtype)
+                else f"(({a}) {cmp} ({b}) ? ({a}) : ({b}))"
+            )
+        op = "/" if e.op == "//" else e.op
+        return f"({a} {op} {b})"
+
+    def index_expr(self, e: Binary) -> str:
+        """`binary` of an int32 operation, memoised by node (see `index_text`)."""
+        hit = self.index_text.get(id(e))
+        if hit is not None:
+            return hit[1]
+        text = self.binary(e)
+        self.index_text[id(e)] = (e, text)
+        return text
+
     # -- vector expressions ---------------------------------------------------------------
     def vexpr(self, e: Expr, v: str, width: int) -> tuple[str, bool]:
         """(code, is_vector) of `e` inside a loop over lanes `v`."""
         if v not in self.free_vars(e):
             return self.expr(e), False
         if isinstance(e, BufferLoad):
-            if e.dtype not in VECTOR_DTYPES or coefficient(e.index, v) != 1:
+            if e.dtype not in VECTOR_DTYPES or self.simplifier.coefficient(e.index, v) != 1:
                 raise NotVectorizable("non-contiguous load")
             base = self.expr(self.simplifier(e.index, v, Const(0)))
             kind = self.vkind(e.dtype, width)
@@ -495,7 +512,7 @@ class CEmitter(IntLanes):
             and s.var not in self.free_vars(st.index)
             and isinstance(value.b, BufferLoad)
             and value.b.dtype == "float32"
-            and coefficient(value.b.index, s.var) == 1
+            and self.simplifier.coefficient(value.b.index, s.var) == 1
         ):
             return False
         code, _ = self.vexpr(value.b, s.var, width)
@@ -509,13 +526,13 @@ class CEmitter(IntLanes):
 
     def vstore(self, st: Store, v: str, width: int) -> str:
         dtype = st.buffer.dtype
-        if dtype in BYTES and coefficient(st.index, v) == 1:
+        if dtype in BYTES and self.simplifier.coefficient(st.index, v) == 1:
             code, is_vec = self.vexpr(st.value, v, width)
             if not is_vec:
                 raise NotVectorizable("lane-invariant byte store")
             base = self.expr(self.simplifier(st.index, v, Const(0)))
             return f"*(tf_v{width}{BYTES[dtype]}*)(&{st.buffer.name}[{base}]) = {code};"
-        if dtype not in VECTOR_DTYPES or coefficient(st.index, v) != 1:
+        if dtype not in VECTOR_DTYPES or self.simplifier.coefficient(st.index, v) != 1:
             raise NotVectorizable("non-contiguous store")
         code, is_vec = self.vexpr(st.value, v, width)
         base = self.expr(self.simplifier(st.index, v, Const(0)))

@@ -13,6 +13,10 @@ rounded up to whole tiles (the extra rows repeat the last data row) and the outp
 crops, so the reduction has no bounds test; only the store of the last tile has one.
 
 Knobs: tile_o (blocks, o_inner, ob), tile_k, and tile_n when N > 1.
+
+A config whose unrolled reduction body is over `MAX_UNROLLED_VECTORS` vector FMAs is refused
+before any source is written (`unroll_limit`): gcc takes tens of CPU seconds on such a body
+and the kernel, its accumulators far beyond the register file, is never among the fast ones.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from tunefarm.backends.cpu.target import vector_lanes
 from tunefarm.ir import tensor as te
 from tunefarm.ir.ops.dense import dense_pack
 from tunefarm.ir.ops.epilogue import build_epilogue
+from tunefarm.measure.errors import DeviceLimitError
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace
 from tunefarm.schedule.template import KernelDef, accumulator, check_config, io_key
@@ -57,7 +62,9 @@ class DensePack(DenseOp):
         cfg = check_config(self.space(task, target), config, "dense")
         inner, ob, ku = cfg["tile_o"][1], cfg["tile_o"][2], cfg["tile_k"]
         rows = cfg.get("tile_n", 1)
-        padded = -(-p["n"] // rows) * rows
+        unroll_limit(ku * rows * inner * -(-ob // vector_lanes(target)))
+        block = super_block(p["n"], rows)
+        padded = -(-p["n"] // (rows * block)) * rows * block
         data = te.placeholder((p["n"], p["k"]), name="data")
         weight = te.placeholder((p["o"] // ob, p["k"], ob), name="weight")
         acc_t = dense_pack(data, weight, name="dense", rows=padded)
@@ -67,7 +74,7 @@ class DensePack(DenseOp):
         steps, acc = accumulator(acc_t, out)
         o = out.name
         if rows > 1:
-            steps += _row_tiled(o, acc, rows, inner, ob, ku)
+            steps += _row_tiled(o, acc, rows, inner, ob, ku, block)
         else:
             steps += [
                 S.Split(o, "j", (inner, ob)),
@@ -101,18 +108,40 @@ class DensePack(DenseOp):
 
 ROW_TILES = (1, 2, 3, 4, 5, 6, 8)
 
+# Vector FMAs in the unrolled body (tile_k x tile_n x tile_o[1] x vectors of tile_o[2]).
+# BERT's dense 128x768 -> 3072 on AVX2: the best configs of every recorded template search
+# have 24-576 (benchmarks/results-search-speed-i27*.json); gcc's CPU on one core: 8 x 8 x 8
+# x 6 = 3072 takes 46.9 s (past the 30 s build limit, so a search paid the limit for
+# nothing), 1152 3.2 s, 576 1.2 s, 384 0.5-4.8 s, a typical candidate 0.1-0.6 s.
+MAX_UNROLLED_VECTORS = 1024
+
+
+def unroll_limit(vectors: int) -> None:
+    """DeviceLimitError (a quick build error naming the limit) for a body of `vectors`
+    unrolled vector FMAs over `MAX_UNROLLED_VECTORS`: its build would cost more than the
+    search gains from measuring it."""
+    if vectors > MAX_UNROLLED_VECTORS:
+        raise DeviceLimitError(
+            f"dense: the unrolled reduction body has {vectors} vector FMAs (tile_k x tile_n x "
+            f"tile_o[1] x vectors of tile_o[2]), over the limit of {MAX_UNROLLED_VECTORS}"
+        )
+
 
 def register_tile(n: int, blocks: int, lanes: int) -> tuple[int, int]:
     """(rows, vectors) of the default accumulator tile: the most accumulators doing useful
-    work (24 of 32 registers with 16 lanes, 12 of 16 below; the rows a tile that does not
+    work (24 of 32 registers with 16 lanes, 10 of 16 below; the rows a tile that does not
     divide N computes for nothing count off), then the most FMAs per loaded value. Once
     the register file is full the loop is bound by the FMAs, not the loads: BERT's 128
     rows run 3% faster in 8 x 3 tiles than in 6 x 4 (132 rows computed for 128), 107-110
-    against 111-113 GFLOP/s on one Zen 4 core, whose FMA peak is about 115."""
+    against 111-113 GFLOP/s on one Zen 4 core, whose FMA peak is about 115. With 16
+    registers, 12 accumulators (4 x 3) leave too few for the weight vectors and the
+    broadcast row value: on one Zen 3 core (AVX2) 5 x 2 tiles ran 128 x 768 -> 3072 in
+    9.2 ms against 4 x 3's 10.9 (6 x 2: 10.1, 4 x 2: 13.2), and 197 rows in 14.8 against
+    21.0 ms."""
     if n == 1:
         registers = 16 if lanes >= 16 else 8
         return 1, next(i for i in (4, 2, 1) if blocks % i == 0 and i <= registers)
-    registers = 24 if lanes >= 16 else 12
+    registers = 24 if lanes >= 16 else 10
     best, best_score = (1, 1), (0.0, 0.0)
     for rows in (t for t in ROW_TILES if t <= n):
         for inner in (i for i in (4, 3, 2, 1) if blocks % i == 0 and i * rows <= registers):
@@ -123,20 +152,53 @@ def register_tile(n: int, blocks: int, lanes: int) -> tuple[int, int]:
     return best
 
 
-def _row_tiled(o: str, acc: str, rows: int, inner: int, ob: int, ku: int) -> list[S.Step]:
+SUPER_BLOCK = 33
+
+
+def super_block(n: int, rows: int) -> int:
+    """Row tiles per super-block, 1 for none. Past SUPER_BLOCK tiles (a batch of
+    transformer rows, 1024-1576, whose activations outgrow L2 while each weight block
+    sweeps them) the rows go in super-blocks outside the weight blocks, so a block's rows
+    stay cached across the weight blocks: +1-3.5% on one Zen 4 core in
+    `benchmarks/dense_order.c` (1576 x 768 -> 3072: 107.8 -> 111.5 GFLOP/s). The blocks are
+    as even as the count of them allows (263 tiles: 8 of 33, one tile computed for
+    nothing); up to SUPER_BLOCK tiles (batch 1: 33 of ViT's 197 rows) nothing changes."""
+    tiles = -(-n // rows)
+    if tiles <= SUPER_BLOCK:
+        return 1
+    count = -(-tiles // SUPER_BLOCK)
+    return -(-tiles // count)
+
+
+def _row_tiled(
+    o: str, acc: str, rows: int, inner: int, ob: int, ku: int, block: int = 1
+) -> list[S.Step]:
     """Tiles of `rows` rows x `inner` vectors of `ob` outputs accumulated in registers, each
     K step loading `inner` weight vectors once for all rows; weight block outer, rows
-    inner in the parallel loop."""
+    inner in the parallel loop (inside super-blocks of `block` row tiles when > 1)."""
+    if block > 1:
+        tiles = [
+            S.Split(o, "i", (block, rows)),
+            S.Split(o, "j", (inner, ob)),
+            S.Reorder(o, ("i.0", "j.0", "i.1", "i.2", "j.1", "j.2")),
+            S.Fuse(o, ("i.0", "j.0", "i.1")),
+        ]
+        loop, row = "i.0+j.0+i.1", "i.2"
+    else:
+        tiles = [
+            S.Split(o, "i", (rows,)),
+            S.Split(o, "j", (inner, ob)),
+            S.Reorder(o, ("j.0", "i.0", "i.1", "j.1", "j.2")),
+            S.Fuse(o, ("j.0", "i.0")),
+        ]
+        loop, row = "j.0+i.0", "i.1"
     return [
-        S.Split(o, "i", (rows,)),
-        S.Split(o, "j", (inner, ob)),
-        S.Reorder(o, ("j.0", "i.0", "i.1", "j.1", "j.2")),
-        S.Fuse(o, ("j.0", "i.0")),
-        S.Parallel(o, "j.0+i.0"),
-        S.Unroll(o, "i.1"),
+        *tiles,
+        S.Parallel(o, loop),
+        S.Unroll(o, row),
         S.Unroll(o, "j.1"),
         S.Vectorize(o, "j.2"),
-        S.ComputeAt(acc, o, "j.0+i.0"),
+        S.ComputeAt(acc, o, loop),
         S.Split(acc, "j", (ob,)),
         S.Split(acc, "k", (ku,)),
         S.Reorder(acc, ("k.0", "k.1", "i", "j.0", "j.1")),

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from tunefarm.backends.cpu.target import vector_lanes
 from tunefarm.backends.op_specs import (
     BINARY,
     TERNARY,
@@ -192,28 +193,94 @@ SPECS = [
 ]
 
 
-def generic_steps(out: Tensor, inputs: list[Tensor], cfg: dict[str, Any]) -> list[S.Step]:
-    """Inline elementwise helpers; root stages: fuse+parallel outer, vectorize innermost."""
+def generic_steps(
+    out: Tensor, inputs: list[Tensor], cfg: dict[str, Any], lanes: int = 1
+) -> list[S.Step]:
+    """Inline elementwise helpers; root stages: fuse+parallel outer, vectorize innermost
+    (a row statistic's reduction in vectors of `lanes` partial sums, `row_stat_steps`)."""
     dag = te.ComputeDAG([out], inputs)
     steps: list[S.Step] = []
+    rows = cfg["vectorize"] and _softmax_rows(dag, out, lanes)
     for t in dag.compute_stages:
         op = t.op
+        if rows and op.tag in ("softmax_exp", "softmax"):
+            steps += softmax_row_steps(t, lanes, cfg["parallel"])
+            continue
         if t is not out and not op.reduce_axes and len(dag.readers(t)) >= 1:
             steps.append(S.ComputeInline(t.name))
+            continue
+        if cfg["vectorize"] and _vector_row_stat(t, lanes):
+            steps += row_stat_steps(t, lanes, cfg["parallel"])
             continue
         spatial = [a.name for a in op.axes]
         reduce = [a.name for a in op.reduce_axes]
         inner = spatial[-1]
         if reduce:
             steps.append(S.Reorder(t.name, (*spatial[:-1], *reduce, inner)))
-        outer = spatial[:-1]
-        if cfg["parallel"] and outer:
-            if len(outer) > 1:
-                steps.append(S.Fuse(t.name, tuple(outer)))
-            steps.append(S.Parallel(t.name, "+".join(outer)))
+        if cfg["parallel"]:
+            steps += parallel_rows(t.name, spatial[:-1])
         if cfg["vectorize"]:
             steps.append(S.Vectorize(t.name, inner))
     return steps
+
+
+def _vector_row_stat(t: Tensor, lanes: int) -> bool:
+    """A layer norm's mean or variance whose row is whole vectors: its innermost spatial
+    axis has extent 1, so vectorising it, as other stages are, leaves the sum scalar."""
+    op = t.op
+    return (
+        lanes > 1
+        and op.tag == "layer_norm_stat"
+        and len(op.reduce_axes) == 1
+        and op.axes[-1].extent == 1
+        and op.reduce_axes[0].extent % lanes == 0
+    )
+
+
+def _softmax_rows(dag: te.ComputeDAG, out: Tensor, lanes: int) -> bool:
+    """A softmax along its last axis whose rows are longer than a vector but not whole
+    vectors (Swin's 49-wide attention windows): `softmax_row_steps` applies."""
+    n = out.op.axes[-1].extent
+    exp = any(t.op.tag == "softmax_exp" for t in dag.compute_stages)
+    return lanes > 1 and out.op.tag == "softmax" and n > lanes and n % lanes != 0 and exp
+
+
+def softmax_row_steps(t: Tensor, lanes: int, parallel: bool) -> list[S.Step]:
+    """exp(x - max) computed once into its own buffer and the normalisation, each over the
+    row in whole vectors plus a tail (a split by `lanes` that does not divide the row), so
+    exp is the emitter's vector polynomial. Inlined, exp ran twice per value, as a scalar
+    libm call in the sum's loop and, the row not being whole vectors, in an `omp simd`
+    fallback in the output's: Swin-T's 49-wide softmax rows took 4x ONNX Runtime's time."""
+    spatial = [a.name for a in t.op.axes]
+    inner = spatial[-1]
+    steps: list[S.Step] = [S.Split(t.name, inner, (lanes,)), S.Vectorize(t.name, f"{inner}.1")]
+    return steps + parallel_rows(t.name, spatial[:-1]) if parallel else steps
+
+
+def row_stat_steps(t: Tensor, lanes: int, parallel: bool) -> list[S.Step]:
+    """A row's sum as `lanes` partial sums (a vector add per `lanes` values, `{name}.rf`),
+    then the partials summed: the scalar sum was one dependent add per value, a latency
+    chain of 768 adds per row of BERT or ViT, twice per layer norm (2-2.5% of the network
+    by `benchmarks/models.py --profile`)."""
+    op, rf = t.op, f"{t.name}.rf"
+    spatial = [a.name for a in op.axes]
+    r = op.reduce_axes[0].name
+    steps: list[S.Step] = [
+        S.RFactor(t.name, r, lanes),
+        S.Reorder(rf, (*spatial, f"{r}_o", f"{r}_i")),
+        S.Vectorize(rf, f"{r}_i"),
+    ]
+    if parallel:
+        steps += parallel_rows(rf, spatial[:-1]) + parallel_rows(t.name, spatial[:-1])
+    return steps
+
+
+def parallel_rows(stage: str, outer: list[str]) -> list[S.Step]:
+    """`stage`'s outer axes fused (where there are several) and run in parallel."""
+    if not outer:
+        return []
+    fuse = [S.Fuse(stage, tuple(outer))] if len(outer) > 1 else []
+    return [*fuse, S.Parallel(stage, "+".join(outer))]
 
 
 class GenericTemplate(Template):
@@ -261,7 +328,7 @@ class GenericTemplate(Template):
     def instantiate(self, task: Task, config: dict[str, Any], target: Target) -> KernelDef:
         cfg = check_config(self.space(task, target), config, task.op)
         v = self.validate(task)
-        steps = generic_steps(v["out"], v["inputs"], cfg)
+        steps = generic_steps(v["out"], v["inputs"], cfg, vector_lanes(target))
         return KernelDef(
             v["inputs"], [v["out"]], steps, [identity] * len(v["inputs"]), identity, io_key(task)
         )

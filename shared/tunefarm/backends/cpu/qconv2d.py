@@ -34,22 +34,23 @@ from tunefarm.backends.cpu.target import vector_lanes
 from tunefarm.ir import layouts as L
 from tunefarm.ir import quant_reference as QR
 from tunefarm.ir import tensor as te
-from tunefarm.ir.ops.conv import conv_output_size
 from tunefarm.ir.ops.qconv import conv2d_nchwc_int8, conv_int8_epilogue, weight_sums
 from tunefarm.ir.ops.quantize import add_float_params, add_multipliers, parse_activation
 from tunefarm.schedule import steps as S
 from tunefarm.schedule.space import ConfigSpace
 from tunefarm.schedule.template import (
+    CONV_DATA,
+    CONV_WEIGHT,
     INT8,
     UINT8,
     InputSpec,
     KernelDef,
     Template,
-    as_padding,
-    as_pair,
     check_config,
+    conv_window,
     divisors,
     io_key,
+    operand_shapes,
 )
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
@@ -68,27 +69,10 @@ def _flag(task: Task, key: str) -> bool:
 def qconv_params(task: Task) -> dict[str, Any]:
     """Checked params of an int8 conv task; TaskError naming the bad one."""
     a, op = task.args, task.op
-    try:
-        n, c, h, w = (int(v) for v in a["data"])
-        o, ci, kh, kw = (int(v) for v in a["weight"])
-    except KeyError as exc:
-        raise TaskError(f"{op}: missing param {exc.args[0]!r} (need data, weight)") from None
-    except (TypeError, ValueError):
-        raise TaskError(f"{op}: data must be (N,C,H,W) and weight (O,I,KH,KW)") from None
+    (n, c, h, w), (o, ci, kh, kw) = operand_shapes(task, CONV_DATA, CONV_WEIGHT)
     if ci != c:
         raise TaskError(f"{op}: weight {list(a['weight'])} must have I = C = {c}")
-    strides, dilation = (
-        as_pair(a.get("strides", 1), "strides"),
-        as_pair(a.get("dilation", 1), "dilation"),
-    )
-    padding = as_padding(a.get("padding", 0))
-    if min(strides) < 1 or min(dilation) < 1 or min(padding) < 0:
-        raise TaskError(f"{op}: strides and dilation must be >= 1 and padding >= 0")
-    try:
-        oh = conv_output_size(h, kh, strides[0], padding[0] + padding[2], dilation[0])
-        ow = conv_output_size(w, kw, strides[1], padding[1] + padding[3], dilation[1])
-    except ValueError as exc:
-        raise TaskError(f"{op}: {exc}") from None
+    strides, padding, dilation, oh, ow = conv_window(task, h, w, kh, kw)
     out_dtype = a.get("out_dtype", "int8")
     if out_dtype not in OUT_DTYPES:
         raise TaskError(f"{op}: param 'out_dtype' must be one of {OUT_DTYPES}, got {out_dtype!r}")

@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from tunefarm.backends.anchor_ops import dense_shape
 from tunefarm.backends.cpu.qconv2d import Conv2dInt8
 from tunefarm.schedule.template import KernelDef
 from tunefarm.target import Target
-from tunefarm.task import Task, TaskError
+from tunefarm.task import Task
 
 CONV_KEYS = ("data_zero_point", "bias", "out_dtype", "out_zero_point", "relu", "blocks")
 
@@ -26,15 +27,7 @@ def as_conv(task: Task) -> Task:
     if task.op == "conv2d_int8":
         return task
     a = task.args
-    try:
-        m, k = (int(v) for v in a["data"])
-        n, k2 = (int(v) for v in a["weight"])
-    except KeyError as exc:
-        raise TaskError(f"dense_int8: missing param {exc.args[0]!r} (need data, weight)") from None
-    except (TypeError, ValueError):
-        raise TaskError("dense_int8: data must be (M, K) and weight (N, K)") from None
-    if k != k2:
-        raise TaskError(f"dense_int8: weight {list(a['weight'])} must have K = {k}")
+    m, k, n = dense_shape(task, "dense_int8")
     rest = {key: a[key] for key in CONV_KEYS if key in a}
     return Task.make(
         "conv2d_int8", target=task.target, data=(m, k, 1, 1), weight=(n, k, 1, 1), **rest

@@ -66,9 +66,11 @@ def toolchain(target: Target) -> Toolchain:
     """NVRTC in process to a cubin for the target's architecture, ptxas's report in its log;
     else nvcc to a fat binary (SASS + PTX)."""
     if compiler_choice() == "nvrtc":
+        from tunefarm.backends.cuda.nvrtc import LIGHT_OPTIONS
+
         return Toolchain(
             "nvrtc",
-            flags=(f"-arch={arch(target)}", "-Xptxas=-v"),
+            flags=(f"-arch={arch(target)}", "-Xptxas=-v", *LIGHT_OPTIONS),
             source_suffix=".cu",
             artifact_suffix=".cubin",
             in_process="tunefarm.backends.cuda.nvrtc",

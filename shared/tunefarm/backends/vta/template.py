@@ -27,6 +27,8 @@ from tunefarm.backends.vta.target import hw_config
 from tunefarm.ir import tensor as te
 from tunefarm.schedule.space import ConfigSpace
 from tunefarm.schedule.template import (
+    CONV_DATA,
+    CONV_WEIGHT,
     INT8,
     InputSpec,
     KernelDef,
@@ -34,6 +36,7 @@ from tunefarm.schedule.template import (
     as_padding,
     as_pair,
     io_key,
+    operand_shapes,
 )
 from tunefarm.target import Target
 from tunefarm.task import Task, TaskError
@@ -47,13 +50,7 @@ BIAS = InputSpec("int32", -(2**16), 2**16)
 def workload(task: Task) -> Conv2dWorkload:
     """The task's workload from its logical params; TaskError naming a bad param."""
     a = task.args
-    try:
-        n, c, h, w = (int(v) for v in a["data"])
-        o, ci, kh, kw = (int(v) for v in a["weight"])
-    except KeyError as exc:
-        raise TaskError(f"{OP}: missing param {exc.args[0]!r} (need data, weight)") from None
-    except (TypeError, ValueError):
-        raise TaskError(f"{OP}: data must be (N,C,H,W) and weight (O,I,KH,KW)") from None
+    (n, c, h, w), (o, ci, kh, kw) = operand_shapes(task, CONV_DATA, CONV_WEIGHT, OP)
     if ci != c:
         raise TaskError(f"{OP}: weight {list(a['weight'])} has I={ci}, data has C={c}")
     sh, sw = as_pair(a.get("strides", 1), "strides")
