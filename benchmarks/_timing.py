@@ -50,6 +50,19 @@ def python_fn_time(fn: Callable[[], Any]) -> Callable[[int], float]:
     return fn_time
 
 
+def median_ms(
+    fn: Callable[[], Any], repeat: int, clock: Callable[[], float] = time.perf_counter
+) -> float:
+    """Median milliseconds of `repeat` calls of `fn` by `clock` (`time.thread_time` for the
+    one-core CPU-time comparisons of the network and per-layer benchmarks)."""
+    times = []
+    for _ in range(repeat):
+        start = clock()
+        fn()
+        times.append((clock() - start) * 1e3)
+    return statistics.median(times)
+
+
 def time_once(fn: Callable[[], Any], min_repeat_ms: float) -> float:
     """One measured repeat: grow `number` from 1 until a call lasts `min_repeat_ms`, and
     return that call's seconds per run (the same rule a tunefarm candidate is timed by)."""

@@ -108,10 +108,13 @@ def _cpu_children() -> float:
 
 
 def build_speed(args: argparse.Namespace) -> dict:
-    """NVRTC and nvcc on the same conv candidates, one after the other per candidate."""
+    """NVRTC (the toolchain's options, and without its light options: `nvrtc.LIGHT_OPTIONS`)
+    and nvcc on the same conv candidates, one after the other per candidate; CPU time is
+    this process's (NVRTC) or the children's (nvcc). The process's first NVRTC call (a
+    trivial kernel: what a build worker pays once) is reported apart."""
     from tunefarm.backends import parse_target
     from tunefarm.backends.cuda import nvrtc
-    from tunefarm.backends.cuda.target import nvcc_toolchain
+    from tunefarm.backends.cuda.target import nvcc_toolchain, toolchain
 
     task = conv_task(CHECK_CONVS[0], "cuda -arch=sm_90")
     space = registry.config_space(task)
@@ -127,16 +130,24 @@ def build_speed(args: argparse.Namespace) -> dict:
             codes.append(registry.generate_source(MeasureInput(task, c)).code)
         except Exception:  # over a device limit: not a candidate
             continue
-    tc = nvcc_toolchain(parse_target("cuda -arch=sm_90"))
-    rows: dict[str, list[float]] = {"nvrtc_wall": [], "nvrtc_cpu": [], "nvcc_wall": [],
-                                    "nvcc_cpu": []}  # fmt: skip
+    target = parse_target("cuda -arch=sm_90")
+    tc, flags = nvcc_toolchain(target), toolchain(target).flags
+    plain = tuple(f for f in flags if f not in nvrtc.LIGHT_OPTIONS)
+    t = time.process_time()
+    nvrtc.compile_cubin('extern "C" __global__ void k(float* x) { x[0] = 1.0f; }', flags)
+    first = time.process_time() - t
+    rows: dict[str, list[float]] = {"nvrtc_wall": [], "nvrtc_cpu": [], "nvrtc_plain_cpu": [],
+                                    "nvcc_wall": [], "nvcc_cpu": []}  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="tunefarm-bs-") as tmp:
         for i, code in enumerate(codes):
             code = f"{code}\n// candidate {i} {time.time()}\n"  # no cache anywhere
             t, c = time.perf_counter(), time.process_time()
-            nvrtc.compile_cubin(code, ("-arch=sm_90", "-Xptxas=-v"))
+            nvrtc.compile_cubin(code, flags)
             rows["nvrtc_wall"].append(time.perf_counter() - t)
             rows["nvrtc_cpu"].append(time.process_time() - c)
+            c = time.process_time()
+            nvrtc.compile_cubin(code, plain)
+            rows["nvrtc_plain_cpu"].append(time.process_time() - c)
             src = Path(tmp) / f"k{i}.cu"
             src.write_text(code)
             t, c = time.perf_counter(), _cpu_children()
@@ -144,7 +155,8 @@ def build_speed(args: argparse.Namespace) -> dict:
             rows["nvcc_wall"].append(time.perf_counter() - t)
             rows["nvcc_cpu"].append(_cpu_children() - c)
     out = {f"median_{k}_s": statistics.median(v) for k, v in rows.items()}
-    return {**out, "candidates": len(codes), "nvrtc": nvrtc.version()}
+    return {**out, "first_nvrtc_cpu_s": first, "candidates": len(codes),
+            "nvrtc": nvrtc.version(), "nvrtc_flags": list(flags)}  # fmt: skip
 
 
 def _tune(

@@ -10,14 +10,21 @@ small layers those reorders are much of the time, which inside a network neither
 The "kernel" columns are tunefarm's conv alone: the task as a network pins it (blocks of 16,
 or 1 for RGB input; bias and ReLU fused) at its default config, loaded in-process and timed
 the same way, against ORT's one-node time (reorders included, so ORT's side is an upper
-bound). The whole-model figures come from `benchmarks/models.py --cores 1 --cpu-time`.
+bound). The "winograd" columns are the layer's `conv2d_winograd` task alone, where the
+network gives the node that alternative (`backends/cpu/layout.winograd_pays`: 3x3 at stride
+1, and at stride 2 from a 14x14 output up), at its default config, timed the same way in the
+same rounds. `--config JSON` (repeatable) times the direct kernel at other configs too
+(knob values over the default's, e.g. '{"tile_ow": [16, 7], "tile_oc": [1, 4, 16]}'), each
+checked against numpy and timed in the same rounds. The whole-model figures come from
+`benchmarks/models.py --cores 1 --cpu-time`.
 
-    python benchmarks/resnet_convs.py [--only r50_l3,fcn_] [--rounds 3] [--repeat 5]
+    python benchmarks/resnet_convs.py [--only r50_l3,fcn_] [--rounds 3] [--repeat 5] [--config J]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import statistics
@@ -33,10 +40,13 @@ try:
 except ImportError:  # run from a checkout without the editable install
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared"))
 
+from _timing import median_ms
 from tunefarm.backends import registry
+from tunefarm.backends.cpu.conv2d import conv_params
+from tunefarm.backends.cpu.layout import winograd_pays
 from tunefarm.compiler import compile_graph
 from tunefarm.frontend.onnx_import import load_onnx
-from tunefarm.measure import MeasureInput
+from tunefarm.measure import Config, MeasureInput
 from tunefarm.measure.host import load_host_kernel
 from tunefarm.recipe import onnxruntime_session, relative_error
 from tunefarm.runtime.executor import GraphExecutor
@@ -76,6 +86,8 @@ LAYERS: dict[str, tuple[int, int, int, int, int, int]] = {
     "fcn_l4_1x1b": (28, 512, 2048, 1, 1, 1),
     "fcn_l4_1x1c": (28, 2048, 512, 1, 1, 1),
     "fcn_head_3x3": (28, 2048, 512, 3, 1, 1),
+    # squeezenet1_1's classifier: 512 -> 1000 on 13x13, run padded to 1008 (63 blocks of 16)
+    "sq_cls": (13, 512, 1008, 1, 1, 1),
 }
 
 
@@ -104,16 +116,32 @@ def conv_model(size: int, c: int, o: int, k: int, stride: int, dil: int, seed: i
     return model, feeds
 
 
-def conv_kernel(name: str, workdir: Path):
-    """The layer's conv2d kernel alone, as a one-core network compiles it: (kernel, its
-    config). Checked against the numpy reference before it is timed."""
+def layer_task(name: str, op: str = "conv2d") -> Task:
+    """The layer's task as a one-core network pins it (blocks of 16, or 1 for RGB input;
+    bias and ReLU fused)."""
     size, c, o, k, stride, dil = LAYERS[name]
-    task = Task.make(
-        "conv2d", target="cpu -cores=1", data=(1, c, size, size), weight=(o, c, k, k),
+    return Task.make(
+        op, target="cpu -cores=1", data=(1, c, size, size), weight=(o, c, k, k),
         strides=stride, padding=dil * (k // 2), dilation=dil, epilogue=("bias", "relu"),
         blocks=(16 if c % 16 == 0 else 1, 16),
     )  # fmt: skip
-    inp = MeasureInput(task, registry.default_config(task))
+
+
+def conv_kernel(name: str, workdir: Path, op: str = "conv2d", overrides: dict | None = None):
+    """The layer's `op` kernel alone (conv2d or conv2d_winograd), as a one-core network
+    compiles it, at its default config or with `overrides` of its knobs: (kernel, its
+    config). Checked against the numpy reference before it is timed."""
+    return task_kernel(layer_task(name, op), workdir, overrides)
+
+
+def task_kernel(task: Task, workdir: Path, overrides: dict | None = None):
+    """`task`'s kernel alone at its default config or with `overrides` of its knobs:
+    (kernel, its config), checked against the numpy reference."""
+    name = task.op
+    values = registry.default_config(task).as_dict()
+    for knob, value in (overrides or {}).items():
+        values[knob] = tuple(value) if isinstance(value, list) else value
+    inp = MeasureInput(task, Config.make(values))
     with registry.local_builder(n_parallel=1, cache_dir=workdir) as builder:
         (built,) = builder.build([inp])
     if not built.ok:
@@ -127,16 +155,7 @@ def conv_kernel(name: str, workdir: Path):
     return kernel, inp.config.as_dict()
 
 
-def _median_ms(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.thread_time()
-        fn()
-        times.append((time.thread_time() - start) * 1e3)
-    return statistics.median(times)
-
-
-def bench(name: str, rounds: int, repeat: int, workdir: Path) -> dict:
+def bench(name: str, rounds: int, repeat: int, workdir: Path, configs: list[dict]) -> dict:
     size, c, o, k, stride, dil = LAYERS[name]
     model, feeds = conv_model(size, c, o, k, stride, dil)
     path = workdir / f"{name}.onnx"
@@ -146,19 +165,42 @@ def bench(name: str, rounds: int, repeat: int, workdir: Path) -> dict:
     session = onnxruntime_session(model, threads=1)
     err = relative_error(net.run(feeds), {"y": session.run(None, feeds)[0]})
     kernel, config = conv_kernel(name, workdir)
-    ort_ms, tf_ms, kernel_ms = [], [], []
+    wino = None
+    if winograd_pays(conv_params(layer_task(name))):
+        wino, _ = conv_kernel(name, workdir, "conv2d_winograd")
+    others = [conv_kernel(name, workdir, overrides=c)[0] for c in configs]
+    ort_ms, tf_ms, kernel_ms, wino_ms = [], [], [], []
+    other_ms: list[list[float]] = [[] for _ in others]
     for _ in range(rounds):
-        ort_ms.append(_median_ms(lambda: session.run(None, feeds), repeat))
-        tf_ms.append(_median_ms(lambda: net.run(feeds), repeat))
-        kernel_ms.append(_median_ms(kernel.run, repeat))
+        ort_ms.append(median_ms(lambda: session.run(None, feeds), repeat, time.thread_time))
+        tf_ms.append(median_ms(lambda: net.run(feeds), repeat, time.thread_time))
+        kernel_ms.append(median_ms(kernel.run, repeat, time.thread_time))
+        if wino is not None:
+            wino_ms.append(median_ms(wino.run, repeat, time.thread_time))
+        for other, times in zip(others, other_ms, strict=True):
+            times.append(median_ms(other.run, repeat, time.thread_time))
+    for other in others:
+        other.close()
     kernel.close()
-    out = size // stride
+    if wino is not None:
+        wino.close()
+    out = (size + 2 * dil * (k // 2) - dil * (k - 1) - 1) // stride + 1
     gflop = 2 * o * out * out * c * k * k / 1e9
     ort, tf, alone = (statistics.median(x) for x in (ort_ms, tf_ms, kernel_ms))
     return dict(
         name=name, gflop=gflop, ort_ms=ort, tf_ms=tf, ratio=tf / ort, kernel_ms=alone,
         kernel_ratio=alone / ort, rel_err=err, config=config,
+        winograd_ms=statistics.median(wino_ms) if wino_ms else None,
+        configs=[(c, statistics.median(t)) for c, t in zip(configs, other_ms, strict=True)],
     )  # fmt: skip
+
+
+def _wino(r: dict) -> str:
+    """The Winograd kernel's ms and its ratio to ORT's time, or dashes where the node has
+    no such alternative."""
+    if r["winograd_ms"] is None:
+        return "- | -"
+    return f"{r['winograd_ms']:.2f} | {r['winograd_ms'] / r['ort_ms']:.2f}"
 
 
 def main() -> int:
@@ -166,19 +208,24 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated layer-name prefixes")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument(
+        "--config", action="append", type=json.loads, default=[],
+        help="knob values over the direct kernel's default, as JSON (repeatable)",
+    )  # fmt: skip
     args = ap.parse_args()
     prefixes = [p for p in args.only.split(",") if p]
     names = [n for n in LAYERS if not prefixes or any(n.startswith(p) for p in prefixes)]
     print(f"load average {os.getloadavg()[0]:.1f}")
     print(
         "| layer | GFLOP | ORT ms | tunefarm ms | ratio | kernel ms | kernel ratio "
-        "| ORT GFLOP/s | kernel GFLOP/s | tile (cols x vectors, passes) |"
+        "| ORT GFLOP/s | kernel GFLOP/s | tile (cols x vectors, passes) "
+        "| winograd ms | winograd ratio |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     ratios, kernel_ratios = [], []
     with tempfile.TemporaryDirectory(prefix="tf-convs-") as tmp:
         for name in names:
-            r = bench(name, args.rounds, args.repeat, Path(tmp))
+            r = bench(name, args.rounds, args.repeat, Path(tmp), args.config)
             assert r["rel_err"] <= 1e-4, (name, r["rel_err"])
             ratios.append(r["ratio"])
             kernel_ratios.append(r["kernel_ratio"])
@@ -188,9 +235,15 @@ def main() -> int:
                 f"| {name} | {r['gflop']:.3f} | {r['ort_ms']:.2f} | {r['tf_ms']:.2f} | "
                 f"{r['ratio']:.2f} | {r['kernel_ms']:.2f} | {r['kernel_ratio']:.2f} | "
                 f"{r['gflop'] / r['ort_ms'] * 1e3:.0f} | "
-                f"{r['gflop'] / r['kernel_ms'] * 1e3:.0f} | {tile} |",
+                f"{r['gflop'] / r['kernel_ms'] * 1e3:.0f} | {tile} | {_wino(r)} |",
                 flush=True,
             )
+            for cfg, ms in r["configs"]:
+                print(
+                    f"  config {json.dumps(cfg)}: {ms:.2f} ms, {ms / r['ort_ms']:.2f}x ORT, "
+                    f"{r['gflop'] / ms * 1e3:.0f} GFLOP/s",
+                    flush=True,
+                )
 
     def geo(xs: list[float]) -> float:
         return math.exp(statistics.fmean(math.log(x) for x in xs))

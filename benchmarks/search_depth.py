@@ -308,6 +308,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--rounds", type=int, default=3, help="interleaved re-timing rounds")
     p.add_argument("--target", default="cpu -cores=1")
+    p.add_argument("--timeout", type=float, default=autoscheduler.SEARCH.timeout_s,
+                   help="seconds a measurement may take (wall; raise it on a crowded host, "
+                   "where a core's share stretches every run)")  # fmt: skip
     p.add_argument("--first-batch", type=int, default=0, metavar="N",
                    help="only time the first N proposals of a heuristic and a random first "
                    "batch per op and seed (no search)")  # fmt: skip
@@ -396,7 +399,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.op_names:
         base = autoscheduler.OPS[name]
         op = autoscheduler.Op(name, replace(base.task, target=args.target), base.onnx, base.weight)
-        option = MemoMeasure(MeasureOption.local(autoscheduler.SEARCH))
+        settings = replace(autoscheduler.SEARCH, timeout_s=args.timeout)
+        option = MemoMeasure(MeasureOption.local(settings))
         runs = []
         try:
             for seed in args.seeds:

@@ -67,9 +67,10 @@ def run_one(args: argparse.Namespace) -> int:
     if adaptive:
         settings = dataclasses.replace(settings, repeat=2, max_repeat=6, target_cv=0.05)
     option = MeasureOption.local(settings)
+    callbacks = [_Trace(args.trace)] if args.trace else []
     try:
         start = time.perf_counter()
-        summary = tuner.tune(args.trials, option, batch_size=16)
+        summary = tuner.tune(args.trials, option, batch_size=16, callbacks=callbacks)
         tune_s = time.perf_counter() - start
     finally:
         option.close()
@@ -84,6 +85,26 @@ def run_one(args: argparse.Namespace) -> int:
            "config": None if config is None else config.to_json()}  # fmt: skip
     print(json.dumps(row), flush=True)
     return 0
+
+
+class _Trace:
+    """A tune callback writing one JSON line per measured candidate (`one --trace FILE`):
+    its config, error, wall seconds spent on it and its mean cost, to see where a search's
+    time went."""
+
+    def __init__(self, path: str) -> None:
+        self.path, self.start = Path(path), time.perf_counter()
+        self.path.write_text("")
+
+    def __call__(self, tuner: Any, inputs: Any, results: Any) -> None:
+        with self.path.open("a") as out:
+            for inp, res in zip(inputs, results, strict=True):
+                mean = sum(res.costs) / len(res.costs) if res.costs else None
+                row = {"t": round(time.perf_counter() - self.start, 2),
+                       "config": inp.config.to_json()["values"], "error": res.error_no.name,
+                       "msg": res.error_msg[:120], "all_cost": round(res.all_cost, 3),
+                       "repeats": len(res.costs), "mean_s": mean}  # fmt: skip
+                out.write(json.dumps(row) + "\n")
 
 
 def _subprocess(
@@ -186,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     one = sub.add_parser("one", help="one search, one JSON line")
     one.add_argument("--op", default="conv_56_64_64_3x3")
     one.add_argument("--policy", choices=("sketch", "template"), default="sketch")
+    one.add_argument("--trace", help="write one JSON line per measured candidate here")
     cmp = sub.add_parser("compare", help="interleaved searches: --base tree against this one")
     cmp.add_argument("--base", required=True, help="a source tree with shared/tunefarm")
     cmp.add_argument("--ops", default=DEFAULT_OPS)

@@ -224,7 +224,7 @@ def network_row(path: Path, graph, history, checked, args, tmp: Path) -> dict[st
     row = {"model": path.name, "median_s": med, "rounds_s": dict(costs), "rel_err": errs,
            "ratio": {k: med[k] / med["ort"] for k in nets}, "load_avg_1m": loads}  # fmt: skip
     if args.profile:
-        row["profile_ms"] = {who: _profile(net) for who, net in nets.items()}
+        row["profile_ms"] = {who: kind_shares(net) for who, net in nets.items()}
     return row
 
 
@@ -237,7 +237,7 @@ def _median(fn, repeat: int, clock) -> float:
     return statistics.median(times)
 
 
-def _profile(net: GraphExecutor) -> dict[str, float]:
+def kind_shares(net: GraphExecutor) -> dict[str, float]:
     """Percent of the run per kernel kind (k12_dense -> dense), from the executor's per-call
     profile: its calls are timed by the wall clock, which a loaded host inflates, so only
     the shares are kept."""
