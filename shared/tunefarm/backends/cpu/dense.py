@@ -167,7 +167,7 @@ def super_block(n: int, rows: int) -> int:
     as even as the count of them allows (263 tiles: 8 of 33, one tile computed for
     nothing). Up to SUPER_BLOCK_ROWS rows nothing changes: AVX2's 5-row tile makes ViT's
     197 rows 40 tiles, and two super-blocks of 20 stream the whole weight twice; on one
-    Zen 3 core that ran ViT's four dense shapes 0-14% slower than one sweep
+    Zen 3 core that ran ViT's four dense shapes 4-10% slower than one sweep
     (docs/transformers.md, "Zen 3 (AVX2)")."""
     tiles = -(-n // rows)
     if tiles <= SUPER_BLOCK or n <= SUPER_BLOCK_ROWS:
