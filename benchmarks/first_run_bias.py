@@ -8,8 +8,13 @@ the given ops, then for each runs the checked run (timed by the kernel's own clo
 measurer does) and `--repeat` timed calls, and prints the ratio of the checked run to the
 median of the others, per state and as quantiles.
 
+With --ab ROUNDS it also measures what the change saves: the same built states measured by
+the search's runner (`search_speed.py`'s settings: SEARCH with adaptive repeats) with the
+kernels' clock (this tree) and without it (`LocalRunner.clock_of` None: the checked run a
+warm-up only, as before), alternating, and prints the wall seconds per candidate of each.
+
     taskset -c 0 nice -n 5 python benchmarks/first_run_bias.py \\
-        --ops conv_56_64_64_3x3,dense_768x3072 --states 10 --json out.json
+        --ops conv_56_64_64_3x3,dense_768x3072 --states 10 [--ab 2] --json out.json
 """
 
 from __future__ import annotations
@@ -46,6 +51,33 @@ def one_state(inp, built, clock: str, repeat: int) -> dict:
             "wrong": wrong}  # fmt: skip
 
 
+def runner_ab(inps: list, builds: list, rounds: int) -> list[dict]:
+    """Wall seconds to measure `inps` with the kernels' clock and without, alternating."""
+    import dataclasses
+    import time
+
+    import autoscheduler as autosched
+    from tunefarm.backends import registry
+
+    settings = dataclasses.replace(autosched.SEARCH, repeat=2, max_repeat=6, target_cv=0.05)
+    rows = []
+    for rnd in range(rounds):
+        for which in ("clock", "none") if rnd % 2 == 0 else ("none", "clock"):
+            with registry.local_runner(settings) as runner:
+                if which == "none":
+                    runner.clock_of = None
+                runner.run(inps[:1], builds[:1])  # reference data and the measurer started
+                start = time.perf_counter()
+                results = runner.run(inps, builds)
+                wall = time.perf_counter() - start
+            runs = sum(len(r.costs) for r in results)
+            rows.append({"round": rnd, "which": which, "wall_s": wall, "costs": runs,
+                         "per_candidate_s": wall / len(inps)})  # fmt: skip
+            print(f"ab r{rnd} {which}: {wall / len(inps):.3f} s per candidate, "
+                  f"{runs} costs kept", flush=True)  # fmt: skip
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     import autoscheduler as autosched
     from tunefarm.backends import parse_target, registry
@@ -58,9 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--states", type=int, default=10)
     p.add_argument("--seed", type=int, default=5)
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--ab", type=int, default=0, help="rounds of the runner with/without")
     p.add_argument("--json")
     args = p.parse_args(argv)
-    rows = []
+    rows, ab = [], {}
     with (
         tempfile.TemporaryDirectory() as cache,
         registry.local_builder(n_parallel=1, timeout_s=60, cache_dir=cache) as builder,
@@ -69,7 +102,11 @@ def main(argv: list[str] | None = None) -> int:
             task = autosched.OPS[name].task
             inps = [MeasureInput(task, c) for c in random_states(task, args.states, args.seed)]
             clock = kernel_clock(parse_target(task.target))
-            for k, (inp, built) in enumerate(zip(inps, builder.build(inps), strict=True)):
+            builds = builder.build(inps)
+            ok = [(i, b) for i, b in zip(inps, builds, strict=True) if b.ok]
+            if args.ab:
+                ab[name] = runner_ab([i for i, _ in ok], [b for _, b in ok], args.ab)
+            for k, (inp, built) in enumerate(zip(inps, builds, strict=True)):
                 if not built.ok:
                     continue
                 row = {"op": name, "state": k, "clock": clock, "load": os.getloadavg()[0]}
@@ -85,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
               f"quartiles {q[0]:.3f} {q[1]:.3f} {q[2]:.3f}, min {long[0]:.3f}, "
               f"max {long[-1]:.3f}")  # fmt: skip
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": rows, "args": vars(args)}, indent=1))
+        out = {"rows": rows, "ab": ab, "args": vars(args)}
+        Path(args.json).write_text(json.dumps(out, indent=1))
     return 0
 
 
