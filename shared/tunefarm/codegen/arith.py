@@ -269,7 +269,8 @@ class SubstSimplifier:
         self._linear.clear()
 
     def __call__(self, e: Expr, var: str, value: Expr) -> Expr:
-        return self._go(e, var, simplify(value, self.ranges))
+        # a constant (every unrolled copy's value) is its own `simplify`
+        return self._go(e, var, value if type(value) is Const else simplify(value, self.ranges))
 
     def _go(self, node: Expr, var: str, value: Expr) -> Expr:
         # a method, not a closure over itself: no reference cycle holds the memos, so they
@@ -517,7 +518,12 @@ class SubstSimplifier:
         # 1.0, which print alike, and 0.0 vs -0.0, which do not: such trees stay out)
         out = None if negzero else self._by_value.get(node)
         if out is None:
-            out = rewrite(node, self._step)
+            # one step of `simplify` over the children's memoised results, not a fresh
+            # `rewrite`: an outer copy's new load or select holds index sums simplified
+            # already (`_shifted`), which the rewrite walked and rebuilt again per copy
+            kids = rebuild_children(node, self.simplified)
+            out = self._step(kids)
+            out = kids if out is None else out
             if not negzero:
                 self._by_value[node] = out
         self._simplified[id(node)] = (node, out)
