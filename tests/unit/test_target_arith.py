@@ -132,3 +132,32 @@ def test_unrolled_term_moves_only_the_constant() -> None:
                 assert repr(inner) == repr(simplify(substitute(ref, {"m": Const(mv)}), ranges))
     shared = [simp(exprs[0], "k", Const(kv)) for kv in (1, 2)]
     assert shared[0].a is shared[1].a and shared[0].b != shared[1].b  # one sum, two constants
+
+
+def test_outer_copies_loads_are_simplified_from_their_memoised_children() -> None:
+    """An outer unrolled copy's new loads and selects are var-free at the inner level and
+    are simplified once from their children's memoised results (`_simplify_new`), not by a
+    fresh rewrite: each inner copy must still be the tree `simplify(substitute(...))`
+    builds, same repr, over both levels and in both orders of the variables."""
+    from tunefarm.codegen.loops import Buffer, BufferLoad
+
+    k, m = Var("k", "int32"), Var("m", "int32")
+    ranges = {"i": (0, 3), "j": (0, 13), "k": (0, 7), "m": (0, 5)}
+    buf = Buffer("A", (4096,), "float32", "arg")
+    a = BufferLoad(buf, ((m * 4 + k) * 14 + j) * 8 + i * 16 + 5, "float32")
+    b = BufferLoad(buf, (j // 4) * 3 + (k - 2) * 5 + m * 64, "float32")
+    exprs = [
+        a * b + BufferLoad(buf, i * 7 + m - 1, "float32") - BufferLoad(buf, k * 3 + j, "float32"),
+        select(logical_and(k * 2 + j < 20, m + i >= 2), a, b * 0.5),
+        select(i * 4 + k < 9, a, b) + BufferLoad(buf, k * 0 + j * 3, "float32"),
+    ]
+    for outer, inner in (("k", "m"), ("m", "k")):
+        simp = SubstSimplifier(ranges)
+        for e in exprs:
+            for ov in range(3):
+                got = simp(e, outer, Const(ov))
+                ref = simplify(substitute(e, {outer: Const(ov)}), ranges)
+                assert repr(got) == repr(ref), (e, outer, ov)
+                for iv in range(3):
+                    want = simplify(substitute(ref, {inner: Const(iv)}), ranges)
+                    assert repr(simp(got, inner, Const(iv))) == repr(want), (e, inner, iv)
