@@ -1,6 +1,7 @@
 """AVX2's register budget in the conv defaults: 16 ymm registers hold a direct conv tile of
 at most 7 columns x 2 output vectors and a Winograd GEMM block of at most 16 accumulators
-(`conv2d.short_columns`, `winograd.max_accumulators`), while AVX-512's defaults keep their
+(`conv2d.short_columns`, `winograd.max_accumulators`) and a long 1x1 reduction runs in
+passes (`conv2d.short_vector_passes`), while AVX-512's defaults keep their
 wider tiles. Each default is built and run, its output checked against numpy."""
 
 from __future__ import annotations
@@ -63,3 +64,25 @@ def test_avx2_winograd_block_fits_sixteen_registers(tmp_path) -> None:
     assert cfg["reg_n"] * cfg["tile_oc"][1] <= 16 and cfg["tile_oc"][1] == 2
     wide = registry.default_config(conv("conv2d_winograd", AVX512, 3, 8)).as_dict()
     assert (wide["reg_n"], wide["tile_oc"][1]) == (14, 2)
+
+
+def test_avx2_long_1x1_reduction_runs_in_passes_of_64_channels(tmp_path) -> None:
+    """A 1x1 conv over 256 input channels on AVX2: 4 passes of 64 (`short_vector_passes`),
+    built, run and checked against numpy; with a kernel window or a stride it stays one
+    pass."""
+    task = Task.make(
+        "conv2d", target=AVX2, data=(1, 256, 28, 28), weight=(64, 256, 1, 1),
+        epilogue=("bias", "relu"), blocks=(8, 8),
+    )  # fmt: skip
+    cfg = run_default_checked(tmp_path, task)
+    assert cfg["ic_passes"] == 4 and (cfg["tile_ow"][1], cfg["tile_oc"][1]) == (7, 2)
+    window = Task.make(
+        "conv2d", target=AVX2, data=(1, 256, 28, 28), weight=(64, 256, 3, 3), padding=1,
+        blocks=(8, 8),
+    )  # fmt: skip
+    strided = Task.make(
+        "conv2d", target=AVX2, data=(1, 256, 28, 28), weight=(64, 256, 1, 1), strides=2,
+        blocks=(8, 8),
+    )  # fmt: skip
+    for one_pass in (window, strided):
+        assert registry.default_config(one_pass).as_dict()["ic_passes"] == 1

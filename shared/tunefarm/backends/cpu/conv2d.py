@@ -367,6 +367,7 @@ def default_passes(p: dict[str, Any], ib: int, ob: int, lanes: int, cores: int) 
 
 
 PASS_CHANNELS_16 = 64  # input channels per pass of a 1x1 conv's default with AVX2
+MAX_PASSES_16 = 16  # the most passes of that default
 
 
 def short_vector_passes(p: dict[str, Any], ib: int, ob: int, cores: int) -> int:
@@ -376,15 +377,18 @@ def short_vector_passes(p: dict[str, Any], ib: int, ob: int, cores: int) -> int:
     channel blocks a plane apart (100 KB at 56 x 56) per column strip, and ran at 11-13
     GFLOP/s: one Zen 3 core, resnet50's 256 -> 64 1x1 conv at 56 x 56, kernel alone by CPU
     time, 7.97 ms in one pass, 4.04 in 2, 3.15 in 4 (ORT's conv 3.56); its 256 -> 128 18.3
-    ms in one pass, 8.3 in 2 or 4 (ORT 8.9). Not for kernel windows (not measured)."""
-    if p["kh"] * p["kw"] > 1 or p["c"] < 4 * PASS_CHANNELS_16:
+    ms in one pass, 8.3 in 2 or 4 (ORT 8.9); 1024 -> 256 at 14 x 14 2.56 ms in one pass,
+    2.27 in 16; 2048 -> 512 at 7 x 7 2.03 in one, 1.57 in 16. At most MAX_PASSES_16 (more
+    not measured); not for kernel windows (not measured) nor strided convs (256 -> 512 at
+    stride 2, 56 -> 28: 5.14 ms in one pass, 6.31 in 4)."""
+    if p["kh"] * p["kw"] > 1 or p["strides"] != (1, 1) or p["c"] < 4 * PASS_CHANNELS_16:
         return 1
     inner = register_tile(p, ob, 8)[1]
     map_bytes = p["oh"] * p["ow"] * ob * inner * 4
     oc_tiles = p["n"] * p["o"] // (ob * inner)
     if map_bytes > MAX_MAP_BYTES or oc_tiles < 2 * cores:
         return 1
-    want, blocks = p["c"] // PASS_CHANNELS_16, p["c"] // ib
+    want, blocks = min(p["c"] // PASS_CHANNELS_16, MAX_PASSES_16), p["c"] // ib
     return max((n for n in IC_PASSES if n <= want and blocks % n == 0), default=1)
 
 
