@@ -366,29 +366,31 @@ def default_passes(p: dict[str, Any], ib: int, ob: int, lanes: int, cores: int) 
     return max((n for n in IC_PASSES if n <= want and blocks % n == 0), default=1)
 
 
-PASS_CHANNELS_16 = 64  # input channels per pass of a 1x1 conv's default with AVX2
-MAX_PASSES_16 = 16  # the most passes of that default
+PASS_CHANNELS_16 = 64  # input channels per pass of a 1x1 conv's default with AVX2...
+MIN_PASSES_16, MAX_PASSES_16 = 4, 16  # ...in this many passes
 
 
 def short_vector_passes(p: dict[str, Any], ib: int, ob: int, cores: int) -> int:
-    """`default_passes` with AVX2's 8-lane blocks: a 1x1 conv's reduction in passes of
-    PASS_CHANNELS_16 input channels where it has 256 or more, over a map of the one-pass
-    tile's output vectors (`register_tile`). In one pass a 7 x 2 tile reads 32+ input
-    channel blocks a plane apart (100 KB at 56 x 56) per column strip, and ran at 11-13
-    GFLOP/s: one Zen 3 core, resnet50's 256 -> 64 1x1 conv at 56 x 56, kernel alone by CPU
-    time, 7.97 ms in one pass, 4.04 in 2, 3.15 in 4 (ORT's conv 3.56); its 256 -> 128 18.3
-    ms in one pass, 8.3 in 2 or 4 (ORT 8.9); 1024 -> 256 at 14 x 14 2.56 ms in one pass,
-    2.27 in 16; 2048 -> 512 at 7 x 7 2.03 in one, 1.57 in 16. At most MAX_PASSES_16 (more
-    not measured); not for kernel windows (not measured) nor strided convs (256 -> 512 at
-    stride 2, 56 -> 28: 5.14 ms in one pass, 6.31 in 4)."""
-    if p["kh"] * p["kw"] > 1 or p["strides"] != (1, 1) or p["c"] < 4 * PASS_CHANNELS_16:
+    """`default_passes` with AVX2's 8-lane blocks: a stride-1 1x1 conv over 128 or more
+    input channels in passes of at most PASS_CHANNELS_16 channels, MIN_PASSES_16 to
+    MAX_PASSES_16 of them, over a map of the one-pass tile's output vectors
+    (`register_tile`). In one pass a 7 x 2 tile reads 16+ input channel blocks a plane
+    apart (100 KB at 56 x 56) per column strip and ran at 11-40 GFLOP/s. One Zen 3 core,
+    kernel alone by CPU time, one pass against the default's passes (ORT's conv): at 56 x 56
+    128 -> 128 2.48 against 2.13 ms in 4 (2.80), 192 -> 128 4.40 / 2.30 (3.33), 224 -> 128
+    5.48 / 2.79 (4.68) (DenseNet's), 256 -> 64 7.97 / 3.15 (3.56), 256 -> 128 18.3 / 8.3
+    (8.9); 1024 -> 256 at 14 x 14 2.56 / 2.27 in 16 (2.17); 2048 -> 512 at 7 x 7 2.03 /
+    1.57 in 16 (1.76). Not for kernel windows (not measured) nor strided convs (256 -> 512
+    at stride 2, 56 -> 28: 5.14 ms in one pass, 6.31 in 4)."""
+    if p["kh"] * p["kw"] > 1 or p["strides"] != (1, 1) or p["c"] < 2 * PASS_CHANNELS_16:
         return 1
     inner = register_tile(p, ob, 8)[1]
     map_bytes = p["oh"] * p["ow"] * ob * inner * 4
     oc_tiles = p["n"] * p["o"] // (ob * inner)
     if map_bytes > MAX_MAP_BYTES or oc_tiles < 2 * cores:
         return 1
-    want, blocks = min(p["c"] // PASS_CHANNELS_16, MAX_PASSES_16), p["c"] // ib
+    want = min(max(MIN_PASSES_16, p["c"] // PASS_CHANNELS_16), MAX_PASSES_16)
+    blocks = p["c"] // ib
     return max((n for n in IC_PASSES if n <= want and blocks % n == 0), default=1)
 
 
