@@ -6,7 +6,8 @@ policy's default tuner, xgb) with a fresh build cache, and prints one JSON line.
 tree has adaptive repeats (MeasureSettings.max_repeat), SEARCH's repeat=3 becomes at least 2
 and at most 6 repeats, stopping at a coefficient of variation of 5% (--fixed-repeats keeps 3).
 `compare` runs `one` in subprocesses, alternating between a baseline source tree (say a
-`git archive` of an earlier commit) and this one, same op, seed and trials, then measures the
+`git archive` of an earlier commit) and this one (and with --main a third tree, run between
+the two), same op, seed and trials, then measures the
 best schedule each search found again, interleaved, with this tree's runner (the `FINAL`
 settings), so a faster search that finds worse kernels shows.
 
@@ -14,7 +15,7 @@ settings), so a faster search that finds worse kernels shows.
     git archive BASE shared | tar -x -C /tmp/base
     python benchmarks/search_speed.py compare --base /tmp/base --trials 64 --rounds 2 \\
         [--ops conv_56_64_64_3x3,dense_768x3072] [--policies sketch,template] \\
-        [--heavy-main] [--json out.json]
+        [--heavy-main] [--main /tmp/main] [--json out.json]
 
 Anything the "after" tree reads from the environment (TUNEFARM_PERSISTENT_MEASURER=0, the
 fresh child per candidate) can be given to `compare` with --after-env NAME=VALUE.
@@ -155,14 +156,23 @@ def _remeasure(rows: list[dict[str, Any]], rounds: int) -> None:
         row["final_gflops"] = flops / statistics.median(c) / 1e9 if c else 0.0
 
 
+def _order(rnd: int, three: bool) -> list[str]:
+    """The trees of round `rnd`, in the order they run: before and after alternate first
+    and last, a middle tree (`--main`) runs between them."""
+    trees = ["before", "main", "after"] if three else ["before", "after"]
+    return trees if rnd % 2 == 0 else trees[::-1]
+
+
 def compare(args: argparse.Namespace) -> int:
     base = Path(args.base).resolve()
+    trees = {"before": base, "after": None}
+    if args.main:
+        trees["main"] = Path(args.main).resolve()
     rows: list[dict[str, Any]] = []
     for rnd in range(args.first_round, args.first_round + args.rounds):
         for op, policy in [(o, p) for p in args.policies.split(",") for o in args.ops.split(",")]:
-            order = ["before", "after"] if rnd % 2 == 0 else ["after", "before"]
-            for which in order:
-                tree = base if which == "before" else None
+            for which in _order(rnd, bool(args.main)):
+                tree = trees[which]
                 row = _subprocess(tree, op, args, policy)
                 row.update(which=which, round=rnd, policy=policy, load=os.getloadavg()[0])
                 print(f"{which:6s} {op} {policy} r{rnd}: {row['trials']} trials in "
@@ -173,15 +183,18 @@ def compare(args: argparse.Namespace) -> int:
                 rows.append(row)
     _remeasure([r for r in rows if r["config"]], args.final_rounds)
     print(table(rows))
+    if args.main:
+        print(table(rows, "main"))
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "args": vars(args)}, indent=2))
     return 0
 
 
-def table(rows: list[dict[str, Any]]) -> str:
-    """Per op: medians over rounds before and after, and the after/before ratios."""
-    head = ["op", "trials", "trials/s before", "after", "ratio", "CPU s/trial before", "after",
-            "ratio", "best GFLOPS before", "after"]  # fmt: skip
+def table(rows: list[dict[str, Any]], against: str = "before") -> str:
+    """Per op: medians over rounds of `against` ("before", or "main") and after, and the
+    after/against ratios."""
+    head = ["op", "trials", f"trials/s {against}", "after", "ratio", f"CPU s/trial {against}",
+            "after", "ratio", f"best GFLOPS {against}", "after"]  # fmt: skip
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for op, policy in dict.fromkeys((r["op"], r.get("policy", "sketch")) for r in rows):
         mine = [r for r in rows if r["op"] == op and r.get("policy", "sketch") == policy]
@@ -189,9 +202,9 @@ def table(rows: list[dict[str, Any]]) -> str:
         def med(which: str, key: str, mine: list[dict[str, Any]] = mine) -> float:
             return statistics.median(r[key] for r in mine if r["which"] == which)
 
-        tps = [med(w, "trials_per_s") for w in ("before", "after")]
-        cpu = [med(w, "cpu_s_per_trial") for w in ("before", "after")]
-        gf = [med(w, "final_gflops") for w in ("before", "after")]
+        tps = [med(w, "trials_per_s") for w in (against, "after")]
+        cpu = [med(w, "cpu_s_per_trial") for w in (against, "after")]
+        gf = [med(w, "final_gflops") for w in (against, "after")]
         trials = max(r["trials"] for r in mine)
         cells = [f"{op} ({policy})", str(trials), f"{tps[0]:.2f}", f"{tps[1]:.2f}",
                  f"{tps[1] / tps[0]:.2f}",
@@ -210,6 +223,11 @@ def main(argv: list[str] | None = None) -> int:
     one.add_argument("--trace", help="write one JSON line per measured candidate here")
     cmp = sub.add_parser("compare", help="interleaved searches: --base tree against this one")
     cmp.add_argument("--base", required=True, help="a source tree with shared/tunefarm")
+    cmp.add_argument(
+        "--main",
+        help="a third source tree searched in the same rounds (rows 'main'; a second table "
+        "compares this tree against it)",
+    )
     cmp.add_argument("--ops", default=DEFAULT_OPS)
     cmp.add_argument("--policies", default="sketch,template", help="sketch and/or template")
     cmp.add_argument(

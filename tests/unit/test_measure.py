@@ -8,6 +8,7 @@ import signal
 import stat
 import time
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import measure_kernels as mk
@@ -282,6 +283,24 @@ def test_time_evaluator_grows_number_in_process() -> None:
     assert timing.number == 5 and len(timing.costs) == 2 and len(flushes) == 2
     with pytest.raises(ValueError, match="nan"):
         time_evaluator(lambda n: float("nan"), MeasureSettings())
+
+
+def test_a_long_checked_run_stands_in_for_the_growth_call() -> None:
+    calls: list[int] = []
+
+    def fn_time(number: int) -> float:
+        calls.append(number)
+        return 0.02
+
+    settings = MeasureSettings(repeat=2, min_repeat_ms=10)
+    timing = time_evaluator(fn_time, settings, first_run=0.03)
+    assert timing.costs == (0.03, 0.02) and timing.number == 1 and calls == [1]
+    # shorter than a timed call, or asked to flush first: the growth call as before
+    for first, flush in ((0.005, False), (0.03, True)):
+        calls.clear()
+        s = replace(settings, flush_cache=flush)
+        timing = time_evaluator(fn_time, s, flush=lambda: None, first_run=first)
+        assert 0.005 not in timing.costs and 0.03 not in timing.costs and len(calls) >= 2
 
 
 def test_check_outputs_and_alignment() -> None:

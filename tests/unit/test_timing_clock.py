@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from tunefarm.backends import registry
-from tunefarm.measure import MeasureInput
+from tunefarm.measure import MeasureInput, MeasureSettings
+from tunefarm.measure.child import check_and_time
 from tunefarm.measure.host import load_host_kernel
 from tunefarm.task import Task
 
@@ -63,3 +64,49 @@ def test_a_neighbour_on_the_core_does_not_count(tmp_path):
 def _task_and_config():
     task = Task.make("conv2d", target=ONE_CORE, **CONV)
     return task, registry.default_config(task)
+
+
+class _Counted:
+    """A loaded kernel that counts its runs (checked and timed)."""
+
+    def __init__(self, kernel) -> None:
+        self.kernel, self.runs = kernel, 0
+
+    def run(self) -> int:
+        self.runs += 1
+        return self.kernel.run()
+
+    def outputs(self):
+        return self.kernel.outputs()
+
+    def time(self, number: int) -> float:
+        self.runs += number
+        return self.kernel.time(number)
+
+
+def test_the_checked_run_counts_as_a_repeat_when_timed_by_the_kernels_clock(tmp_path):
+    task, config = _task_and_config()
+    inp = MeasureInput(task, config)
+    with registry.local_builder(n_parallel=1, timeout_s=60, cache_dir=tmp_path) as builder:
+        (built,) = builder.build([inp])
+    assert built.ok, built.error_msg
+    io = registry.reference_io(inp, 0)
+    runner = registry.local_runner(MeasureSettings(repeat=3, min_repeat_ms=1e-3))
+    try:
+        assert runner.clock_of is not None and runner.clock_of(inp) == "thread"
+        two = MeasureInput(Task.make("conv2d", target=TWO_CORES, **CONV), config)
+        assert runner.clock_of(two) == "monotonic"
+    finally:
+        runner.close()
+    settings = MeasureSettings(repeat=3, min_repeat_ms=1e-3)  # any run lasts a timed call
+    runs = {}
+    for clock in (None, "thread"):
+        kernel = _Counted(load_host_kernel(built.artifact, [a.copy() for a in io.args]))
+        try:
+            reply = check_and_time(kernel, io, built.arg_specs, settings, clock)
+        finally:
+            kernel.kernel.close()
+        assert reply["error_no"] == 0 and len(reply["costs"]) == 3 and reply["number"] == 1
+        runs[clock] = kernel.runs
+    # checked run + 3 timed; with the clock the checked run is the first of the 3
+    assert runs == {None: 4, "thread": 3}, runs

@@ -217,17 +217,19 @@ def test_layer_norm_rows_summed_in_vectors(isa: str, lanes: int) -> None:
 
 
 def test_dense_row_super_blocks(tmp_path) -> None:
-    """Past 33 row tiles the rows go in super-blocks outside the weight blocks (batch-8
-    transformer rows), the padded rows rounded up to whole super-blocks: checked against
-    an oracle at a row count that leaves a partial tile and a partial super-block."""
+    """Past 33 row tiles and 198 rows the rows go in super-blocks outside the weight blocks
+    (batch-8 transformer rows), the padded rows rounded up to whole super-blocks: checked
+    against an oracle at a row count that leaves a partial tile and a partial super-block."""
     from tunefarm.backends.cpu.dense import super_block
 
     assert super_block(197, 6) == 1 and super_block(128, 8) == 1  # batch 1: unchanged
+    assert super_block(197, 5) == 1  # AVX2's 5-row tile: 40 tiles, still one sweep
     assert super_block(1576, 6) == 33 and super_block(1024, 8) == 32
-    task = Task.make("dense", data=(141, 16), weight=(24, 16), epilogue=("bias", "residual"))
+    assert super_block(1576, 5) == 32 and super_block(1024, 5) == 30
+    task = Task.make("dense", data=(241, 16), weight=(24, 16), epilogue=("bias", "residual"))
     config = Config.make(dict(registry.default_config(task).as_dict(), tile_n=4))
     steps = registry.instantiate(task, config).steps
-    assert any(s.kind == "fuse" and len(s.axes) == 3 for s in steps), steps  # 36 tiles
+    assert any(s.kind == "fuse" and len(s.axes) == 3 for s in steps), steps  # 61 tiles
     inputs = [MeasureInput(task, config)]
     with registry.local_builder(n_parallel=1, timeout_s=120, cache_dir=tmp_path) as b:
         builds = b.build(inputs)

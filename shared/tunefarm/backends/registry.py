@@ -221,4 +221,14 @@ def local_runner(settings: MeasureSettings, kind: str = "cpu", seed: int = 0) ->
     backend = get_backend(kind)
     persistent = bool(getattr(backend, "persistent_measurer", False))
     in_process = bool(getattr(backend, "kernels_in_process", False))
-    return LocalRunner(settings, reference_io, backend.kernel_loader, seed, persistent, in_process)
+    loader = backend.kernel_loader
+    runner = LocalRunner(settings, reference_io, loader, seed, persistent, in_process)
+    clock = getattr(backend, "kernel_clock", None)
+    if clock is not None:  # the checked run can stand in for a timed one (`measure.child`)
+        runner.clock_of = functools.partial(_kernel_clock, clock)
+    return runner
+
+
+def _kernel_clock(clock: Any, inp: MeasureInput) -> str:
+    """The clock of `inp`'s kernel as its backend's `kernel_clock` names it."""
+    return str(clock(parse_target(inp.task.target)))

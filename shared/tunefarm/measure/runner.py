@@ -121,6 +121,9 @@ class LocalRunner(Runner):
         self._io: dict[str, _IOEntry] = {}
         self.give_up_s = 0.0  # `give_up_after`
         self.give_up_factor = 0.0
+        # the clock (a `child.CLOCKS` key) an input's kernel times itself by, where its
+        # backend says (`registry.local_runner`): its checked run then counts as a repeat
+        self.clock_of: Callable[[MeasureInput], str] | None = None
 
     def give_up_after(self, seconds: float, factor: float = 0.0) -> None:
         """From now on, a host candidate whose checked run takes longer than `seconds` is
@@ -221,6 +224,7 @@ class LocalRunner(Runner):
             "settings": settings.to_json(),
             "loader": self.loader,
             "in_process": self.in_process,
+            "clock": self.clock_of(inp) if self.clock_of is not None else None,
         }
         reply = self._measure_in_child(job)
         error_no = MeasureErrorNo(reply["error_no"])

@@ -62,6 +62,15 @@ def spread(costs: list[float] | tuple[float, ...]) -> float:
     return math.sqrt(var) / mean
 
 
+def _first_run_counts(first_run: float | None, settings: MeasureSettings) -> bool:
+    """Whether the caller's timed first run replaces the growth call (`time_evaluator`):
+    it is as long as one timed call, the growth would stop at `number` 1, and no flush is
+    asked for (the growth call's figure is not kept then either)."""
+    if first_run is None or settings.flush_cache or settings.min_repeat_ms <= 0:
+        return False
+    return settings.number == 1 and first_run * 1e3 >= settings.min_repeat_ms
+
+
 def _checked(per_run: float, number: int) -> float:
     value = float(per_run)
     if not math.isfinite(value) or value < 0:
@@ -90,6 +99,7 @@ def time_evaluator(
     fn_time: Callable[[int], float],
     settings: MeasureSettings,
     flush: Callable[[], None] | None = None,
+    first_run: float | None = None,
 ) -> Timing:
     """Time a kernel: grow `number`, then `settings.repeat` timed calls of `fn_time(number)`.
 
@@ -104,10 +114,17 @@ def time_evaluator(
     noisy one buys more samples for its median where they are cheap. A kernel slower than
     `min_repeat_ms` per run spends that budget in its first calls and stops at `repeat`
     (it is far from the best anyway, and its extra runs would cost seconds each).
+
+    `first_run`: seconds of one run the caller has already made and timed by the kernel's
+    own clock (the checked run, `child.check_and_time`). Where that run alone lasts
+    `min_repeat_ms`, the growth call would be one more run of `number` 1 timed the same
+    way, so it stands in for that call: a kernel of 0.5 s is run twice, not three times.
     """
     costs: list[float] = []
     number = settings.number
-    if settings.min_repeat_ms > 0:
+    if _first_run_counts(first_run, settings):
+        costs.append(_checked(first_run, 1))
+    elif settings.min_repeat_ms > 0:
         number, first = _grow_number(fn_time, number, settings.min_repeat_ms)
         if not settings.flush_cache:
             costs.append(first)

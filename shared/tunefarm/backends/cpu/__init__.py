@@ -36,7 +36,7 @@ from tunefarm.backends.cpu import (
     winograd,
 )
 from tunefarm.backends.cpu import target as cpu_target
-from tunefarm.backends.cpu.c_emitter import emit_c
+from tunefarm.backends.cpu.c_emitter import emit_c, kernel_clock
 from tunefarm.codegen.loops import LoweredFunc
 from tunefarm.measure.host import load_host_kernel
 from tunefarm.measure.types import Toolchain
@@ -55,6 +55,11 @@ class CpuBackend:
     # is replaced after one that crashes, hangs or fails (measure.measurer)
     persistent_measurer = True
     kernels_in_process = True
+
+    @staticmethod
+    def kernel_clock(target: Target) -> str:
+        """The clock this target's kernels time themselves by (`c_emitter.kernel_clock`)."""
+        return kernel_clock(target)
 
     def check_options(self, options: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
         return cpu_target.check_options(options)

@@ -153,6 +153,9 @@ def register_tile(n: int, blocks: int, lanes: int) -> tuple[int, int]:
 
 
 SUPER_BLOCK = 33
+# Rows up to which no super-blocks are made, whatever the tile: a batch-1 transformer's
+# rows (ViT's 197 tokens; 33 tiles of 6 rows).
+SUPER_BLOCK_ROWS = 198
 
 
 def super_block(n: int, rows: int) -> int:
@@ -162,9 +165,12 @@ def super_block(n: int, rows: int) -> int:
     stay cached across the weight blocks: +1-3.5% on one Zen 4 core in
     `benchmarks/dense_order.c` (1576 x 768 -> 3072: 107.8 -> 111.5 GFLOP/s). The blocks are
     as even as the count of them allows (263 tiles: 8 of 33, one tile computed for
-    nothing); up to SUPER_BLOCK tiles (batch 1: 33 of ViT's 197 rows) nothing changes."""
+    nothing). Up to SUPER_BLOCK_ROWS rows nothing changes: AVX2's 5-row tile makes ViT's
+    197 rows 40 tiles, and two super-blocks of 20 stream the whole weight twice; on one
+    Zen 3 core that ran ViT's four dense shapes 4-10% slower than one sweep
+    (docs/transformers.md, "Zen 3 (AVX2)")."""
     tiles = -(-n // rows)
-    if tiles <= SUPER_BLOCK:
+    if tiles <= SUPER_BLOCK or n <= SUPER_BLOCK_ROWS:
         return 1
     count = -(-tiles // SUPER_BLOCK)
     return -(-tiles // count)
