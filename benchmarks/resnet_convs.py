@@ -41,9 +41,10 @@ except ImportError:  # run from a checkout without the editable install
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared"))
 
 from _timing import median_ms
-from tunefarm.backends import registry
-from tunefarm.backends.cpu.conv2d import conv_params
+from tunefarm.backends import parse_target, registry
+from tunefarm.backends.cpu.conv2d import conv_params, network_blocks
 from tunefarm.backends.cpu.layout import winograd_pays
+from tunefarm.backends.cpu.target import vector_lanes
 from tunefarm.compiler import compile_graph
 from tunefarm.frontend.onnx_import import load_onnx
 from tunefarm.measure import Config, MeasureInput
@@ -117,13 +118,15 @@ def conv_model(size: int, c: int, o: int, k: int, stride: int, dil: int, seed: i
 
 
 def layer_task(name: str, op: str = "conv2d") -> Task:
-    """The layer's task as a one-core network pins it (blocks of 16, or 1 for RGB input;
-    bias and ReLU fused)."""
+    """The layer's task as a one-core network pins it (`network_blocks` for the host's
+    vector width: blocks of 16 with AVX-512, 8 with AVX2, 1 for RGB input; bias and ReLU
+    fused)."""
     size, c, o, k, stride, dil = LAYERS[name]
+    lanes = vector_lanes(parse_target("cpu -cores=1"))
     return Task.make(
         op, target="cpu -cores=1", data=(1, c, size, size), weight=(o, c, k, k),
         strides=stride, padding=dil * (k // 2), dilation=dil, epilogue=("bias", "relu"),
-        blocks=(16 if c % 16 == 0 else 1, 16),
+        blocks=network_blocks(c, o, lanes),
     )  # fmt: skip
 
 

@@ -57,7 +57,14 @@ CPU_CASES: dict[str, tuple[Task, dict]] = {
         ),
         {},
     ),
+    # 16 ymm registers: 7 columns x 2 vectors (`conv2d.short_columns`), blocks of 8
+    "conv2d_3x3_avx2": (Task.make("conv2d", target=AVX2, **CONV3x3 | {"blocks": (8, 8)}), {}),
     "winograd_f4": (Task.make("conv2d_winograd", target=AVX512, **CONV3x3), {}),
+    # AVX2: a GEMM block of at most 16 accumulators (`winograd.max_accumulators`)
+    "winograd_f4_avx2": (
+        Task.make("conv2d_winograd", target=AVX2, **CONV3x3 | {"blocks": (8, 8)}),
+        {},
+    ),
     "winograd_f2": (Task.make("conv2d_winograd", target=AVX512, **CONV3x3), {"m": 2}),
     # stride 2 (the parity split of `STRIDED_MATRICES`): the default (m=2) and m=4
     "winograd_s2_f2": (Task.make("conv2d_winograd", target=AVX512, **CONV_EPI), {}),

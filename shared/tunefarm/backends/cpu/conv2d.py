@@ -306,14 +306,30 @@ def register_tile(p: dict[str, Any], ob: int, lanes: int) -> tuple[int, int]:
     (resnext50 and resnet50 untuned: 6-9% less time, one core). Not where no such column
     tile divides the row (13 columns: one). With AVX-512's 32 registers a kernel window's
     tile takes the same 4-8 columns x two vectors (in the columns-outer order): ResNet-50's
-    3x3 convs 5-10% less time than 14 x 1, its 7x7 stem 15-20%."""
+    3x3 convs 5-10% less time than 14 x 1, its 7x7 stem 15-20%. With AVX2's 16 registers
+    the columns stop at SHORT_COLUMNS_16 (14 accumulators), for a kernel window too."""
     reg = max(d for d in divisors(p["ow"]) if d <= 14)
-    short = max(d for d in divisors(p["ow"]) if d <= 8)
+    short = max(d for d in divisors(p["ow"]) if d <= short_columns(lanes))
     even = (p["o"] // ob) % 2 == 0
-    if (p["kh"] == p["kw"] == 1 or lanes >= 16) and even and short >= 4:
+    if even and short >= 4:
         reg = short
     inner = 2 if reg <= 8 and even else 1
     return reg, inner
+
+
+SHORT_COLUMNS_16 = 7  # the two-vector tile's columns where 16 vector registers hold it
+
+
+def short_columns(lanes: int) -> int:
+    """The most columns of a two-vector register tile: 8 (16 accumulators) with AVX-512's
+    32 registers; SHORT_COLUMNS_16 with AVX2's 16, where 7 x 2 leaves the weight vectors
+    and the broadcast two registers (gcc folds the rest into memory operands). One Zen 3
+    core (AVX2), default blocks of 8, kernel alone by CPU time
+    (`benchmarks/resnet_convs.py`-style): 7 x 2 against 14 x 1 (the old 3x3 default) 4.02
+    against 4.36 ms at 56 x 56 (64 -> 64), 4.23 against 4.59 at 14 x 14 (256), 5.98 against
+    7.35 at 56 -> 28 stride 2; 7 x 2 against 8 x 2 (the old 1x1 default) 0.48 against 0.55
+    ms at 56 x 56 (64 -> 64)."""
+    return 8 if lanes >= 16 else SHORT_COLUMNS_16
 
 
 def pass_counts(p: dict[str, Any]) -> list[int]:
@@ -338,12 +354,43 @@ def default_passes(p: dict[str, Any], ib: int, ob: int, lanes: int, cores: int) 
     the map uses them, and the map of partial sums (one per parallel iteration) in L1/L2:
     fcn_resnet50's head 1.75x -> 1.1x ORT's time, its 2048 -> 512 1x1 conv 3.6x -> 1.0x
     (one core). Not where the map outgrows MAX_MAP_BYTES, nor where the output channels
-    alone (the only parallel loop left) would not keep every core busy twice over."""
+    alone (the only parallel loop left) would not keep every core busy twice over. With
+    fewer than 16 lanes (AVX2) `short_vector_passes` decides."""
+    if lanes < 16:
+        return short_vector_passes(p, ib, ob, cores)
     blocks, oc_tiles = p["c"] // ib, p["n"] * p["o"] // (ob * 4)
     map_bytes = p["oh"] * p["ow"] * ob * 4 * 4  # up to 4 output blocks (`pass_register_tile`)
     want = p["c"] // PASS_CHANNELS
-    if want < 2 or map_bytes > MAX_MAP_BYTES or oc_tiles < 2 * cores or lanes < 16:
+    if want < 2 or map_bytes > MAX_MAP_BYTES or oc_tiles < 2 * cores:
         return 1
+    return max((n for n in IC_PASSES if n <= want and blocks % n == 0), default=1)
+
+
+PASS_CHANNELS_16 = 64  # input channels per pass of a 1x1 conv's default with AVX2...
+MIN_PASSES_16, MAX_PASSES_16 = 4, 16  # ...in this many passes
+
+
+def short_vector_passes(p: dict[str, Any], ib: int, ob: int, cores: int) -> int:
+    """`default_passes` with AVX2's 8-lane blocks: a stride-1 1x1 conv over 128 or more
+    input channels in passes of at most PASS_CHANNELS_16 channels, MIN_PASSES_16 to
+    MAX_PASSES_16 of them, over a map of the one-pass tile's output vectors
+    (`register_tile`). In one pass a 7 x 2 tile reads 16+ input channel blocks a plane
+    apart (100 KB at 56 x 56) per column strip and ran at 11-40 GFLOP/s. One Zen 3 core,
+    kernel alone by CPU time, one pass against the default's passes (ORT's conv): at 56 x 56
+    128 -> 128 2.48 against 2.13 ms in 4 (2.80), 192 -> 128 4.40 / 2.30 (3.33), 224 -> 128
+    5.48 / 2.79 (4.68) (DenseNet's), 256 -> 64 7.97 / 3.15 (3.56), 256 -> 128 18.3 / 8.3
+    (8.9); 1024 -> 256 at 14 x 14 2.56 / 2.27 in 16 (2.17); 2048 -> 512 at 7 x 7 2.03 /
+    1.57 in 16 (1.76). Not for kernel windows (not measured) nor strided convs (256 -> 512
+    at stride 2, 56 -> 28: 5.14 ms in one pass, 6.31 in 4)."""
+    if p["kh"] * p["kw"] > 1 or p["strides"] != (1, 1) or p["c"] < 2 * PASS_CHANNELS_16:
+        return 1
+    inner = register_tile(p, ob, 8)[1]
+    map_bytes = p["oh"] * p["ow"] * ob * inner * 4
+    oc_tiles = p["n"] * p["o"] // (ob * inner)
+    if map_bytes > MAX_MAP_BYTES or oc_tiles < 2 * cores:
+        return 1
+    want = min(max(MIN_PASSES_16, p["c"] // PASS_CHANNELS_16), MAX_PASSES_16)
+    blocks = p["c"] // ib
     return max((n for n in IC_PASSES if n <= want and blocks % n == 0), default=1)
 
 
