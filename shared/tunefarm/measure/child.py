@@ -222,12 +222,11 @@ def check_and_time(
         msg = check_outputs(kernel.outputs(), io.expected, specs, settings.rtol, settings.atol_rel)
         if msg is not None:
             return {"error_no": int(MeasureErrorNo.WRONG_ANSWER), "error_msg": msg}
-    if _hopeless(first, settings) and clock in CLOCKS:  # by the kernel's clock already
-        return {"error_no": 0, "error_msg": "", "costs": [first], "number": 1}
-    if _hopeless(first, settings):  # by the wall clock: confirm by the kernel's own
-        again = kernel.time(1)
-        if _hopeless(again, settings):  # cannot be the best: one run is its figure
-            return {"error_no": 0, "error_msg": "", "costs": [again], "number": 1}
+    if _hopeless(first, settings):
+        # by the kernel's clock already, or by the wall clock: then confirm by the kernel's
+        figure = first if clock in CLOCKS else kernel.time(1)
+        if _hopeless(figure, settings):  # cannot be the best: one run is its figure
+            return {"error_no": 0, "error_msg": "", "costs": [figure], "number": 1}
     timing = time_evaluator(kernel.time, settings, first_run=first if clock in CLOCKS else None)
     return {"error_no": 0, "error_msg": "", "costs": list(timing.costs), "number": timing.number}
 
