@@ -1,0 +1,73 @@
+"""How much C a lowered CPU kernel unrolls into, counted before it is emitted (issue 27).
+
+The C emitter repeats a loop's body once per iteration where the loop is unrolled (`unroll`
+loops up to `c_emitter.UNROLL_EXPLICIT_MAX`, and under `auto_unroll_max_step` every serial
+nest of at most that many steps). A sketch state can multiply those into a body of hundreds
+of thousands of expression nodes: 0.3-1.2 MB of C, for which gcc alone takes 1.5-8 s of CPU
+where an average conv candidate takes 0.45 s, and the Python emitter about half that again.
+No search on record found its best there (the largest best of some 30 sketch conv searches
+was 135 KB of C), so the search drops such states before they are built, as it drops a
+local tile over `SketchParams.max_local` (`check`, the CPU's `SketchParams.check_lowered`).
+
+`emitted_nodes` follows the emitter's unroll rules on the lowered loop nest, without
+substituting anything: every stored expression's node count times the copies the emitter
+writes of it. Measured against the emitted text: 1.8-3.6 bytes of C per node on 48 conv
+states of a search above 100,000 nodes, so the limit below is about 0.3-0.5 MB of C.
+"""
+
+from __future__ import annotations
+
+from tunefarm.backends.cpu.c_emitter import UNROLL_EXPLICIT_MAX, nest_steps
+from tunefarm.codegen.loops import For, If, LoweredFunc, Stmt, Store
+from tunefarm.ir.tensor import Expr, children
+
+# expression nodes a kernel may unroll into; past it the state is not built
+MAX_EMITTED_NODES = 150_000
+
+
+def _nodes(e: Expr) -> int:
+    count, stack = 0, [e]
+    while stack:
+        node = stack.pop()
+        count += 1
+        stack.extend(children(node))
+    return count
+
+
+def _unrolled(s: For, max_step: int) -> bool:
+    """Whether the emitter repeats this loop's body per iteration (`CEmitter._loop`)."""
+    if s.kind == "unroll":
+        return s.extent <= UNROLL_EXPLICIT_MAX
+    return s.kind == "serial" and 0 < s.extent <= UNROLL_EXPLICIT_MAX and nest_steps(s) <= max_step
+
+
+def _count(stmts: list[Stmt], max_step: int) -> int:
+    total = 0
+    for s in stmts:
+        if isinstance(s, For):
+            step = next((v for k, v in s.pragmas if k == "auto_unroll_max_step"), None)
+            inner_step = max_step if step is None else int(step)
+            inner = _count(s.body, inner_step)
+            total += s.extent * inner if s.extent > 1 and _unrolled(s, inner_step) else inner
+        elif isinstance(s, If):
+            total += _nodes(s.cond) + _count(s.body, max_step)
+        elif isinstance(s, Store):
+            total += _nodes(s.index) + _nodes(s.value)
+        else:
+            total += 1
+    return total
+
+
+def emitted_nodes(func: LoweredFunc) -> int:
+    """Expression nodes the C emitter writes for `func`, unrolled copies counted."""
+    return _count(func.body, 0)
+
+
+def check(func: LoweredFunc, limit: int = MAX_EMITTED_NODES) -> None:
+    """Raise ValueError where `func` unrolls into more than `limit` expression nodes."""
+    nodes = emitted_nodes(func)
+    if nodes > limit:
+        raise ValueError(
+            f"unrolled body over {limit} expression nodes ({nodes}): its C would take gcc "
+            "seconds to compile"
+        )
