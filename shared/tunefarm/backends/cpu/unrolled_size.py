@@ -68,6 +68,6 @@ def check(func: LoweredFunc, limit: int = MAX_EMITTED_NODES) -> None:
     nodes = emitted_nodes(func)
     if nodes > limit:
         raise ValueError(
-            f"unrolled body over {limit} expression nodes ({nodes}): its C would take gcc "
-            "seconds to compile"
+            f"unrolled body over {limit} expression nodes; this one has {nodes}, and gcc "
+            "would take seconds on its C"
         )
