@@ -3,16 +3,20 @@
 The C emitter repeats a loop's body once per iteration where the loop is unrolled (`unroll`
 loops up to `c_emitter.UNROLL_EXPLICIT_MAX`, and under `auto_unroll_max_step` every serial
 nest of at most that many steps). A sketch state can multiply those into a body of hundreds
-of thousands of expression nodes: 0.3-1.2 MB of C, for which gcc alone takes 1.5-8 s of CPU
-where an average conv candidate takes 0.45 s, and the Python emitter about half that again.
-No search on record found its best there (the largest best of some 30 sketch conv searches
-was 135 KB of C), so the search drops such states before they are built, as it drops a
-local tile over `SketchParams.max_local` (`check`, the CPU's `SketchParams.check_lowered`).
+of thousands of expression nodes: 0.3-1.2 MB of C, for which gcc alone took up to 3.5 s of
+CPU (Zen 4; 4-8 s on Zen 3) where an average conv candidate takes 0.45 s, and the Python
+emitter about half that again.
+None of the 50 sketch bests recorded in benchmarks/results-*.json is over 84,000 nodes
+(135 KB of C), so the search drops such states before they are built, as it drops a local
+tile over `SketchParams.max_local` (`check`, the CPU's `SketchParams.check_lowered`). That
+trades a rare fast one for the builds: in one 48-trial trace on a loaded core the best state
+(5.5 GFLOP/s, the next 5.3) was over the limit.
 
 `emitted_nodes` follows the emitter's unroll rules on the lowered loop nest, without
 substituting anything: every stored expression's node count times the copies the emitter
-writes of it. Measured against the emitted text: 1.8-3.6 bytes of C per node on 48 conv
-states of a search above 100,000 nodes, so the limit below is about 0.3-0.5 MB of C.
+writes of it. Measured against the emitted text: 1.2-4.1 bytes of C per node on the conv
+states over 30,000 nodes (seven of a 48-trial search, six of 12 random states), so the
+limit below is about 0.2-0.6 MB of C.
 """
 
 from __future__ import annotations
