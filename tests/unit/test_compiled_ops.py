@@ -362,6 +362,8 @@ DEFAULT_CASES: dict[str, Task] = {
     # rows longer than a vector, not whole vectors: exp in its own vector stage, a tail
     "softmax_window_rows": Task.make("softmax", shape=(2, 3, 49, 49), axis=-1),
     "softmax_axis1_long_w": Task.make("softmax", shape=(1, 5, 3, 37), axis=1),
+    # rows of whole vectors (BERT's 128): max and sum as vector partials, exp a vector stage
+    "softmax_whole_vector_rows": Task.make("softmax", shape=(2, 3, 64), axis=-1),
     **{
         f"ew_{fn}": ew(fn, (2, 3, 5, 7), (1, 3, 1, 7))
         for fn in ("add", "subtract", "multiply", "maximum", "minimum")

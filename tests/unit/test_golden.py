@@ -106,6 +106,7 @@ CPU_CASES: dict[str, tuple[Task, dict]] = {
         {},
     ),
     "softmax": (Task.make("softmax", target=AVX512, shape=(8, 1000), axis=-1), {}),
+    "softmax_whole_rows": (Task.make("softmax", target=AVX512, shape=(2, 4, 64), axis=-1), {}),
     "elementwise_broadcast_add": (
         Task.make("elementwise", target=AVX512, fn="add", shapes=[(2, 64, 7, 7), (1, 64, 1, 1)]),
         {},

@@ -225,12 +225,13 @@ def generic_steps(
 
 
 def _vector_row_stat(t: Tensor, lanes: int) -> bool:
-    """A layer norm's mean or variance whose row is whole vectors: its innermost spatial
-    axis has extent 1, so vectorising it, as other stages are, leaves the sum scalar."""
+    """A layer norm's mean or variance, or a softmax's max or sum, whose row is whole
+    vectors: its innermost spatial axis has extent 1, so vectorising it, as other stages
+    are, leaves the reduction scalar."""
     op = t.op
     return (
         lanes > 1
-        and op.tag == "layer_norm_stat"
+        and op.tag in ("layer_norm_stat", "softmax_max", "softmax_sum")
         and len(op.reduce_axes) == 1
         and op.axes[-1].extent == 1
         and op.reduce_axes[0].extent % lanes == 0
@@ -238,11 +239,13 @@ def _vector_row_stat(t: Tensor, lanes: int) -> bool:
 
 
 def _softmax_rows(dag: te.ComputeDAG, out: Tensor, lanes: int) -> bool:
-    """A softmax along its last axis whose rows are longer than a vector but not whole
-    vectors (Swin's 49-wide attention windows): `softmax_row_steps` applies."""
+    """A softmax along its last axis whose rows are longer than a vector: `softmax_row_steps`
+    applies. Swin's 49-wide attention windows needed it first; rows of whole vectors need
+    it as much (a 12 x 128 x 128 softmax: exp inlined into the sum ran as a scalar libm call
+    per value, 17x slower than the sketch policy's schedule)."""
     n = out.op.axes[-1].extent
     exp = any(t.op.tag == "softmax_exp" for t in dag.compute_stages)
-    return lanes > 1 and out.op.tag == "softmax" and n > lanes and n % lanes != 0 and exp
+    return lanes > 1 and out.op.tag == "softmax" and n > lanes and exp
 
 
 def softmax_row_steps(t: Tensor, lanes: int, parallel: bool) -> list[S.Step]:

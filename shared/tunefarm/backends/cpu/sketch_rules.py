@@ -15,6 +15,7 @@ may hold more accumulators where the ISA has 32 vector registers.
 
 from __future__ import annotations
 
+from tunefarm.backends.cpu import unrolled_size
 from tunefarm.backends.cpu.target import num_cores, vector_lanes
 from tunefarm.schedule.sketch import (
     InlineRule,
@@ -46,4 +47,7 @@ def sketch_params(target: Target) -> SketchParams:
         # outer (the template's 7 x 4 and 14 x 2 tiles, conv2d.pass_register_tile); in the
         # other order gcc keeps a broadcast per column live, and 16 is the most that fits
         max_register_columns=28 if lanes >= 16 else 0,
+        # a state whose unrolled body would be some 0.2-0.6 MB of C is not built: gcc takes
+        # seconds on it, and the 50 recorded bests are all well under it (`unrolled_size`)
+        check_lowered=unrolled_size.check,
     )

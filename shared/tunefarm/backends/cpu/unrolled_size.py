@@ -1,0 +1,77 @@
+"""How much C a lowered CPU kernel unrolls into, counted before it is emitted (issue 27).
+
+The C emitter repeats a loop's body once per iteration where the loop is unrolled (`unroll`
+loops up to `c_emitter.UNROLL_EXPLICIT_MAX`, and under `auto_unroll_max_step` every serial
+nest of at most that many steps). A sketch state can multiply those into a body of hundreds
+of thousands of expression nodes: 0.3-1.2 MB of C, for which gcc alone took up to 3.5 s of
+CPU (Zen 4; 4-8 s on Zen 3) where an average conv candidate takes 0.45 s, and the Python
+emitter about half that again.
+None of the 50 sketch bests recorded in benchmarks/results-*.json is over 84,000 nodes
+(135 KB of C), so the search drops such states before they are built, as it drops a local
+tile over `SketchParams.max_local` (`check`, the CPU's `SketchParams.check_lowered`). That
+trades a rare fast one for the builds: in one 48-trial trace on a loaded core the best state
+(5.5 GFLOP/s, the next 5.3) was over the limit.
+
+`emitted_nodes` follows the emitter's unroll rules on the lowered loop nest, without
+substituting anything: every stored expression's node count times the copies the emitter
+writes of it. Measured against the emitted text: 1.2-4.1 bytes of C per node on the conv
+states over 30,000 nodes (seven of a 48-trial search, six of 12 random states), so the
+limit below is about 0.2-0.6 MB of C.
+"""
+
+from __future__ import annotations
+
+from tunefarm.backends.cpu.c_emitter import UNROLL_EXPLICIT_MAX, nest_steps
+from tunefarm.codegen.loops import For, If, LoweredFunc, Stmt, Store
+from tunefarm.ir.tensor import Expr, children
+
+# expression nodes a kernel may unroll into; past it the state is not built
+MAX_EMITTED_NODES = 150_000
+
+
+def _nodes(e: Expr) -> int:
+    count, stack = 0, [e]
+    while stack:
+        node = stack.pop()
+        count += 1
+        stack.extend(children(node))
+    return count
+
+
+def _unrolled(s: For, max_step: int) -> bool:
+    """Whether the emitter repeats this loop's body per iteration (`CEmitter._loop`)."""
+    if s.kind == "unroll":
+        return s.extent <= UNROLL_EXPLICIT_MAX
+    return s.kind == "serial" and 0 < s.extent <= UNROLL_EXPLICIT_MAX and nest_steps(s) <= max_step
+
+
+def _count(stmts: list[Stmt], max_step: int) -> int:
+    total = 0
+    for s in stmts:
+        if isinstance(s, For):
+            step = next((v for k, v in s.pragmas if k == "auto_unroll_max_step"), None)
+            inner_step = max_step if step is None else int(step)
+            inner = _count(s.body, inner_step)
+            total += s.extent * inner if s.extent > 1 and _unrolled(s, inner_step) else inner
+        elif isinstance(s, If):
+            total += _nodes(s.cond) + _count(s.body, max_step)
+        elif isinstance(s, Store):
+            total += _nodes(s.index) + _nodes(s.value)
+        else:
+            total += 1
+    return total
+
+
+def emitted_nodes(func: LoweredFunc) -> int:
+    """Expression nodes the C emitter writes for `func`, unrolled copies counted."""
+    return _count(func.body, 0)
+
+
+def check(func: LoweredFunc, limit: int = MAX_EMITTED_NODES) -> None:
+    """Raise ValueError where `func` unrolls into more than `limit` expression nodes."""
+    nodes = emitted_nodes(func)
+    if nodes > limit:
+        raise ValueError(
+            f"unrolled body over {limit} expression nodes; this one has {nodes}, and gcc "
+            "would take seconds on its C"
+        )
