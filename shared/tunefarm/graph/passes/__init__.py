@@ -18,6 +18,7 @@ from tunefarm.graph.passes.dead_code import eliminate_dead_code
 from tunefarm.graph.passes.fuse import fuse_epilogues
 from tunefarm.graph.passes.pool_first import pool_before_pointwise_conv
 from tunefarm.graph.passes.pooling import mean_to_global_pool
+from tunefarm.graph.passes.rows_first import select_rows_first
 from tunefarm.graph.passes.silu import fuse_silu
 from tunefarm.graph.passes.transformer import fuse_gelu, fuse_layer_norm, hoist_through_reshape
 
@@ -26,9 +27,9 @@ def optimize(graph: Graph, attention: bool = True) -> Graph:
     """Constant folding, batch-norm folding, a mean over H and W as a global average pool,
     conv taps that read only padding cut away, attention recognition (unless `attention`
     is False: benchmarks compare with and without it), layer-norm, GELU and SiLU
-    recognition, hoisting a dense's tail through reshapes, epilogue fusion, dead-code
-    elimination. (Splitting convs that mostly read padding into bands is for CPUs:
-    `graph.extract.for_target`.)"""
+    recognition, hoisting a dense's tail through reshapes, epilogue fusion, picks of a few
+    rows moved above the row-wise nodes before them, dead-code elimination. (Splitting
+    convs that mostly read padding into bands is for CPUs: `graph.extract.for_target`.)"""
     graph = fold_constants(graph)
     graph = fold_batch_norm(graph)
     graph = mean_to_global_pool(graph)
@@ -40,6 +41,7 @@ def optimize(graph: Graph, attention: bool = True) -> Graph:
     graph = fuse_silu(graph)
     graph = hoist_through_reshape(graph)
     graph = fuse_epilogues(graph)
+    graph = select_rows_first(graph)
     return eliminate_dead_code(graph)
 
 
@@ -57,6 +59,7 @@ __all__ = [
     "mean_to_global_pool",
     "optimize",
     "pool_before_pointwise_conv",
+    "select_rows_first",
     "split_bands",
     "trim_dead_taps",
     "unfuse_attention",
