@@ -499,6 +499,8 @@ def bench_op(op: autosched.Op, args: argparse.Namespace, index: int) -> dict[str
         "search_wall_s": {s: h.wall_s for s, h in hists.items()},
         "search_own_best_s": {s: h.search_best_s for s, h in hists.items()},
         "candidates_per_s": {s: h.candidates() / max(h.wall_s, 1e-9) for s, h in hists.items()},
+        # (seconds, candidates so far) after every batch: when each search's batches ended
+        "batches": {s: [[round(t, 2), n] for t, n, _ in h.points] for s, h in hists.items()},
         "skipped": skipped,
         "loadavg_after": os.getloadavg(),
     }
