@@ -134,6 +134,21 @@ def nest_steps(s: For) -> int:
     return (1 if s.kind == "vectorize" else s.extent) * inner
 
 
+def max_step_in(s: For, outer: int) -> int:
+    """The auto_unroll_max_step in force inside `s`: its own pragma, else the enclosing one."""
+    step = next((v for k, v in s.pragmas if k == "auto_unroll_max_step"), None)
+    return outer if step is None else int(step)
+
+
+def is_unrolled(s: For, max_step: int) -> bool:
+    """Whether the emitter writes one copy of `s`'s body per iteration: an `unroll` loop
+    short enough, or a serial nest of at most `max_step` steps under auto-unroll.
+    (`unrolled_size` counts the copies with the same rule before anything is emitted.)"""
+    if s.kind == "unroll":
+        return s.extent <= UNROLL_EXPLICIT_MAX
+    return s.kind == "serial" and 0 < s.extent <= UNROLL_EXPLICIT_MAX and nest_steps(s) <= max_step
+
+
 def c_float(v: float, dtype: str = "float32") -> str:
     if math.isinf(v):  # gcc's builtin: INFINITY would need <math.h>
         inf = "__builtin_inff()" if dtype == "float32" else "__builtin_inf()"
@@ -306,22 +321,11 @@ class CEmitter(IntLanes):
             raise CodegenError(f"cannot emit statement {type(s).__name__}")
 
     def loop(self, s: For, depth: int) -> None:
-        step = next((v for k, v in s.pragmas if k == "auto_unroll_max_step"), None)
-        if step is None:
-            self._loop(s, depth)
-            return
-        saved, self.max_step = self.max_step, int(step)
+        saved, self.max_step = self.max_step, max_step_in(s, self.max_step)
         try:
             self._loop(s, depth)
         finally:
             self.max_step = saved
-
-    def _auto_unrolled(self, s: For) -> bool:
-        return (
-            s.kind == "serial"
-            and 0 < s.extent <= UNROLL_EXPLICIT_MAX
-            and nest_steps(s) <= self.max_step
-        )
 
     def _loop(self, s: For, depth: int) -> None:
         if s.kind == "bind":
@@ -334,7 +338,7 @@ class CEmitter(IntLanes):
             return
         if s.reduce and self.try_horizontal(s, depth):
             return
-        if (s.kind == "unroll" and s.extent <= UNROLL_EXPLICIT_MAX) or self._auto_unrolled(s):
+        if is_unrolled(s, self.max_step):
             scoped = any(isinstance(x, Decl) for x in walk_stmts(s.body))
             for k in range(s.extent):
                 if scoped:  # each copy declares its own local buffers

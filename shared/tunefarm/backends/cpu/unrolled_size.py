@@ -21,7 +21,7 @@ limit below is about 0.2-0.6 MB of C.
 
 from __future__ import annotations
 
-from tunefarm.backends.cpu.c_emitter import UNROLL_EXPLICIT_MAX, nest_steps
+from tunefarm.backends.cpu.c_emitter import is_unrolled, max_step_in
 from tunefarm.codegen.loops import For, If, LoweredFunc, Stmt, Store
 from tunefarm.ir.tensor import Expr, children
 
@@ -38,21 +38,13 @@ def _nodes(e: Expr) -> int:
     return count
 
 
-def _unrolled(s: For, max_step: int) -> bool:
-    """Whether the emitter repeats this loop's body per iteration (`CEmitter._loop`)."""
-    if s.kind == "unroll":
-        return s.extent <= UNROLL_EXPLICIT_MAX
-    return s.kind == "serial" and 0 < s.extent <= UNROLL_EXPLICIT_MAX and nest_steps(s) <= max_step
-
-
 def _count(stmts: list[Stmt], max_step: int) -> int:
     total = 0
     for s in stmts:
         if isinstance(s, For):
-            step = next((v for k, v in s.pragmas if k == "auto_unroll_max_step"), None)
-            inner_step = max_step if step is None else int(step)
+            inner_step = max_step_in(s, max_step)
             inner = _count(s.body, inner_step)
-            total += s.extent * inner if s.extent > 1 and _unrolled(s, inner_step) else inner
+            total += s.extent * inner if s.extent > 1 and is_unrolled(s, inner_step) else inner
         elif isinstance(s, If):
             total += _nodes(s.cond) + _count(s.body, max_step)
         elif isinstance(s, Store):
