@@ -23,19 +23,14 @@ from __future__ import annotations
 
 from tunefarm.backends.cpu.c_emitter import is_unrolled, max_step_in
 from tunefarm.codegen.loops import For, If, LoweredFunc, Stmt, Store
-from tunefarm.ir.tensor import Expr, children
+from tunefarm.ir.tensor import Expr, walk
 
 # expression nodes a kernel may unroll into; past it the state is not built
 MAX_EMITTED_NODES = 150_000
 
 
 def _nodes(e: Expr) -> int:
-    count, stack = 0, [e]
-    while stack:
-        node = stack.pop()
-        count += 1
-        stack.extend(children(node))
-    return count
+    return sum(1 for _ in walk(e))
 
 
 def _count(stmts: list[Stmt], max_step: int) -> int:
