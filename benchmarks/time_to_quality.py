@@ -198,20 +198,25 @@ class History:
 
 
 def search_tunefarm(system: str, task: Task, budget_s: float, seed: int, batch: int) -> History:
-    """Tune one batch at a time until `budget_s` wall seconds have passed."""
+    """Tune `batch` trials at a time until `budget_s` wall seconds have passed, recording the
+    best after every measured batch (a tuner may measure a shorter one: the sketch policy's
+    first batch is half a batch, `SketchTuner._first`)."""
     hist = History(system)
     option = MeasureOption.local(autosched.SEARCH)
     start = time.perf_counter()
+    best: list[int | None] = [None]
+
+    def record(tuner: Any, _inputs: Any, _results: Any) -> None:
+        handle = None
+        if tuner.best_index is not None and tuner.best_index != best[0]:
+            best[0] = handle = tuner.best_index
+            hist.schedules[handle] = tuner.inputs_for([handle])[0].config
+        hist.points.append((time.perf_counter() - start, tuner.trials, handle))
+
     try:
         tuner = make_tuner(TUNERS[system], task, seed)
-        best = None
         while time.perf_counter() - start < budget_s and tuner.has_next():
-            summary = tuner.tune(batch, option, batch_size=batch)
-            handle = None
-            if tuner.best_index is not None and tuner.best_index != best:
-                best = handle = tuner.best_index
-                hist.schedules[handle] = tuner.inputs_for([handle])[0].config
-            hist.points.append((time.perf_counter() - start, tuner.trials, handle))
+            summary = tuner.tune(batch, option, callbacks=[record], batch_size=batch)
             if summary.trials == 0:
                 break
         hist.search_best_s = tuner.best_cost if math.isfinite(tuner.best_cost) else None
