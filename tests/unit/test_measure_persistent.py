@@ -272,7 +272,7 @@ def test_a_stalled_checked_run_is_confirmed_by_the_kernels_clock(builder):
 @pytest.mark.parametrize("clock", ["monotonic", "thread"])
 def test_a_checked_run_far_over_the_bar_is_stopped_at_its_deadline(builder, clock):
     """child.cut_after: a kernel that never returns (it would otherwise run to the time
-    limit) is stopped CUT_FACTOR times over the bar by its clock's interval timer and timed
+    limit) is stopped at its deadline (CUT_MIN_S here) by its clock's interval timer, timed
     at that deadline, one run; a kernel that segfaults meanwhile is still an error, the
     measurer is replaced after each, and the next candidate is timed fully."""
     from tunefarm.measure import child
@@ -286,7 +286,7 @@ def test_a_checked_run_far_over_the_bar_is_stopped_at_its_deadline(builder, cloc
         runner.give_up_after(1e-3)
         loop, segv, add = runner.run(inputs, builds)
         restarts = runner._measurer.restarts
-    cut_s = child.CUT_FACTOR * FAST.min_repeat_ms / 1e3  # the bar is under one timed call
+    cut_s = child.CUT_MIN_S  # the bar, and one timed call, are far under it
     assert loop.ok and loop.costs == (cut_s,), (loop.error_no, loop.error_msg)
     assert "stopped" in loop.error_msg and loop.all_cost < FAST.timeout_s
     assert segv.error_no == E.RUNTIME_ERROR and "SIGSEGV" in segv.error_msg
@@ -300,6 +300,8 @@ def test_no_deadline_without_a_bar_or_a_known_clock():
 
     bar = MeasureSettings(min_repeat_ms=10, give_up_s=0.05)
     assert child.cut_after(bar, "monotonic") == pytest.approx(child.CUT_FACTOR * 0.05)
+    low = MeasureSettings(min_repeat_ms=10, give_up_s=0.001)  # cut no earlier than CUT_MIN_S
+    assert child.cut_after(low, "monotonic") == child.CUT_MIN_S
     assert child.cut_after(MeasureSettings(min_repeat_ms=10), "thread") == 0.0
     assert child.cut_after(bar, None) == 0.0
     job = {"cut_s": 0.15, "clock": "thread"}

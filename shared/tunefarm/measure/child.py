@@ -256,8 +256,12 @@ def _hopeless(first_s: float, settings: MeasureSettings) -> bool:
     return first_s > max(settings.give_up_s, settings.min_repeat_ms / 1e3)
 
 
-# a checked run this many times over the bar (`give_up_s`) is stopped where it stands
+# a checked run this many times over the bar (`give_up_s`) is stopped where it stands,
+# but never before CUT_MIN_S: a cut costs a measurer restart (15-25 ms of CPU time measured
+# on Zen 5) and a cold first run for the next candidate, which the last fraction of a
+# short hopeless run does not pay back (a conv's hopeless states mostly run 10-100 ms)
 CUT_FACTOR = 3.0
+CUT_MIN_S = 0.1
 # the interval timer and its signal that count a kernel's clock (`CLOCKS`): the wall clock,
 # or the process's CPU time, which is the kernel thread's own (the measurer's other threads
 # are idle while it runs)
@@ -275,11 +279,12 @@ def cut_after(settings: MeasureSettings, clock: str | None) -> float:
     slowest part of a dense search: on Zen 5 (dense_768x3072, sketch, 32 trials, main
     9c22b3f) 21 of 38 measurements were hopeless, and their checked runs took 4.2 of the
     search's 9.5 CPU seconds (one random state ran 8.4 s against an incumbent of 5 ms).
-    Stopped at `CUT_FACTOR` times the bar, such a run is recorded at that figure, a lower
-    bound still ranking it far behind the incumbent; the measurer it kills is replaced."""
+    Stopped at `CUT_FACTOR` times the bar (`CUT_MIN_S` at least), such a run is recorded at
+    that figure, a lower bound still ranking it far behind the incumbent; the measurer it
+    kills is replaced."""
     if not settings.give_up_s or clock not in CUT_SIGNALS:
         return 0.0
-    return CUT_FACTOR * max(settings.give_up_s, settings.min_repeat_ms / 1e3)
+    return max(CUT_FACTOR * max(settings.give_up_s, settings.min_repeat_ms / 1e3), CUT_MIN_S)
 
 
 @contextlib.contextmanager
