@@ -281,7 +281,12 @@ def cut_after(settings: MeasureSettings, clock: str | None) -> float:
     search's 9.5 CPU seconds (one random state ran 8.4 s against an incumbent of 5 ms).
     Stopped at `CUT_FACTOR` times the bar (`CUT_MIN_S` at least), such a run is recorded at
     that figure, a lower bound still ranking it far behind the incumbent; the measurer it
-    kills is replaced."""
+    kills is replaced. Measured on that host: 6.6-6.7 CPU seconds a search against main's
+    10.5-11.6 (14 of 32 candidates cut); in `search_speed.py compare` (4 rounds) 0.26 CPU
+    s a trial against main's 0.33 and e217386^'s 0.48, 1.96 candidates/s against 1.35 and
+    0.86, bests re-measured as main's within the noise. conv_56_64_64_3x3's hopeless runs
+    are all under `CUT_MIN_S`: no cut, its CPU time as main's
+    (benchmarks/results-search-speed-i27-dense-zen5.json)."""
     if not settings.give_up_s or clock not in CUT_SIGNALS:
         return 0.0
     return max(CUT_FACTOR * max(settings.give_up_s, settings.min_repeat_ms / 1e3), CUT_MIN_S)
