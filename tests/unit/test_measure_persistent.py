@@ -267,3 +267,44 @@ def test_a_stalled_checked_run_is_confirmed_by_the_kernels_clock(builder):
         (res,) = runner.run([mk.inp("stall", unroll=50)], [build])
     assert res.ok, res.error_msg
     assert len(res.costs) == FAST.repeat and max(res.costs) < 1e-3, res.costs
+
+
+@pytest.mark.parametrize("clock", ["monotonic", "thread"])
+def test_a_checked_run_far_over_the_bar_is_stopped_at_its_deadline(builder, clock):
+    """child.cut_after: a kernel that never returns (it would otherwise run to the time
+    limit) is stopped at its deadline (CUT_MIN_S here) by its clock's interval timer, timed
+    at that deadline, one run; a kernel that segfaults meanwhile is still an error, the
+    measurer is replaced after each, and the next candidate is timed fully."""
+    from tunefarm.measure import child
+
+    names = ["loop", "segv", "add"]
+    inputs = [mk.inp(n, unroll=60 + i) for i, n in enumerate(names)]
+    builds = builder.build(inputs)
+    assert all(b.ok for b in builds), [b.error_msg for b in builds]
+    with LocalRunner(FAST, mk.io, persistent=True, in_process=True) as runner:
+        runner.clock_of = lambda _inp: clock
+        runner.give_up_after(1e-3)
+        loop, segv, add = runner.run(inputs, builds)
+        restarts = runner._measurer.restarts
+    cut_s = child.CUT_MIN_S  # the bar, and one timed call, are far under it
+    assert loop.ok and loop.costs == (cut_s,), (loop.error_no, loop.error_msg)
+    assert "stopped" in loop.error_msg and loop.all_cost < FAST.timeout_s
+    assert segv.error_no == E.RUNTIME_ERROR and "SIGSEGV" in segv.error_msg
+    assert add.ok and len(add.costs) == FAST.repeat and restarts >= 2
+
+
+def test_no_deadline_without_a_bar_or_a_known_clock():
+    """cut_after: nothing is cut unless hopeless candidates are given up on and the kernel's
+    clock has an interval timer; a death by another signal is not read as a cut."""
+    from tunefarm.measure import child
+
+    bar = MeasureSettings(min_repeat_ms=10, give_up_s=0.05)
+    assert child.cut_after(bar, "monotonic") == pytest.approx(child.CUT_FACTOR * 0.05)
+    low = MeasureSettings(min_repeat_ms=10, give_up_s=0.001)  # cut no earlier than CUT_MIN_S
+    assert child.cut_after(low, "monotonic") == child.CUT_MIN_S
+    assert child.cut_after(MeasureSettings(min_repeat_ms=10), "thread") == 0.0
+    assert child.cut_after(bar, None) == 0.0
+    job = {"cut_s": 0.15, "clock": "thread"}
+    assert child.cut_reply(job, -child.CUT_SIGNALS["thread"][1])["costs"] == [0.15]
+    assert child.cut_reply(job, -child.CUT_SIGNALS["monotonic"][1]) is None
+    assert child.cut_reply({**job, "cut_s": 0.0}, -child.CUT_SIGNALS["thread"][1]) is None

@@ -10,9 +10,11 @@ candidate's backend; checking answers and the timing loop are the same for every
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import multiprocessing.context
 import pickle
+import signal
 import sys
 import time
 import traceback
@@ -183,7 +185,7 @@ def measure_job(job: dict[str, Any]) -> dict[str, Any]:
     io = load_io(job["io_path"])
     kernel = job["loader"](job["artifact"], [a.copy() for a in io.args])
     try:
-        return check_and_time(kernel, io, specs, settings, job.get("clock"))
+        return check_and_time(kernel, io, specs, settings, job.get("clock"), job.get("cut_s", 0))
     finally:
         close = getattr(kernel, "close", None)
         if close is not None:
@@ -203,6 +205,7 @@ def check_and_time(
     specs: tuple[ArgSpec, ...],
     settings: MeasureSettings,
     clock: str | None = None,
+    cut_s: float = 0.0,
 ) -> dict[str, Any]:
     """Run the kernel once and check its outputs, then time it.
 
@@ -211,10 +214,14 @@ def check_and_time(
     is the first repeat (`time_evaluator`'s `first_run`): for kernels of 10 ms and more,
     one run fewer per candidate; and a hopeless one (`_hopeless`) is timed by that run
     alone, with no run to confirm it. Without it the checked run is a warm-up only, timed
-    by the wall clock to nominate hopeless candidates."""
+    by the wall clock to nominate hopeless candidates.
+
+    `cut_s` > 0 (`cut_after`): this process dies by `CUT_SIGNALS[clock]` if the checked run
+    lasts that long by the kernel's clock; the parent reads that death as `cut_reply`."""
     tick = CLOCKS.get(clock or "", time.perf_counter)
     start = tick()
-    rc = kernel.run()  # warm-up run, and the one whose outputs are checked
+    with _deadline(cut_s, clock):
+        rc = kernel.run()  # warm-up run, and the one whose outputs are checked
     first = tick() - start
     if rc != 0:
         return {"error_no": int(MeasureErrorNo.RUNTIME_ERROR), "error_msg": f"kernel returned {rc}"}
@@ -247,6 +254,71 @@ def _hopeless(first_s: float, settings: MeasureSettings) -> bool:
     if not settings.give_up_s:
         return False
     return first_s > max(settings.give_up_s, settings.min_repeat_ms / 1e3)
+
+
+# a checked run this many times over the bar (`give_up_s`) is stopped where it stands,
+# but never before CUT_MIN_S: a cut costs a measurer restart (15-25 ms of CPU time measured
+# on Zen 5) and a cold first run for the next candidate, which the last fraction of a
+# short hopeless run does not pay back (a conv's hopeless states mostly run 10-100 ms)
+CUT_FACTOR = 3.0
+CUT_MIN_S = 0.1
+# the interval timer and its signal that count a kernel's clock (`CLOCKS`): the wall clock,
+# or the process's CPU time, which is the kernel thread's own (the measurer's other threads
+# are idle while it runs)
+CUT_SIGNALS = {
+    "monotonic": (signal.ITIMER_REAL, signal.SIGALRM),
+    "thread": (signal.ITIMER_PROF, signal.SIGPROF),
+}
+
+
+def cut_after(settings: MeasureSettings, clock: str | None) -> float:
+    """Seconds after which a candidate's checked run is stopped, by its kernel's clock: 0
+    (never) unless hopeless candidates are given up on (`_hopeless`) and the clock is known.
+
+    Why: a hopeless candidate's one checked run was its whole cost, and that run is the
+    slowest part of a dense search: on Zen 5 (dense_768x3072, sketch, 32 trials, main
+    9c22b3f) 21 of 38 measurements were hopeless, and their checked runs took 4.2 of the
+    search's 9.5 CPU seconds (one random state ran 8.4 s against an incumbent of 5 ms).
+    Stopped at `CUT_FACTOR` times the bar (`CUT_MIN_S` at least), such a run is recorded at
+    that figure, a lower bound still ranking it far behind the incumbent; the measurer it
+    kills is replaced. Measured on that host: 6.6-6.7 CPU seconds a search against main's
+    10.5-11.6 (14 of 32 candidates cut); in `search_speed.py compare` (4 rounds) 0.26 CPU
+    s a trial against main's 0.33 and e217386^'s 0.48, 1.96 candidates/s against 1.35 and
+    0.86, bests re-measured as main's within the noise. conv_56_64_64_3x3's hopeless runs
+    are all under `CUT_MIN_S`: no cut, its CPU time as main's
+    (benchmarks/results-search-speed-i27-dense-zen5.json)."""
+    if not settings.give_up_s or clock not in CUT_SIGNALS:
+        return 0.0
+    return max(CUT_FACTOR * max(settings.give_up_s, settings.min_repeat_ms / 1e3), CUT_MIN_S)
+
+
+@contextlib.contextmanager
+def _deadline(cut_s: float, clock: str | None) -> Iterator[None]:
+    """Kill this process by `CUT_SIGNALS[clock]`'s signal if the block runs `cut_s` seconds.
+
+    The signal's default action ends the process even inside the kernel's C code, where a
+    Python handler would wait for the kernel to return."""
+    if not cut_s or clock not in CUT_SIGNALS:
+        yield
+        return
+    timer, signum = CUT_SIGNALS[clock]
+    signal.signal(signum, signal.SIG_DFL)
+    signal.setitimer(timer, cut_s)
+    try:
+        yield
+    finally:
+        signal.setitimer(timer, 0)
+
+
+def cut_reply(job: dict[str, Any], exitcode: int | None) -> dict[str, Any] | None:
+    """The reply for a job whose process died with `exitcode`, where that death is its
+    checked run's deadline (`_deadline`): the candidate is timed at the deadline, one run,
+    its answer unchecked (it cannot be the best). None for any other death."""
+    cut_s = job.get("cut_s", 0)
+    signum = CUT_SIGNALS.get(job.get("clock") or "", (None, None))[1]
+    if not cut_s or signum is None or exitcode != -signum:
+        return None
+    return {"error_no": 0, "error_msg": "", "costs": [float(cut_s)], "number": 1, "cut": True}
 
 
 def measure_child(conn: Connection, job: dict[str, Any]) -> None:

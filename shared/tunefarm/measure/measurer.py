@@ -121,6 +121,9 @@ class Measurer:
             reply = conn.recv()
         except (EOFError, OSError):
             code = self._replace()
+            cut = child.cut_reply(job, code)  # its checked run passed the deadline it was given
+            if cut is not None:
+                return cut
             return _error(
                 MeasureErrorNo.RUNTIME_ERROR,
                 f"the measurer died while running this candidate ({exit_reason(code)}); "

@@ -217,6 +217,7 @@ class LocalRunner(Runner):
         if problem:
             return result(MeasureErrorNo.RUNTIME_ERROR, problem)
         settings = replace(self.settings, give_up_s=self.give_up_s)
+        clock = self.clock_of(inp) if self.clock_of is not None else None
         job = {
             "artifact": build.artifact,
             "io_path": entry.path,
@@ -224,7 +225,9 @@ class LocalRunner(Runner):
             "settings": settings.to_json(),
             "loader": self.loader,
             "in_process": self.in_process,
-            "clock": self.clock_of(inp) if self.clock_of is not None else None,
+            "clock": clock,
+            # only the persistent measurer reads a cut run's death as its figure
+            "cut_s": child.cut_after(settings, clock) if self._measurer is not None else 0.0,
         }
         reply = self._measure_in_child(job)
         error_no = MeasureErrorNo(reply["error_no"])
@@ -243,6 +246,8 @@ class LocalRunner(Runner):
                 f"{NOISY_PREFIX} the repeats vary by {spread:.0%} (limit {self.max_cv:.0%}, "
                 f"{ENV_MAX_CV}) {again}; the median is kept"
             )
+        if reply.get("cut"):
+            note = f"checked run stopped at {job['cut_s']:.3g} s, its figure (hopeless)"
         used = replace(settings, number=int(reply["number"]))
         self._lower_give_up(reply["costs"])
         return result(error_no, note, tuple(reply["costs"]), used)

@@ -271,7 +271,9 @@ class MeasureSettings:
     and than `min_repeat_ms` is timed by that run alone, once its answer is checked. The
     tuner sets it at a few times the incumbent's cost (`Tuner.give_up_factor`), so a kernel
     that cannot be the best does not also pay its repeats; 0 (the default, and always for
-    device kernels) times every candidate fully. In JSON only when set.
+    device kernels) times every candidate fully. In JSON only when set. In the persistent
+    measurer a checked run `child.CUT_FACTOR` times over it is stopped, and timed at that
+    deadline (`child.cut_after`).
     """
 
     number: int = 1
