@@ -352,7 +352,11 @@ class SketchTuner(Tuner):
         against 0.85-0.92) and took more than half of the batch's build CPU (conv_224_3_64_
         7x7_s2: 2.8 of 5.1 s, Zen 5), and the whole batch ended at 10-14 s where the template
         policy's ended at 6-8 s (load 6, issue 27). They would only train the model: the next
-        batch evolves from the measured states, half of it random while warm (`WARM_EPSILON`)."""
+        batch evolves from the measured states, half of it random while warm (`WARM_EPSILON`).
+        Measured (time_to_quality.py, Zen 5, load 5-6): the first best at 4.1, 9.1 and 8.5 s
+        instead of 14.1, 10.6 and 25.5 s on conv_224_3_64_7x7_s2, conv_56_64_64_3x3 and
+        conv_56_64_128_3x3_s2 (benchmarks/results-time-to-quality-r18-sketch-vs-template-zen5
+        .json); the quality at 30-120 s moved within that benchmark's run-to-run noise."""
         default = self.template_default()
         out = [i for i in [default] if i is not None and i not in self.visited][:batch_size]
         want = min(batch_size, len(out) + batch_size // 2)
