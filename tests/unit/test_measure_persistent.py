@@ -304,6 +304,12 @@ def test_no_deadline_without_a_bar_or_a_known_clock():
     assert child.cut_after(low, "monotonic") == child.CUT_MIN_S
     assert child.cut_after(MeasureSettings(min_repeat_ms=10), "thread") == 0.0
     assert child.cut_after(bar, None) == 0.0
+    for give_up_s in (1e-4, 0.01, 0.02, 0.05, 0.3, 2.0):  # only a hopeless run is ever cut
+        for min_ms in (0.0, 10.0, 100.0):
+            s = MeasureSettings(min_repeat_ms=min_ms, give_up_s=give_up_s)
+            cut_s = child.cut_after(s, "thread")
+            assert cut_s >= max(give_up_s, min_ms / 1e3) and cut_s >= child.CUT_MIN_S
+            assert child._hopeless(cut_s * 1.001, s), (give_up_s, min_ms, cut_s)
     job = {"cut_s": 0.15, "clock": "thread"}
     assert child.cut_reply(job, -child.CUT_SIGNALS["thread"][1])["costs"] == [0.15]
     assert child.cut_reply(job, -child.CUT_SIGNALS["monotonic"][1]) is None
