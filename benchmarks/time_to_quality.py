@@ -204,12 +204,13 @@ def search_tunefarm(system: str, task: Task, budget_s: float, seed: int, batch: 
     hist = History(system)
     option = MeasureOption.local(autosched.SEARCH)
     start = time.perf_counter()
-    best: list[int | None] = [None]
+    best: int | None = None
 
     def record(tuner: Any, _inputs: Any, _results: Any) -> None:
+        nonlocal best
         handle = None
-        if tuner.best_index is not None and tuner.best_index != best[0]:
-            best[0] = handle = tuner.best_index
+        if tuner.best_index is not None and tuner.best_index != best:
+            best = handle = tuner.best_index
             hist.schedules[handle] = tuner.inputs_for([handle])[0].config
         hist.points.append((time.perf_counter() - start, tuner.trials, handle))
 

@@ -309,7 +309,7 @@ def test_no_deadline_without_a_bar_or_a_known_clock():
             s = MeasureSettings(min_repeat_ms=min_ms, give_up_s=give_up_s)
             cut_s = child.cut_after(s, "thread")
             assert cut_s >= max(give_up_s, min_ms / 1e3) and cut_s >= child.CUT_MIN_S
-            assert child._hopeless(cut_s * 1.001, s), (give_up_s, min_ms, cut_s)
+            assert child.hopeless(cut_s * 1.001, s), (give_up_s, min_ms, cut_s)
     job = {"cut_s": 0.15, "clock": "thread"}
     assert child.cut_reply(job, -child.CUT_SIGNALS["thread"][1])["costs"] == [0.15]
     assert child.cut_reply(job, -child.CUT_SIGNALS["monotonic"][1]) is None

@@ -212,7 +212,7 @@ def check_and_time(
     `clock`: the clock the kernel's `time` reads (a key of `CLOCKS`), where the job knows
     it. The checked run is then timed by that clock too and, if it lasted a timed call,
     is the first repeat (`time_evaluator`'s `first_run`): for kernels of 10 ms and more,
-    one run fewer per candidate; and a hopeless one (`_hopeless`) is timed by that run
+    one run fewer per candidate; and a hopeless one (`hopeless`) is timed by that run
     alone, with no run to confirm it. Without it the checked run is a warm-up only, timed
     by the wall clock to nominate hopeless candidates.
 
@@ -229,16 +229,16 @@ def check_and_time(
         msg = check_outputs(kernel.outputs(), io.expected, specs, settings.rtol, settings.atol_rel)
         if msg is not None:
             return {"error_no": int(MeasureErrorNo.WRONG_ANSWER), "error_msg": msg}
-    if _hopeless(first, settings):
+    if hopeless(first, settings):
         # by the kernel's clock already, or by the wall clock: then confirm by the kernel's
         figure = first if clock in CLOCKS else kernel.time(1)
-        if _hopeless(figure, settings):  # cannot be the best: one run is its figure
+        if hopeless(figure, settings):  # cannot be the best: one run is its figure
             return {"error_no": 0, "error_msg": "", "costs": [figure], "number": 1}
     timing = time_evaluator(kernel.time, settings, first_run=first if clock in CLOCKS else None)
     return {"error_no": 0, "error_msg": "", "costs": list(timing.costs), "number": timing.number}
 
 
-def _hopeless(first_s: float, settings: MeasureSettings) -> bool:
+def hopeless(first_s: float, settings: MeasureSettings) -> bool:
     """Whether a run of `first_s` seconds ends the timing (`give_up_s`): slower than the
     tuner's bar, and itself as long as one timed call (`min_repeat_ms`), so the figure is
     no shorter than a repeat's; a microsecond kernel is always timed fully.
@@ -251,9 +251,12 @@ def _hopeless(first_s: float, settings: MeasureSettings) -> bool:
     `kernel.time(1)` decides, and is the figure kept. At load 7-14 on 2 cores the wall
     clock's checked run alone cut conv_7_512_512 states that run 40-60 GFLOP/s by CPU time
     at 11-14, and made half the rechecks compare such figures."""
-    if not settings.give_up_s:
-        return False
-    return first_s > max(settings.give_up_s, settings.min_repeat_ms / 1e3)
+    return bool(settings.give_up_s) and first_s > hopeless_bar(settings)
+
+
+def hopeless_bar(settings: MeasureSettings) -> float:
+    """The seconds past which one run is hopeless (`hopeless`), where `give_up_s` is set."""
+    return max(settings.give_up_s, settings.min_repeat_ms / 1e3)
 
 
 # a checked run this many times over the bar (`give_up_s`) is stopped where it stands,
@@ -273,7 +276,7 @@ CUT_SIGNALS = {
 
 def cut_after(settings: MeasureSettings, clock: str | None) -> float:
     """Seconds after which a candidate's checked run is stopped, by its kernel's clock: 0
-    (never) unless hopeless candidates are given up on (`_hopeless`) and the clock is known.
+    (never) unless hopeless candidates are given up on (`hopeless`) and the clock is known.
 
     Why: a hopeless candidate's one checked run was its whole cost, and that run is the
     slowest part of a dense search: on Zen 5 (dense_768x3072, sketch, 32 trials, main
@@ -289,7 +292,7 @@ def cut_after(settings: MeasureSettings, clock: str | None) -> float:
     (benchmarks/results-search-speed-i27-dense-zen5.json)."""
     if not settings.give_up_s or clock not in CUT_SIGNALS:
         return 0.0
-    return max(CUT_FACTOR * max(settings.give_up_s, settings.min_repeat_ms / 1e3), CUT_MIN_S)
+    return max(CUT_FACTOR * hopeless_bar(settings), CUT_MIN_S)
 
 
 @contextlib.contextmanager
