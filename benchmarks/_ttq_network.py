@@ -9,7 +9,8 @@ network's fused TIR functions in TVM's venv (`_tvm_time_to_quality.py tune-net`)
 What a system holds at time t is a whole network: tunefarm's is the graph compiled from
 every task's best record found by t, as `tunefarm compile` compiles a log (tasks not measured
 yet keep their default schedule, as a tuned network's do; of a node's alternatives, a direct
-and a Winograd conv, the one whose record is fastest runs: `graph.extract.choose_alternative`); MetaSchedule's is `compile_relax` with the database as it was at t
+and a Winograd conv, the one whose record is fastest runs: `graph.extract.
+choose_alternative`); MetaSchedule's is `compile_relax` with the database as it was at t
 (its tuning-record file cut at the size recorded after the last batch before t; functions
 with no record get its DLight fallback). So every checkpoint has a network, tuned or not.
 
@@ -42,8 +43,8 @@ from tunefarm.graph.ir import random_inputs
 from tunefarm.measure import Config
 from tunefarm.recipe.reference import onnxruntime_outputs, relative_error
 from tunefarm.runtime.executor import GraphExecutor
-from tunefarm.tune.policy import tuner_factory
 from tunefarm.tune.dispatch import ApplyHistoryBest
+from tunefarm.tune.policy import tuner_factory
 from tunefarm.tune.progress import Reporter
 from tunefarm.tune.records import Record, make_record
 from tunefarm.tune.task_scheduler import TaskScheduler
