@@ -6,9 +6,11 @@ gradient scheduler spends one iteration of `num_trials_per_iter` per round) over
 tasks with the sketch or the template policy, and MetaSchedule's `tune_relax` over the
 network's fused TIR functions in TVM's venv (`_tvm_time_to_quality.py tune-net`).
 
-What a system holds at time t is a whole network: tunefarm's is the graph compiled with
-every task's best config found by t (tasks not measured yet keep their default schedule, as
-a tuned network's do); MetaSchedule's is `compile_relax` with the database as it was at t
+What a system holds at time t is a whole network: tunefarm's is the graph compiled from
+every task's best record found by t, as `tunefarm compile` compiles a log (tasks not measured
+yet keep their default schedule, as a tuned network's do; of a node's alternatives, a direct
+and a Winograd conv, the one whose record is fastest runs: `graph.extract.
+choose_alternative`); MetaSchedule's is `compile_relax` with the database as it was at t
 (its tuning-record file cut at the size recorded after the last batch before t; functions
 with no record get its DLight fallback). So every checkpoint has a network, tuned or not.
 
@@ -27,7 +29,7 @@ import statistics
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +43,10 @@ from tunefarm.graph.ir import random_inputs
 from tunefarm.measure import Config
 from tunefarm.recipe.reference import onnxruntime_outputs, relative_error
 from tunefarm.runtime.executor import GraphExecutor
+from tunefarm.tune.dispatch import ApplyHistoryBest
 from tunefarm.tune.policy import tuner_factory
 from tunefarm.tune.progress import Reporter
+from tunefarm.tune.records import Record, make_record
 from tunefarm.tune.task_scheduler import TaskScheduler
 from tunefarm.tune.tuner import MeasureOption
 
@@ -61,10 +65,12 @@ class OutOfTime(Exception):
 class NetHistory:
     """One network search's record: `events` are (seconds, candidates so far, task index,
     config) for every new best of a task (MetaSchedule: task -1 and the database's size in
-    bytes as the 'config'); `points` (seconds, candidates) after every batch."""
+    bytes as the 'config'), `bests` the record of each tunefarm event; `points` (seconds,
+    candidates) after every batch."""
 
     system: str
     events: list[tuple[float, int, int, Any]] = field(default_factory=list)
+    bests: list[Record | None] = field(default_factory=list)
     points: list[tuple[float, int]] = field(default_factory=list)
     wall_s: float = 0.0
     skipped: str | None = None
@@ -79,6 +85,11 @@ class NetHistory:
         for _, _, task, config in self.events[:snapshot]:
             out[task] = config
         return out
+
+    def history(self, snapshot: int) -> ApplyHistoryBest:
+        """Each task's best record after the first `snapshot` events, to compile from."""
+        latest = {self.events[k][2]: r for k, r in enumerate(self.bests[:snapshot]) if r}
+        return ApplyHistoryBest(list(latest.values()))
 
     def candidates(self) -> int:
         return self.points[-1][1] if self.points else 0
@@ -107,8 +118,9 @@ def search_tunefarm(
         i = index[id(tuner)]
         if tuner.best_index is not None and tuner.best_index != best.get(i):
             best[i] = tuner.best_index
-            config = tuner.inputs_for([tuner.best_index])[0].config
-            hist.events.append((now, count[0], i, config))
+            (best_input,) = tuner.inputs_for([tuner.best_index])
+            hist.events.append((now, count[0], i, best_input.config))
+            hist.bests.append(_best_record(tuner, best_input, inputs, results))
         hist.points.append((now, count[0]))
         if now >= budget_s:
             raise OutOfTime
@@ -122,6 +134,16 @@ def search_tunefarm(
         option.close()
     hist.wall_s = time.perf_counter() - start
     return hist
+
+
+def _best_record(tuner, best_input, inputs, results) -> Record | None:
+    """The record of a task's new best, costed at the tuner's belief (`best_cost`: after its
+    recheck), so that alternatives compare as the search saw them. A new best comes from the
+    batch just booked; None if not (the event then changes nothing compiled)."""
+    for inp, res in zip(inputs, results, strict=True):
+        if inp.config == best_input.config and res.ok:
+            return make_record(inp, replace(res, costs=(tuner.best_cost,)))
+    return None
 
 
 def search_metaschedule(
@@ -179,9 +201,8 @@ class _Networks:
             self.tvm = ttq.TvmTimer(python)
         self.rejected: dict[str, str] = {}
 
-    def load_tunefarm(self, key: str, tasks, configs: dict[int, Config]) -> None:
-        overrides = {tasks[i].task: c for i, c in configs.items()}
-        compiled = compile_graph(self.graph, TARGET, None, optimized=True, overrides=overrides)
+    def load_tunefarm(self, key: str, history: ApplyHistoryBest) -> None:
+        compiled = compile_graph(self.graph, TARGET, history, optimized=True)
         path = self.work / f"{key}.tfa"
         compiled.save(path)
         ex = GraphExecutor.load(path)
@@ -240,7 +261,7 @@ def retime(
         if s == "metaschedule":
             nets.load_metaschedule(ids[n], ms_dir, n[1])  # type: ignore[arg-type]
         else:
-            nets.load_tunefarm(ids[n], tasks, hists[s].configs(hists[s].snapshot_at(t)))
+            nets.load_tunefarm(ids[n], hists[s].history(hists[s].snapshot_at(t)))
     keys = [k for k in ids.values() if k in nets.executors]
     costs: dict[str, list[float]] = {k: [] for k in keys}
     for r in range(rounds):

@@ -14,13 +14,17 @@ from pathlib import Path
 
 import pytest
 
+from tunefarm.backends import registry
 from tunefarm.cli import _args, tune_tasks
 from tunefarm.cli.main import main
+from tunefarm.frontend import zoo
+from tunefarm.frontend.models import load_model
+from tunefarm.graph.extract import extract_tasks
 from tunefarm.measure import MeasureErrorNo, MeasureResult, MeasureSettings
 from tunefarm.task import Task
 from tunefarm.tune.factory import TUNER_NAMES, make_tuner
 from tunefarm.tune.random_tuner import RandomTuner
-from tunefarm.tune.task_scheduler import TaskScheduler
+from tunefarm.tune.task_scheduler import TaskScheduler, untuned_first
 from tunefarm.tune.tuner import MeasureOption
 
 pytestmark = pytest.mark.usefixtures("build_cache")
@@ -124,6 +128,27 @@ def test_alternatives_count_once_with_their_fastest(measure: MeasureOption) -> N
     assert summary.estimated_total_latency_s == pytest.approx(min(a, b) + c)
     with pytest.raises(ValueError, match="2 groups for 3 tasks"):
         TaskScheduler(tasks, tuner_factory="random", groups=[0, 1])
+
+
+def test_the_warm_up_reaches_each_groups_untuned_alternative_first() -> None:
+    """resnet-18 lists each Winograd conv after its direct twin; the compiler keeps the
+    Winograd one (what the untuned network runs) until it has a record, so its warm-up
+    round comes first, and the other tasks keep their order."""
+    _, graph = load_model(zoo.build("resnet-18", image_size=64))
+    tasks = extract_tasks(graph, "cpu")
+    groups = [t.group for t in tasks]
+    order = untuned_first([t.task for t in tasks], groups)
+    assert sorted(order) == list(range(len(tasks)))
+    pos = {i: k for k, i in enumerate(order)}
+    pairs = [(i, j) for i in range(len(tasks)) for j in range(i + 1, len(tasks))
+             if groups[i] == groups[j]]  # fmt: skip
+    untuned = {(i, j): registry.untuned_variant([tasks[i].task, tasks[j].task]) for i, j in pairs}
+    wino = [(i, j) for i, j in pairs if untuned[i, j] is tasks[j].task]
+    assert wino and all(pos[j] < pos[i] for i, j in wino)
+    singles = [i for i in order if groups.count(groups[i]) == 1]
+    assert singles == sorted(singles)
+    sched = TaskScheduler([t.task for t in tasks], tuner_factory="random", groups=groups)
+    assert sched._cold(8) == order
 
 
 def test_similar_faster_task_raises_the_forward_estimate() -> None:

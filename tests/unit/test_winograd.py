@@ -113,6 +113,22 @@ def test_network_runs_each_node_with_its_faster_alternative(faster: str, tmp_pat
     assert relative_error(got, onnxruntime_outputs(model, inputs)) <= 1e-3
 
 
+def test_a_tuned_alternative_waits_for_the_untuned_one_to_have_a_record() -> None:
+    """Records for the direct convs only (a search in its first round): the nodes an untuned
+    compile runs with Winograd keep it, however fast the direct records read, as its default's
+    time is unknown (`choose_alternative`); a Winograd record makes the comparison."""
+    _, graph = load_model(zoo.build("resnet-18", image_size=64))
+    tasks = extract_tasks(graph, "cpu")
+    untuned = compile_graph(graph, "cpu", optimized=True)
+    direct = [_record(t.task, 1e-9) for t in tasks if t.task.op == "conv2d"]
+    early = compile_graph(graph, "cpu", records=direct, device_key="local", optimized=True)
+    ops = [c.task.op for c in early.choices]
+    assert "conv2d_winograd" in ops and ops == [c.task.op for c in untuned.choices]
+    slow = [_record(t.task, 1e-3) for t in tasks if t.task.op == "conv2d_winograd"]
+    both = compile_graph(graph, "cpu", records=direct + slow, device_key="local", optimized=True)
+    assert "conv2d_winograd" not in [c.task.op for c in both.choices]
+
+
 @pytest.mark.parametrize("size, variants", [(56, 2), (28, 2), (14, 1)])
 def test_stride2_conv_gets_winograd_where_its_output_is_large(size: int, variants: int) -> None:
     """A stride-2 3x3 conv gets the alternative from a 14 x 14 output up (`winograd_pays`)."""

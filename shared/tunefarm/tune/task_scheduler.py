@@ -167,6 +167,7 @@ class TaskScheduler:
         self.groups = list(groups) if groups is not None else list(range(len(tasks)))
         if len(self.groups) != len(tasks):
             raise ValueError(f"got {len(self.groups)} groups for {len(tasks)} tasks")
+        self._warm_order = untuned_first(tasks, self.groups)
         self.trials = 0  # spent, loaded ones included
         self._last = -1  # the task tuned last (round robin continues after it)
 
@@ -335,8 +336,11 @@ class TaskScheduler:
         return self.summary(time.perf_counter() - start)
 
     def _cold(self, trials_per_round: int) -> list[int]:
-        """Tasks still waiting for their warm-up round(s) (`tune.warmup`)."""
-        return cold_tasks(self.states, self._alive(), self.warmup_rounds, trials_per_round)
+        """Tasks still waiting for their warm-up round(s) (`tune.warmup`), each group's
+        untuned alternative first (`untuned_first`)."""
+        alive = set(self._alive())
+        order = [i for i in self._warm_order if i in alive]
+        return cold_tasks(self.states, order, self.warmup_rounds, trials_per_round)
 
     def _next_round(
         self, rounds: Sequence[Round], trials_per_round: int, total_trials: int
@@ -421,3 +425,22 @@ class TaskScheduler:
         reports = [task_report(i, s) for i, s in enumerate(self.states)]
         total = self.estimated_total_latency()
         return SchedulerSummary(reports, total, self.trials, seconds, self.strategy)
+
+
+def untuned_first(tasks: Sequence[Task], groups: Sequence[int]) -> list[int]:
+    """Task indices in order, but each group's untuned alternative (`registry.untuned_
+    variant`) before its siblings: the compiler keeps a group's untuned alternative until it
+    has a record (`graph.extract.choose_alternative`), so a warm-up round that reached the
+    siblings first would improve nothing in the network. resnet-18's Winograd convs follow
+    their direct twins in task order; the network is tuned only once they are measured."""
+    members: dict[int, list[int]] = {}
+    for i, g in enumerate(groups):
+        members.setdefault(g, []).append(i)
+    order: list[int] = []
+    for i, g in enumerate(groups):
+        if i != members[g][0]:
+            continue
+        group = members[g]
+        first = registry.untuned_variant([tasks[k] for k in group]) if len(group) > 1 else None
+        order += sorted(group, key=lambda k: tasks[k] != first)
+    return order
