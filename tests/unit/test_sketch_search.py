@@ -267,6 +267,29 @@ def test_a_first_batch_is_the_default_schedule_then_hand_built_only(measure):
         SketchTuner(CONV, first="template")
 
 
+def test_one_order_mutation_puts_the_window_axis_innermost_and_back(measure):
+    """issue 27: the order with only the unrolled `kw` inside the register block
+    (`window_inner`) took four reduce tiles changed at once; the "order" mutation makes it
+    in one step from a hand-built state and undoes it, and its kernel matches the numpy
+    reference (the measurer checks every answer)."""
+    from tunefarm.schedule.sketch_state import heuristic, mutate, window_inner
+
+    tuner = SketchTuner(CONV, seed=0)
+    sketch = tuner.sketches[0]
+    plan = sketch.plan_of("conv")
+    d = heuristic(sketch, tuner.params, np.random.default_rng(0), 2, 64, columns=1)
+    inner = window_inner(sketch, d)
+    assert inner is not None and plan.reduce[d["rur:conv"]][0] == "kw"
+    assert {ax: inner[f"tile:conv:{ax}"] for ax, _ in plan.reduce} == {
+        ax: (e,) if ax == "kw" else (1,) for ax, e in plan.reduce}  # fmt: skip
+    rng = np.random.default_rng(0)
+    made = [mutate(sketch, d, tuner.params, rng, "order") for _ in range(16)]
+    assert inner in made  # one step
+    assert d in [mutate(sketch, inner, tuner.params, rng, "order") for _ in range(16)]
+    results = measure.measure(tuner.inputs_for([tuner.state_index(0, inner)]))
+    assert results[0].error_no == 0, results[0].error_msg
+
+
 # -- a network's later tasks: the first batch and the proposal's cost (issue 27) ------------
 def _booked(tuner: SketchTuner, batch: list[int]) -> None:
     """Book a batch as measured with made-up costs, so the (shared) model trains on it."""

@@ -278,6 +278,47 @@ def _heuristic_tile(
     d[f"unroll:{p.stage}"] = unroll
 
 
+def window_inner(sketch: Sketch, d: Decisions) -> Decisions | None:
+    """A state's reduction reordered so the explicitly unrolled window axis (`rur:`, a conv's
+    `kw`) is the only reduce loop inside the register block: every other reduce axis tiled
+    (1,), its whole loop outside (`icc, kh, icb` around the spatial tile levels, then `kw`
+    unrolled, then the block), as the conv template's `icb_outer` order. With the whole
+    reduction inside the block (`heuristic`) the unrolled `kw` sits outside the channel
+    block and each FMA broadcasts its own input (21 broadcasts for 42 FMAs on
+    conv_7_512_512_3x3's 7 x 2 block); here 9 for 42. That order takes four reduce tiles
+    changed at once, which no single tile mutation makes; the "order" mutation makes it
+    (`_reorder_reduction`). None where no tiled stage unrolls a window axis.
+
+    Measured on conv_7_512_512_3x3 (issue 27): 0.820 ms against 0.849 for the sketch's best
+    without it (Zen 5), but on Zen 4 slower than the hand-built states it was derived from
+    (2.36 against 1.93 ms for the (2, 64, 1) shape, pad inlined; 2.5 against 1.85 for the
+    batch's best), so it is a mutation the search may take, not a first-batch state."""
+    out = dict(d)
+    for p in sketch.plans:
+        if isinstance(p, TilePlan) and int(d.get(f"rur:{p.stage}", -1)) >= 0:
+            out.update(_window_tiles(p, int(d[f"rur:{p.stage}"])))
+    return out if out != d else None
+
+
+def _window_tiles(p: TilePlan, k: int) -> Decisions:
+    """The reduce tiles of the window-inner order: reduce axis k whole, every other (1,)."""
+    return {
+        f"tile:{p.stage}:{ax}": (ext,) if j == k else (1,) for j, (ax, ext) in enumerate(p.reduce)
+    }
+
+
+def _reorder_reduction(p: TilePlan, d: Decisions, params: SketchParams) -> Decisions:
+    """The "order" mutation's other move where a stage unrolls a window axis: a state with
+    the window innermost (`window_inner`) gets the whole reduction inside the block back (as
+    `heuristic` builds it), any other the window innermost, in one step."""
+    k = int(d[f"rur:{p.stage}"])
+    window = _window_tiles(p, k)
+    if all(tuple(d[key]) == v for key, v in window.items()):
+        return {f"tile:{p.stage}:{ax}": (max(v for v in divisors(e) if v <= params.max_innermost),)
+                for ax, e in p.reduce}  # fmt: skip
+    return window
+
+
 # -------------------------------------------------------------------------------- mutation
 MUTATIONS = ("tile", "parallel", "unroll", "location", "rfactor", "order")
 _PREFIX: dict[str, str | tuple[str, ...]] = {
@@ -308,7 +349,8 @@ def mutate(
     kind: str | None = None,
 ) -> Decisions | None:
     """One random change of one kind (tile sizes, parallel granularity, auto-unroll, compute
-    location, register tile order); None when the kind picked has nothing to change in this
+    location, register tile order, or where a window axis is unrolled, half of the time the
+    reduction's order: `window_inner`); None when the kind picked has nothing to change in this
     sketch. `kind`: one of MUTATIONS (drawn at random when None; the search passes it to
     know where a state came from)."""
     if kind is None:
@@ -343,6 +385,8 @@ def mutate(
         out[key] = int(rng.choice(_rfactors(ext, params)))
     elif kind == "parallel":
         out[key] = max(0 if isinstance(plan, SimplePlan) else 1, d[key] + int(rng.choice([-1, 1])))
+    elif kind == "order" and int(d.get(f"rur:{stage}", -1)) >= 0 and rng.random() < 0.5:
+        out.update(_reorder_reduction(plan, d, params))  # type: ignore[arg-type]
     elif kind == "order":
         out[key] = 1 - int(d[key])
     else:
