@@ -249,7 +249,7 @@ def network_of(system: str, h: NetHistory, snapshot: int) -> tuple[str, Any]:
 
 
 def retime(
-    nets: _Networks, tasks, hists: dict[str, NetHistory], points: list[float], rounds: int,
+    nets: _Networks, hists: dict[str, NetHistory], points: list[float], rounds: int,
     ms_dir: Path | None,
 ) -> dict[str, list[float | None]]:  # fmt: skip
     """Seconds per run of each system's network at each checkpoint (None: rejected)."""
@@ -307,7 +307,7 @@ def bench_network(name: str, args, index: int, python: Path | None) -> dict[str,
         ttq.log(f"[{name}] re-timing {args.rounds} rounds (load {os.getloadavg()[0]:.2f})")
         nets = _Networks(name, model, graph, work, python if "metaschedule" in hists else None)
         try:
-            curves = retime(nets, tasks, hists, args.points, args.rounds, work / "ms")
+            curves = retime(nets, hists, args.points, args.rounds, work / "ms")
         finally:
             nets.close()
     row = {

@@ -263,8 +263,7 @@ def _heuristic_tile(
         rows[ax] = r
     for ax, r in rows.items():
         d[f"tile:{p.stage}:{ax}"] = (1, 1, r)
-    for ax, e in p.reduce:
-        d[f"tile:{p.stage}:{ax}"] = (max(v for v in divisors(e) if v <= params.max_innermost),)
+    d.update(_whole_reduction_tiles(p, params))
     window = window_axes(p, params)
     if window:
         d[f"rur:{p.stage}"] = window[-1]  # the innermost window axis, as the conv template
@@ -314,9 +313,17 @@ def _reorder_reduction(p: TilePlan, d: Decisions, params: SketchParams) -> Decis
     k = int(d[f"rur:{p.stage}"])
     window = _window_tiles(p, k)
     if all(tuple(d[key]) == v for key, v in window.items()):
-        return {f"tile:{p.stage}:{ax}": (max(v for v in divisors(e) if v <= params.max_innermost),)
-                for ax, e in p.reduce}  # fmt: skip
+        return _whole_reduction_tiles(p, params)
     return window
+
+
+def _whole_reduction_tiles(p: TilePlan, params: SketchParams) -> Decisions:
+    """The reduce tiles of the whole reduction inside the register block (`heuristic`): each
+    reduce axis by its largest divisor up to `max_innermost`."""
+    return {
+        f"tile:{p.stage}:{ax}": (max(v for v in divisors(e) if v <= params.max_innermost),)
+        for ax, e in p.reduce
+    }
 
 
 # -------------------------------------------------------------------------------- mutation
