@@ -169,27 +169,6 @@ def test_similar_faster_task_raises_the_forward_estimate() -> None:
     assert sched.score(0, 1000) == pytest.approx(alone)  # not within a round of 1000
 
 
-def test_a_search_above_the_record_its_nodes_run_gains_only_past_it() -> None:
-    """Under the sketch policy a task's template default is measured outside its search
-    (`note_outside`), and the network runs it until a sketch beats it. A squeezenet tune
-    gave 466 of 2,000 trials to Winograd searches whose bests stayed 2.1-2.6x slower than
-    their defaults: their own curves fell steeply, but the network's latency did not move.
-    The gain of such a search, and of an alternative above its group's best record, counts
-    only past that gap."""
-    sched = TaskScheduler([Task.make("conv2d", **CONV)] * 3, tuner_factory="random",
-                          groups=[0, 1, 1])  # fmt: skip
-    for state in sched.states:
-        state.tuner.load_history([(i, result(1e-3)) for i in range(64)])
-        state.trials = 64
-    alone = sched.score(0, 8)
-    assert alone == pytest.approx(0.8 * 1e-3 / 64) and sched.score(1, 8) == pytest.approx(alone)
-    sched.states[0].outside = 0.4e-3  # its template default, measured outside the search
-    assert sched.states[0].latency == 0.4e-3 and sched.score(0, 8) == 0.0
-    assert sched.score(0, 1000) == pytest.approx(0.8 * 1e-3 / 64 - 0.6e-3 / 1000)
-    sched.states[2].outside = 0.4e-3  # the faster alternative of task 1's nodes
-    assert sched.score(1, 8) == 0.0
-
-
 def test_kernels_without_flops_get_no_speed_bound() -> None:
     """Two transposes count 0 FLOPs: measured ones say nothing about how fast the other can
     get, so its score is its own L / t (this divided by a zero speed in a bert-base tune)."""

@@ -2,9 +2,8 @@
 network's weighted latency sum it is expected to bring (the formula is in
 `tune.task_scheduler`'s docstring, which decides when it is used).
 
-Plain functions of the scheduler's per-task bookkeeping (`best`, `latency`, `trials`, `curve`,
-`weight` and the tuner's `flops` and task), apart from the scheduler's choosing and booking of
-rounds.
+Plain functions of the scheduler's per-task bookkeeping (`best`, `trials`, `curve`, `weight`
+and the tuner's `flops` and task), apart from the scheduler's choosing and booking of rounds.
 """
 
 from __future__ import annotations
@@ -33,10 +32,8 @@ def gradient_score(
         forward = max(forward, (s.best - bound) / trials_per_round)
     backward = backward_rate(s.curve, backward_window)
     gain = alpha * backward + (1.0 - alpha) * forward
-    # Gains count only below what the network already runs for these nodes: the fastest
-    # record of the group (alternatives of one node count once), records the search cannot
-    # hold included (the template default a sketch search starts far above). A search still
-    # above that lowers the objective only past the gap.
+    # Alternatives of one node count once in the objective (their fastest member): a
+    # slower member's gains lower it only past the gap to the group's best.
     gap = s.best - group_best(states, groups, i)
     if gap > 0:
         gain = max(0.0, gain - gap / trials_per_round)
@@ -44,10 +41,9 @@ def gradient_score(
 
 
 def group_best(states: Sequence[Any], groups: Sequence[int], i: int) -> float:
-    """What the network runs for task i's nodes: the best record among its alternatives (its
-    group), its own included, searched or not (each state's `latency`)."""
+    """The best latency among task i's alternatives (its group), its own included."""
     g = groups[i]
-    return min(s.latency for j, s in enumerate(states) if groups[j] == g)
+    return min(s.best for j, s in enumerate(states) if groups[j] == g)
 
 
 def backward_rate(curve: Sequence[tuple[int, float]], window: int) -> float:

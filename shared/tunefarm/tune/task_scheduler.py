@@ -14,9 +14,7 @@ Time goes out in rounds of `trials_per_round` trials to one task at a time:
   forward: an optimistic guess of how fast it can fall, L / t per trial (if another t trials
   gained as much again), or faster when another task of the same op already runs much faster
   per FLOP: reaching a `beta`-times-slower version of that speed in the next round would save
-  (L - beta * flops_i / best_rate) in one round. A search still slower than the best record
-  of its nodes (an alternative's, or its own template default that a sketch search cannot
-  hold) gains only past that gap. A task with no valid result yet is tried once
+  (L - beta * flops_i / best_rate) in one round. A task with no valid result yet is tried once
   more before any other; a task whose tuner has stopped (space exhausted, early stopping,
   every candidate failing) is skipped.
 
