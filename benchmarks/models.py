@@ -48,6 +48,7 @@ import onnx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import machine_info  # noqa: E402
 from _timing import median_ms  # noqa: E402
+from model_flops import count as count_flops  # noqa: E402
 from tunefarm.compiler import compile_graph  # noqa: E402
 from tunefarm.compiler.select import DEFAULT_TOP_K, compile_selected  # noqa: E402
 from tunefarm.compiler.tasks import network_tasks  # noqa: E402
@@ -278,6 +279,33 @@ def tuned_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+GOAL = 0.7  # issue 23: tuned, every CNN at or below this fraction of ORT's time (geomean)
+
+
+def ceiling_table(rows: list[dict], exports: Path, peak: float) -> str:
+    """What each model's time means in FLOP/s (`model_flops`: direct multiply-adds, as ORT
+    runs them), beside one core's FMA ceiling `peak` (GFLOP/s, `fma_peak.c`): where the
+    goal's rate (ORT's / GOAL) is above the ceiling, no schedule of direct convs reaches the
+    goal; only fewer multiplications (Winograd, on the 3x3 stride-1 share) can."""
+    lines = [
+        f"| model | direct GFLOP | 3x3 s1 share | ORT GFLOP/s | tuned GFLOP/s "
+        f"| {GOAL}x ORT needs | of the ceiling ({peak:.0f}) |",
+        "|" + "---|" * 7,
+    ]
+    for r in rows:
+        if "tuned_ms" not in r:
+            continue
+        f = count_flops(onnx.load(exports / r["file"], load_external_data=False))
+        ort, tuned = f.gflop / r["ort_ms"] * 1e3, f.gflop / r["tuned_ms"] * 1e3
+        need = ort / GOAL
+        share = f.winograd_eligible / f.total if f.total else 0.0
+        lines.append(
+            f"| {r['file'].removesuffix('.onnx')} | {f.gflop:.2f} | {share:.0%} | {ort:.0f} "
+            f"| {tuned:.0f} | {need:.0f} | {need / peak:.0%} |"
+        )
+    return "\n".join(lines)
+
+
 def stop_on_signals() -> None:
     """SIGTERM (a timeout, `kill`, a CI's cancel) and SIGINT end the run as an exception in
     the main thread, SystemExit with the shell's 128 + signal code: the tuning's `finally`
@@ -314,6 +342,12 @@ def main() -> int:
     ap.add_argument(
         "--collect", type=Path, nargs="*", help="only print the table of these results files"
     )
+    ap.add_argument(
+        "--peak",
+        type=float,
+        help="with --collect: one core's FMA ceiling in GFLOP/s "
+        "(fma_peak.c); adds each tuned model's FLOP rates against it (exports from --dir)",
+    )
     args = ap.parse_args()
     if args.cpu_time and args.cores != 1:
         ap.error(
@@ -326,6 +360,8 @@ def main() -> int:
         parts = [json.loads(p.read_text()) for p in args.collect]
         rows = sorted((r for part in parts for r in part["rows"]), key=lambda r: r["file"])
         print(table(rows))
+        if args.peak:
+            print("\n" + ceiling_table(rows, args.dir, args.peak))
         merged = {**parts[0], "rows": rows}
         args.json.write_text(json.dumps(merged, indent=1) + "\n")
         return 0

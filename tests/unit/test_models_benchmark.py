@@ -156,3 +156,25 @@ def test_profiles_take_turns_and_keep_every_call(tmp_path):
         assert sorted(node for node, _, _ in got[label]) == sorted(set(calls))
         times = [ms for _, _, ms in got[label]]
         assert all(ms > 0 for ms in times) and times == sorted(times, reverse=True)
+
+
+def test_collect_reads_each_tuned_model_against_the_fma_ceiling(tmp_path):
+    """Issue 23: `--collect ... --peak` turns each tuned row's times into FLOP rates of the
+    model's direct multiply-adds (`model_flops`) and says what share of one core's FMA
+    ceiling the 0.7x-ORT goal would take."""
+    import json
+
+    _tiny_export(tmp_path)  # one 3x3 s1 conv: 2 * (16*12*12) * 8 * 9 = 331776 FLOPs
+    row = {"file": "tiny.legacy.onnx", "import": "ok", "tasks": 1, "trials": 8,
+           "tuning_s": 1.0, "tuned_match": True, "tuned_rel_err": 0.0, "load_avg_1m": 1.0,
+           "ort_ms": 0.0041472, "untuned_ms": 0.005, "tuned_ms": 0.0033177,
+           "untuned_ratio": 1.2, "tuned_ratio": 0.8}  # fmt: skip
+    part = tmp_path / "part.json"
+    part.write_text(json.dumps({"machine": {}, "rows": [row]}))
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), "--dir", str(tmp_path), "--collect", str(part),
+         "--peak", "100", "--json", str(tmp_path / "merged.json")],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    # ORT 331776 FLOPs / 4.1472 us = 80 GFLOP/s; tuned 100; 0.7x ORT needs 80 / 0.7 = 114
+    assert "| tiny.legacy | 0.00 | 100% | 80 | 100 | 114 | 114% |" in out, out
