@@ -91,6 +91,8 @@ def epilogue(x: np.ndarray, spec, inputs: Arrays, channel_axis: int = 1) -> np.n
             x = np.minimum(np.maximum(x, a[0]), a[1])
         elif kind == "sigmoid":
             x = 1.0 / (1.0 + np.exp(-x))
+        elif kind == "silu":
+            x = x / (1.0 + np.exp(-x))
         elif kind == "hard_swish":
             x = x * np.clip(x + 3.0, 0.0, 6.0) / 6.0
         elif kind == "leaky_relu":
@@ -318,6 +320,7 @@ DEFAULT_CASES: dict[str, Task] = {
     "conv_clip": conv((1, 5, 7, 7), (24, 5, 3, 3), padding=1, epilogue=("clip:0:6",)),
     "conv_hard_swish": conv((1, 12, 6, 6), (12, 12, 3, 3), epilogue=("hard_swish",)),
     "conv_sigmoid": conv((1, 3, 8, 7), (5, 3, 3, 3), padding=1, epilogue=("sigmoid",)),
+    "conv_bias_silu": conv((1, 12, 7, 6), (24, 12, 1, 1), epilogue=("bias", "silu")),
     "conv_leaky_relu": conv(
         (2, 5, 7, 9), (12, 5, 3, 3), strides=2, epilogue=("bias", "leaky_relu:0.1")
     ),
@@ -510,6 +513,9 @@ RANDOM_TASKS = {
         dilation=2,
         groups=12,
         epilogue=("bias", "hard_swish"),
+    ),
+    "depthwise_bias_silu": conv(
+        (1, 32, 9, 9), (32, 1, 3, 3), padding=1, groups=32, epilogue=("bias", "silu")
     ),
     "conv2d_winograd": winograd(
         (1, 12, 10, 9), (16, 12, 3, 3), padding=1, epilogue=("bias", "residual", "relu")

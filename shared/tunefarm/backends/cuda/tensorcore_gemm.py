@@ -56,6 +56,7 @@ EPILOGUE_C = {
     "relu": "v = fmaxf(v, 0.0f);",
     "clip": "v = fminf(fmaxf(v, {0}f), {1}f);",
     "sigmoid": "v = 1.0f / (1.0f + expf(-v));",
+    "silu": "v = v * (1.0f / (1.0f + expf(-v)));",
     "hard_swish": "v = v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) * (1.0f / 6.0f);",
     "leaky_relu": "v = v > 0.0f ? v : v * {0}f;",
     "gelu": "v = v * 0.5f * (1.0f + erff(v * 0.7071067811865476f));",

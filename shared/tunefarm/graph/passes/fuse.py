@@ -30,6 +30,7 @@ def _fmt(x: float) -> str:
 ACTIVATIONS = {
     "relu": lambda a: "relu",
     "sigmoid": lambda a: "sigmoid",
+    "silu": lambda a: "silu",
     "hard_swish": lambda a: "hard_swish",
     "clip": lambda a: f"clip:{_fmt(a['lo'])}:{_fmt(a['hi'])}",
     "leaky_relu": lambda a: f"leaky_relu:{_fmt(a['alpha'])}",

@@ -2,9 +2,9 @@
 
 An epilogue is a tuple of strings applied in order after the anchor op:
   "bias" (per output channel), "residual" (add a tensor shaped like the output), "relu",
-  "clip:LO:HI", "sigmoid", "hard_swish", "leaky_relu:ALPHA", "gelu" (erf form), and last
-  "cast:DTYPE" (float16, float64, int32, int8, uint8; integer casts truncate toward zero as
-  C and numpy do).
+  "clip:LO:HI", "sigmoid", "silu" (x * sigmoid(x)), "hard_swish", "leaky_relu:ALPHA",
+  "gelu" (erf form), and last "cast:DTYPE" (float16, float64, int32, int8, uint8; integer
+  casts truncate toward zero as C and numpy do).
 
 `build_epilogue` makes it one compute stage (so it fuses into the producer's store, on any
 target); `reference_epilogue` is its numpy oracle; graph passes use `parse_epilogue` and
@@ -29,6 +29,7 @@ EPILOGUE_KINDS = (
     "relu",
     "clip",
     "sigmoid",
+    "silu",
     "hard_swish",
     "leaky_relu",
     "gelu",
@@ -67,6 +68,8 @@ def _activation(kind: str, args: tuple[float, ...], x: Expr) -> Expr:
         return min_(max_(x, const(args[0])), const(args[1]))
     if kind == "sigmoid":
         return const(1.0) / (const(1.0) + call("exp", -x))
+    if kind == "silu":  # as the standalone silu kernel writes it (`ops.elementwise.silu`)
+        return x * (const(1.0) / (const(1.0) + call("exp", -x)))
     if kind == "hard_swish":
         return x * min_(max_(x + const(3.0), const(0.0)), const(6.0)) * const(1.0 / 6.0)
     if kind == "leaky_relu":
@@ -149,6 +152,8 @@ def reference_epilogue(
             x = R.clip(x, args[0], args[1])
         elif kind == "sigmoid":
             x = R.sigmoid(x)
+        elif kind == "silu":
+            x = R.silu(x)
         elif kind == "hard_swish":
             x = R.hard_swish(x)
         elif kind == "leaky_relu":
