@@ -68,8 +68,8 @@ def _activation(kind: str, args: tuple[float, ...], x: Expr) -> Expr:
         return min_(max_(x, const(args[0])), const(args[1]))
     if kind == "sigmoid":
         return const(1.0) / (const(1.0) + call("exp", -x))
-    if kind == "silu":  # as the standalone silu kernel writes it (`ops.elementwise.silu`)
-        return x * (const(1.0) / (const(1.0) + call("exp", -x)))
+    if kind == "silu":  # x * sigmoid(x), as the standalone kernel (`ops.elementwise.silu`)
+        return x * _activation("sigmoid", args, x)
     if kind == "hard_swish":
         return x * min_(max_(x + const(3.0), const(0.0)), const(6.0)) * const(1.0 / 6.0)
     if kind == "leaky_relu":
